@@ -1,0 +1,11 @@
+#pragma once
+// Each subcommand adds itself to the CLI11 app; its callback stores the process exit code.
+
+#include <CLI/CLI.hpp>
+
+namespace qsa::cli {
+
+void add_eval_commands(CLI::App& app, int* exit_code);
+void add_check_command(CLI::App& app, int* exit_code);
+
+}  // namespace qsa::cli

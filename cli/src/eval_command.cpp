@@ -1,0 +1,93 @@
+// `qsacheck eval ...`: one operation on JSON input, JSON on stdout (docs/json-schema.md).
+
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "qsa/backend.hpp"
+#include "qsa/ring_capacity.hpp"
+#include "qsa/traces/json_codec.hpp"
+#include "qsa/traces/json_reader.hpp"
+
+namespace qsa::cli {
+namespace {
+
+// The named backend, or an error naming the choices; also refuses one that cannot run here.
+std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
+  auto backend = BackendRegistry::global().create(name);
+  if (!backend) {
+    std::string choices;
+    for (const auto& n : BackendRegistry::global().names(true)) choices += (choices.empty() ? "" : ", ") + n;
+    *error = Error{"backend", -1, "unknown-backend", "\"" + name + "\" is not one of: " + choices};
+    return nullptr;
+  }
+  std::string reason;
+  if (backend->probe(&reason) != Status::kOk) {
+    *error = Error{"backend", -1, "unavailable", name + " cannot run here: " + reason};
+    return nullptr;
+  }
+  return backend;
+}
+
+int eval_metadata(const std::string& input_path, const std::string& backend_name) {
+  Error error;
+  auto backend = open_backend(backend_name, &error);
+  if (!backend) return report_error(error);
+  const MetadataInput input = traces::metadata_input_from_json(traces::parse_json(read_input(input_path)));
+  MetadataOutput output = make_poisoned_metadata_output(input);
+  const Status status = backend->build_metadata(input, &output, &error);
+  if (status != Status::kOk) {
+    if (error.field.empty()) error = Error{"backend", -1, to_string(status), backend_name + " failed"};
+    return report_error(error);
+  }
+  print_json(traces::metadata_output_to_json(output));
+  return kExitOk;
+}
+
+int eval_ring_capacity(int64_t compress_ratio, int64_t drafts, int64_t block_size, const std::string& rule) {
+  int64_t capacity = 0;
+  Error error;
+  const RingRule ring_rule = rule == "widen" ? RingRule::kWiden : RingRule::kSeed;
+  if (ring_capacity(compress_ratio, drafts, block_size, ring_rule, &capacity, &error) != Status::kOk) return report_error(error);
+  print_json({{"status", "ok"}, {"capacity", capacity}});
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_eval_commands(CLI::App& app, int* exit_code) {
+  CLI::App* eval = app.add_subcommand("eval", "Run one operation on JSON input and print the result as JSON");
+  eval->require_subcommand(1);
+
+  auto* metadata = eval->add_subcommand(
+      "metadata",
+      "Build the per-step metadata of SPEC 2 for one cache group.\n"
+      "Input: {\"kind\": \"compressed\"|\"ring\"|\"passthrough\", \"compress_ratio\", \"storage_block_size\",\n"
+      "\"ring_capacity\", \"num_actual_tokens\", \"query_start_loc\", \"seq_lens\", \"common_slot_mapping\",\n"
+      "\"block_table\": [[...]], \"request_capacity\"?, \"reorder_batch_threshold\"?}.\n"
+      "Example: echo '{\"kind\":\"passthrough\",\"num_actual_tokens\":6,\"query_start_loc\":[0,2,4],\n"
+      "\"seq_lens\":[2,5],\"common_slot_mapping\":[10,11,20,21,-1,-1],\"block_table\":[[],[]]}' | qsacheck eval metadata");
+  auto metadata_input = std::make_shared<std::string>();
+  auto metadata_backend = std::make_shared<std::string>("reference");
+  metadata->add_option("--input", *metadata_input, "JSON file (standard input when omitted)");
+  metadata->add_option("--backend", *metadata_backend, "Backend that builds the metadata")->capture_default_str();
+  metadata->callback([=] { *exit_code = eval_metadata(*metadata_input, *metadata_backend); });
+
+  auto* ring = eval->add_subcommand("ring-capacity",
+                                    "Ring capacity R of SPEC 3 for ratio C, drafts and block size B.\n"
+                                    "Example: qsacheck eval ring-capacity --compress-ratio 4 --num-speculative-tokens 3 --block-size 48");
+  auto c = std::make_shared<int64_t>(0);
+  auto k = std::make_shared<int64_t>(0);
+  auto b = std::make_shared<int64_t>(0);
+  auto rule = std::make_shared<std::string>("seed");
+  ring->add_option("--compress-ratio", *c, "Compression ratio C")->required();
+  ring->add_option("--num-speculative-tokens", *k, "Draft tokens per decode step")->required();
+  ring->add_option("--block-size", *b, "Attention block size B")->required();
+  ring->add_option("--rule", *rule, "seed (R must divide B) or widen (smallest multiple of C >= R dividing B)")
+      ->check(CLI::IsMember({"seed", "widen"}))
+      ->capture_default_str();
+  ring->callback([=] { *exit_code = eval_ring_capacity(*c, *k, *b, *rule); });
+}
+
+}  // namespace qsa::cli

@@ -1,0 +1,28 @@
+#pragma once
+// Exit codes, input reading and JSON printing shared by the qsacheck subcommands.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "qsa/status.hpp"
+
+namespace qsa::cli {
+
+inline constexpr int kExitOk = 0;        // every check ran and agreed
+inline constexpr int kExitMismatch = 1;  // a disagreement or a broken invariant
+inline constexpr int kExitUsage = 2;     // bad arguments or bad input
+
+/// The whole of FILE, or of standard input when path is empty or "-". Throws InputError.
+std::string read_input(const std::string& path);
+
+/// Prints one JSON document on a line of its own on stdout.
+void print_json(const nlohmann::json& json);
+
+/// Prints {"status": "error", ...} on stdout, the readable form on stderr; returns kExitUsage.
+int report_error(const Error& error);
+
+/// True when stderr is a terminal (progress redraws in place) rather than a log or pipe.
+bool stderr_is_terminal();
+
+}  // namespace qsa::cli

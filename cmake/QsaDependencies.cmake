@@ -1,0 +1,13 @@
+# Dependencies come from Debian packages installed by `./dev deps`; nothing is downloaded here.
+find_package(nlohmann_json 3.10 REQUIRED)
+if(QSA_BUILD_CLI)
+  find_package(CLI11 2.1 REQUIRED)
+endif()
+if(QSA_BUILD_TESTS)
+  find_package(GTest 1.12 REQUIRED)
+  find_package(rapidcheck REQUIRED)
+  include(GoogleTest)
+endif()
+if(QSA_BUILD_BENCHMARKS)
+  find_package(benchmark 1.7 REQUIRED)
+endif()

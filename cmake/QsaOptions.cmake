@@ -1,0 +1,35 @@
+# Project options. Every option has a default that works on a fresh Debian 12 machine.
+
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+set(QSA_ENABLE_CUDA AUTO CACHE STRING "Build the CUDA backend: AUTO (when nvcc is found), ON or OFF")
+set_property(CACHE QSA_ENABLE_CUDA PROPERTY STRINGS AUTO ON OFF)
+option(QSA_ENABLE_FUZZING "Build libFuzzer targets (needs clang)" OFF)
+option(QSA_BUILD_CLI "Build the qsacheck command" ON)
+option(QSA_BUILD_TESTS "Build the test suite" ON)
+option(QSA_BUILD_BENCHMARKS "Build the Google Benchmark binaries" ON)
+option(QSA_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(QSA_STATIC_RUNTIME "Link libstdc++/libgcc statically (relocatable GPU bundle)" OFF)
+set(QSA_TEST_LEVEL quick CACHE STRING "Property-test effort: quick (CI), full, or soak")
+set_property(CACHE QSA_TEST_LEVEL PROPERTY STRINGS quick full soak)
+
+# Executables from every folder land together in build/bin.
+set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+
+if(QSA_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+if(QSA_STATIC_RUNTIME)
+  add_link_options(-static-libstdc++ -static-libgcc)
+endif()
+
+# SPEC.md version this build implements (printed by qsacheck --version).
+set(QSA_SPEC_VERSION 1)

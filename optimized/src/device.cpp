@@ -1,0 +1,31 @@
+#include "qsa/cuda/device.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace qsa::cuda {
+
+Status probe_device(std::string* reason) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err == cudaSuccess && count == 0) {
+    if (reason != nullptr) *reason = "no CUDA device (cudaGetDeviceCount returned 0)";
+    return Status::kUnavailable;
+  }
+  if (err == cudaSuccess) err = cudaFree(nullptr);  // forces context creation: catches driver mismatches
+  if (err != cudaSuccess) {
+    if (reason != nullptr) *reason = std::string("CUDA initialisation failed: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
+    cudaGetLastError();  // clear the sticky-free error state for later calls
+    return Status::kUnavailable;
+  }
+  return Status::kOk;
+}
+
+std::string device_description() {
+  if (probe_device(nullptr) != Status::kOk) return {};
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return {};
+  return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
+         std::to_string(prop.multiProcessorCount) + " SMs)";
+}
+
+}  // namespace qsa::cuda

@@ -1,0 +1,16 @@
+#pragma once
+// The reference as a backend: "reference".
+
+#include "qsa/backend.hpp"
+
+namespace qsa::reference {
+
+class ReferenceBackend final : public Backend {
+ public:
+  std::string name() const override { return "reference"; }
+  [[nodiscard]] Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override;
+};
+
+void register_backend(BackendRegistry& registry);
+
+}  // namespace qsa::reference

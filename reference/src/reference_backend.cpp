@@ -1,0 +1,16 @@
+#include "qsa/reference/backend.hpp"
+
+#include "qsa/reference/metadata.hpp"
+
+namespace qsa::reference {
+
+Status ReferenceBackend::build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) {
+  return reference::build_metadata(input, output, error);
+}
+
+void register_backend(BackendRegistry& registry) {
+  registry.add("reference", "plain C++ reference implementation of SPEC.md (the oracle)",
+               [] { return std::make_unique<ReferenceBackend>(); });
+}
+
+}  // namespace qsa::reference

@@ -1,0 +1,64 @@
+#pragma once
+// Reading JSON objects field by field with errors that name the field, the index and the rule
+// (the same shape as validate()'s errors). Unknown fields are rejected so a typo in an optional
+// field cannot pass silently.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "qsa/status.hpp"
+
+namespace qsa::traces {
+
+/// Thrown by the readers of this library (JSON, scenario files); carries a SPEC-style Error.
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(Error error) : std::runtime_error(to_string(error)), error_(std::move(error)) {}
+  const Error& error() const { return error_; }
+
+ private:
+  Error error_;
+};
+
+/// Parses text as JSON; malformed text throws {field "input", index = byte offset, rule "malformed-json"}.
+nlohmann::json parse_json(const std::string& text);
+
+class JsonObjectReader {
+ public:
+  /// `context` prefixes field names in errors (e.g. "ring[3]." for nested objects).
+  explicit JsonObjectReader(const nlohmann::json& object, std::string context = "");
+
+  bool has(const char* field) const;
+  int64_t integer(const char* field);  // required
+  std::optional<int64_t> optional_integer(const char* field);
+  double number(const char* field);
+  bool boolean(const char* field);
+  std::string string(const char* field);
+  std::vector<int64_t> integer_array(const char* field, bool required = true);
+  /// Rows may be required to share one length (`rectangular`); entries checked against [lo, hi].
+  std::vector<std::vector<int64_t>> integer_matrix(const char* field, int64_t lo, int64_t hi, bool rectangular, bool required = true);
+  const nlohmann::json& raw(const char* field);  // required, any type; marks the field used
+  const nlohmann::json* optional_raw(const char* field);
+
+  /// Throws {field, rule "unknown-field"} for the first field no accessor asked for.
+  void reject_unknown_fields() const;
+
+  [[noreturn]] void fail(const std::string& field, int64_t index, const std::string& rule, const std::string& message) const;
+
+ private:
+  const nlohmann::json& lookup(const char* field, bool required);
+  const nlohmann::json& object_;
+  std::string context_;
+  std::set<std::string> used_;
+};
+
+/// An integer from a JSON value, or throws wrong-type / out-of-range naming field and index.
+int64_t json_integer(const nlohmann::json& value, const std::string& field, int64_t index);
+
+}  // namespace qsa::traces

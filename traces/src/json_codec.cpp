@@ -1,0 +1,89 @@
+#include "qsa/traces/json_codec.hpp"
+
+#include "qsa/traces/json_reader.hpp"
+
+namespace qsa::traces {
+
+BlockTable block_table_from_json(const nlohmann::json& rows, const std::string& field) {
+  nlohmann::json wrapper = {{field, rows}};
+  JsonObjectReader reader(wrapper);
+  const auto matrix = reader.integer_matrix(field.c_str(), -2147483648LL, 2147483647LL, /*rectangular=*/true);
+  std::vector<std::vector<int32_t>> narrow;
+  narrow.reserve(matrix.size());
+  for (const auto& row : matrix) narrow.emplace_back(row.begin(), row.end());
+  return BlockTable::from_rows(narrow);
+}
+
+nlohmann::json block_table_to_json(const BlockTable& table) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (int64_t r = 0; r < table.rows; ++r) {
+    nlohmann::json row = nlohmann::json::array();
+    for (int64_t c = 0; c < table.cols; ++c) row.push_back(table.at(r, c));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+MetadataInput metadata_input_from_json(const nlohmann::json& json) {
+  JsonObjectReader reader(json);
+  MetadataInput in;
+  const std::string kind = reader.string("kind");
+  const auto parsed = parse_cache_kind(kind);
+  if (!parsed) reader.fail("kind", -1, "unknown-kind", "\"" + kind + "\" is not compressed, ring or passthrough");
+  in.cache.kind = *parsed;
+  in.cache.compress_ratio = reader.optional_integer("compress_ratio");
+  in.cache.storage_block_size = reader.optional_integer("storage_block_size").value_or(0);
+  in.cache.ring_capacity = reader.optional_integer("ring_capacity").value_or(0);
+  in.cache.request_capacity = reader.optional_integer("request_capacity");
+  in.batch.reorder_batch_threshold = reader.optional_integer("reorder_batch_threshold").value_or(1);
+  in.batch.num_actual_tokens = reader.integer("num_actual_tokens");
+  in.batch.query_start_loc = reader.integer_array("query_start_loc");
+  in.batch.seq_lens = reader.integer_array("seq_lens");
+  in.batch.common_slot_mapping = reader.integer_array("common_slot_mapping", /*required=*/false);
+  if (const nlohmann::json* table = reader.optional_raw("block_table")) in.block_table = block_table_from_json(*table, "block_table");
+  reader.reject_unknown_fields();
+  return in;
+}
+
+nlohmann::json metadata_input_to_json(const MetadataInput& in) {
+  nlohmann::json j;
+  j["kind"] = to_string(in.cache.kind);
+  if (in.cache.compress_ratio) j["compress_ratio"] = *in.cache.compress_ratio;
+  if (in.cache.kind == CacheKind::kCompressed) j["storage_block_size"] = in.cache.storage_block_size;
+  if (in.cache.kind == CacheKind::kRing) j["ring_capacity"] = in.cache.ring_capacity;
+  if (in.cache.request_capacity) j["request_capacity"] = *in.cache.request_capacity;
+  j["reorder_batch_threshold"] = in.batch.reorder_batch_threshold;
+  j["num_actual_tokens"] = in.batch.num_actual_tokens;
+  j["query_start_loc"] = in.batch.query_start_loc;
+  j["seq_lens"] = in.batch.seq_lens;
+  j["common_slot_mapping"] = in.batch.common_slot_mapping;
+  j["block_table"] = block_table_to_json(in.block_table);
+  return j;
+}
+
+nlohmann::json metadata_output_to_json(const MetadataOutput& out) {
+  nlohmann::json j;
+  j["status"] = "ok";
+  j["token_to_req"] = out.token_to_req;
+  j["logical_positions"] = out.logical_positions;
+  j["visible_blocks"] = out.visible_blocks;
+  j["slot_mapping"] = out.slot_mapping;
+  nlohmann::json work = nlohmann::json::array();
+  for (size_t r = 0; 2 * r + 1 < out.k_work_metadata.size(); ++r)
+    work.push_back({out.k_work_metadata[2 * r], out.k_work_metadata[2 * r + 1]});
+  j["k_work_metadata"] = std::move(work);
+  j["num_decodes"] = out.split.num_decodes;
+  j["num_decode_tokens"] = out.split.num_decode_tokens;
+  j["num_prefills"] = out.split.num_prefills;
+  j["num_prefill_tokens"] = out.split.num_prefill_tokens;
+  j["max_query_len"] = out.split.max_query_len;
+  j["decode_query_len"] = out.split.decode_query_len;
+  j["max_seq_len"] = out.split.max_seq_len;
+  return j;
+}
+
+nlohmann::json error_to_json(const Error& error) {
+  return {{"status", "error"}, {"field", error.field}, {"index", error.index}, {"rule", error.rule}, {"message", error.message}};
+}
+
+}  // namespace qsa::traces

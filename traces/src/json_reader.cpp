@@ -1,0 +1,124 @@
+#include "qsa/traces/json_reader.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace qsa::traces {
+
+nlohmann::json parse_json(const std::string& text) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // nlohmann counts bytes read (1-based); the error index is the 0-based offset of the bad byte.
+    const auto offset = e.byte > 0 ? static_cast<int64_t>(e.byte) - 1 : 0;
+    throw InputError(Error{"input", offset, "malformed-json", e.what()});
+  }
+}
+
+int64_t json_integer(const nlohmann::json& value, const std::string& field, int64_t index) {
+  if (value.is_number_unsigned()) {
+    const auto v = value.get<uint64_t>();
+    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      throw InputError(Error{field, index, "out-of-range", "integer does not fit int64"});
+    return static_cast<int64_t>(v);
+  }
+  if (value.is_number_integer()) return value.get<int64_t>();
+  throw InputError(Error{field, index, "wrong-type", std::string("expected an integer, got ") + value.type_name()});
+}
+
+JsonObjectReader::JsonObjectReader(const nlohmann::json& object, std::string context)
+    : object_(object), context_(std::move(context)) {
+  if (!object_.is_object())
+    throw InputError(Error{context_.empty() ? "input" : context_, -1, "wrong-type", std::string("expected a JSON object, got ") + object_.type_name()});
+}
+
+void JsonObjectReader::fail(const std::string& field, int64_t index, const std::string& rule, const std::string& message) const {
+  throw InputError(Error{context_ + field, index, rule, message});
+}
+
+bool JsonObjectReader::has(const char* field) const { return object_.contains(field) && !object_.at(field).is_null(); }
+
+const nlohmann::json& JsonObjectReader::lookup(const char* field, bool required) {
+  used_.insert(field);
+  if (!object_.contains(field)) {
+    if (required) fail(field, -1, "missing", "required field is missing");
+    static const nlohmann::json null_value;
+    return null_value;
+  }
+  return object_.at(field);
+}
+
+int64_t JsonObjectReader::integer(const char* field) { return json_integer(lookup(field, true), context_ + field, -1); }
+
+std::optional<int64_t> JsonObjectReader::optional_integer(const char* field) {
+  const nlohmann::json& v = lookup(field, false);
+  if (v.is_null()) return std::nullopt;
+  return json_integer(v, context_ + field, -1);
+}
+
+double JsonObjectReader::number(const char* field) {
+  const nlohmann::json& v = lookup(field, true);
+  if (!v.is_number()) fail(field, -1, "wrong-type", std::string("expected a number, got ") + v.type_name());
+  return v.get<double>();
+}
+
+bool JsonObjectReader::boolean(const char* field) {
+  const nlohmann::json& v = lookup(field, true);
+  if (!v.is_boolean()) fail(field, -1, "wrong-type", std::string("expected true or false, got ") + v.type_name());
+  return v.get<bool>();
+}
+
+std::string JsonObjectReader::string(const char* field) {
+  const nlohmann::json& v = lookup(field, true);
+  if (!v.is_string()) fail(field, -1, "wrong-type", std::string("expected a string, got ") + v.type_name());
+  return v.get<std::string>();
+}
+
+std::vector<int64_t> JsonObjectReader::integer_array(const char* field, bool required) {
+  const nlohmann::json& v = lookup(field, required);
+  std::vector<int64_t> out;
+  if (v.is_null() && !required) return out;
+  if (!v.is_array()) fail(field, -1, "wrong-type", std::string("expected an array of integers, got ") + v.type_name());
+  out.reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out.push_back(json_integer(v[i], context_ + field, static_cast<int64_t>(i)));
+  return out;
+}
+
+std::vector<std::vector<int64_t>> JsonObjectReader::integer_matrix(const char* field, int64_t lo, int64_t hi, bool rectangular, bool required) {
+  const nlohmann::json& v = lookup(field, required);
+  std::vector<std::vector<int64_t>> out;
+  if (v.is_null() && !required) return out;
+  if (!v.is_array()) fail(field, -1, "wrong-type", std::string("expected an array of arrays, got ") + v.type_name());
+  for (size_t r = 0; r < v.size(); ++r) {
+    const auto row_index = static_cast<int64_t>(r);
+    if (!v[r].is_array()) fail(field, row_index, "wrong-type", "row " + std::to_string(r) + " is not an array");
+    if (rectangular && r > 0 && v[r].size() != v[0].size())
+      fail(field, row_index, "wrong-shape", "row " + std::to_string(r) + " has " + std::to_string(v[r].size()) +
+                                                " entries, row 0 has " + std::to_string(v[0].size()));
+    std::vector<int64_t> row;
+    row.reserve(v[r].size());
+    for (size_t c = 0; c < v[r].size(); ++c) {
+      const int64_t x = json_integer(v[r][c], context_ + field, row_index);
+      if (x < lo || x > hi)
+        fail(field, row_index, "out-of-range", "entry [" + std::to_string(r) + "][" + std::to_string(c) + "] = " +
+                                                   std::to_string(x) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      row.push_back(x);
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+const nlohmann::json& JsonObjectReader::raw(const char* field) { return lookup(field, true); }
+
+const nlohmann::json* JsonObjectReader::optional_raw(const char* field) {
+  const nlohmann::json& v = lookup(field, false);
+  return v.is_null() ? nullptr : &v;
+}
+
+void JsonObjectReader::reject_unknown_fields() const {
+  for (auto it = object_.begin(); it != object_.end(); ++it)
+    if (used_.count(it.key()) == 0) fail(it.key(), -1, "unknown-field", "this field is not part of the schema (a typo?)");
+}
+
+}  // namespace qsa::traces
