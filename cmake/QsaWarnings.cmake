@@ -7,5 +7,5 @@ endfunction()
 
 # qsa_strict_float(<target-or-source...>): SPEC 6 forbids contraction into FMA and excess precision.
 function(qsa_strict_float_sources)
-  set_source_files_properties(${ARGN} PROPERTIES COMPILE_OPTIONS "-ffp-contract=off;-fno-fast-math;-fexcess-precision=standard")
+  set_source_files_properties(${ARGN} PROPERTIES COMPILE_OPTIONS "-ffp-contract=off;-fno-fast-math")
 endfunction()

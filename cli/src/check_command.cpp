@@ -167,7 +167,7 @@ class Checker {
     std::cout << "\nNot run in this build:\n";
     for (const std::string& line : not_run_) std::cout << "  - " << line << "\n";
     std::cout << "  - scenario campaigns against the model oracle (SPEC 7.1-7.3, 7.5): not implemented yet\n"
-              << "  - the step update (SPEC 5-6): not implemented yet\n\n"
+              << "  - step-update campaigns (SPEC 5-6; try one step with `qsacheck eval step`): not implemented yet\n\n"
               << (failed() ? "RESULT: FAILED\n" : "RESULT: passed (metadata checks only; see 'Not run')\n");
   }
 

@@ -9,6 +9,8 @@
 #include "qsa/ring_capacity.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/step_json.hpp"
+#include "qsa/validate.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -45,6 +47,27 @@ int eval_metadata(const std::string& input_path, const std::string& backend_name
   return kExitOk;
 }
 
+int eval_step(const std::string& input_path, const std::string& backend_name, bool with_pooled) {
+  Error error;
+  if (with_pooled && backend_name != "reference")
+    return report_error(Error{"arguments", -1, "bad-argument", "--pooled is a debug view of the reference; use --backend reference"});
+  auto backend = open_backend(backend_name, &error);
+  if (!backend) return report_error(error);
+  traces::StepCase step = traces::step_case_from_json(traces::parse_json(read_input(input_path)));
+  // Validate before sizing the output, so an invalid request allocates nothing large.
+  if (validate_step(step.input, step.caches, &error) != Status::kOk) return report_error(error);
+  StepOutput output = make_poisoned_step_output(step.input);
+  std::vector<reference::PooledGroup> pooled;
+  const Status status = with_pooled ? reference::step_update(step.input, &step.caches, &output, &error, &pooled)
+                                    : backend->step_update(step.input, &step.caches, &output, &error);
+  if (status != Status::kOk) {
+    if (error.field.empty()) error = Error{"backend", -1, to_string(status), backend_name + " failed"};
+    return report_error(error);
+  }
+  print_json(traces::step_result_to_json(step.input, step.caches, output, with_pooled ? &pooled : nullptr));
+  return kExitOk;
+}
+
 int eval_ring_capacity(int64_t compress_ratio, int64_t drafts, int64_t block_size, const std::string& rule) {
   int64_t capacity = 0;
   Error error;
@@ -73,6 +96,19 @@ void add_eval_commands(CLI::App& app, int* exit_code) {
   metadata->add_option("--input", *metadata_input, "JSON file (standard input when omitted)");
   metadata->add_option("--backend", *metadata_backend, "Backend that builds the metadata")->capture_default_str();
   metadata->callback([=] { *exit_code = eval_metadata(*metadata_input, *metadata_backend); });
+
+  auto* step = eval->add_subcommand(
+      "step",
+      "Run one step update (SPEC 5): group compression, ring commit and the Q path.\n"
+      "bf16 values are given and returned as 16-bit patterns, fp8 as 8-bit patterns.\n"
+      "The schema, with a worked example, is in docs/json-schema.md.");
+  auto step_input = std::make_shared<std::string>();
+  auto step_backend = std::make_shared<std::string>("reference");
+  auto step_pooled = std::make_shared<bool>(false);
+  step->add_option("--input", *step_input, "JSON file (standard input when omitted)");
+  step->add_option("--backend", *step_backend, "Backend that runs the step")->capture_default_str();
+  step->add_flag("--pooled", *step_pooled, "Also print each group's pooled mean before the norm (reference only)");
+  step->callback([=] { *exit_code = eval_step(*step_input, *step_backend, *step_pooled); });
 
   auto* ring = eval->add_subcommand("ring-capacity",
                                     "Ring capacity R of SPEC 3 for ratio C, drafts and block size B.\n"
