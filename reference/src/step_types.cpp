@@ -20,8 +20,8 @@ MetadataInput StepInput::compressed_metadata_input() const {
   MetadataInput in;
   in.batch = batch;
   in.cache.kind = CacheKind::kCompressed;
-  in.cache.compress_ratio = compress_ratio;
-  in.cache.storage_block_size = storage_block_size;
+  in.cache.compress_ratio = config.compress_ratio;
+  in.cache.storage_block_size = config.storage_block_size;
   in.block_table = block_table;
   return in;
 }
@@ -30,7 +30,7 @@ MetadataInput StepInput::ring_metadata_input() const {
   MetadataInput in;
   in.batch = batch;
   in.cache.kind = CacheKind::kRing;
-  in.cache.ring_capacity = ring_capacity;
+  in.cache.ring_capacity = config.ring_capacity;
   in.block_table = ring_block_table;
   return in;
 }
@@ -40,7 +40,7 @@ StepOutput make_poisoned_step_output(const StepInput& input) {
   out.step_status = static_cast<StepStatus>(0x5A);  // neither kOk nor kPositionOutOfRange
   // Sized from the queries actually present (N x HQ x D for a valid input), so poisoning an
   // invalid input never allocates more than the input itself holds.
-  out.q_out.assign(input.queries.size() * static_cast<size_t>(element_bytes(input.store_dtype)), kPoisonByte);
+  out.q_out.assign(input.queries.size() * static_cast<size_t>(element_bytes(input.config.store_dtype)), kPoisonByte);
   return out;
 }
 

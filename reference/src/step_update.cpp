@@ -38,14 +38,14 @@ class RingReader {
     if (in_.ring_block_table.cols == 0) return -1;
     const int64_t block = in_.ring_block_table.at(j, 0);
     if (block < 0 || block >= ring_.layout.num_blocks) return -1;
-    return block * in_.ring_capacity + m % in_.ring_capacity;
+    return block * in_.config.ring_capacity + m % in_.config.ring_capacity;
   }
 
   std::vector<Bf16> key(int64_t j, int64_t m) const {
-    std::vector<Bf16> key(static_cast<size_t>(in_.head_dim), 0);  // a missing block reads zeros
+    std::vector<Bf16> key(static_cast<size_t>(in_.config.head_dim), 0);  // a missing block reads zeros
     const int64_t s = slot(j, m);
     if (s >= 0)
-      for (int64_t d = 0; d < in_.head_dim; ++d) key[d] = load_bf16(ring_, s, d);
+      for (int64_t d = 0; d < in_.config.head_dim; ++d) key[d] = load_bf16(ring_, s, d);
     return key;
   }
 
@@ -53,7 +53,7 @@ class RingReader {
     std::array<int64_t, 3> pos{0, 0, 0};
     const int64_t s = slot(j, m);
     if (s >= 0)
-      std::memcpy(pos.data(), ring_.bytes.data() + ring_.layout.byte_offset(s, ring_position_offset(in_.head_dim)), sizeof pos);
+      std::memcpy(pos.data(), ring_.bytes.data() + ring_.layout.byte_offset(s, ring_position_offset(in_.config.head_dim)), sizeof pos);
     return pos;
   }
 
@@ -72,8 +72,8 @@ bool in_table(const std::array<int64_t, 3>& pos, int64_t max_position) {
 void compress_groups(const StepInput& in, int64_t j, const MetadataOutput& compressed_meta, const RingReader& ring,
                      CacheBuffer& compressed, StepStatus* status, std::vector<PooledGroup>* pooled) {
   const Batch& b = in.batch;
-  const int64_t c = in.compress_ratio;
-  const int64_t d = in.head_dim;
+  const int64_t c = in.config.compress_ratio;
+  const int64_t d = in.config.head_dim;
   const int64_t start = b.chunk_start(j);
   const int64_t first_row = b.query_start_loc[j];
   auto row_of = [&](int64_t m) { return first_row + (m - start); };
@@ -89,9 +89,9 @@ void compress_groups(const StepInput& in, int64_t j, const MetadataOutput& compr
     }
 
     std::array<int64_t, 3> position{g * c, g * c, g * c};
-    if (in.ring_positions) {
+    if (in.config.ring_positions) {
       position = g * c >= start ? in.row_positions(row_of(g * c)) : ring.position(j, g * c);
-      if (!in_table(position, in.max_position)) {
+      if (!in_table(position, in.config.max_position)) {
         *status = StepStatus::kPositionOutOfRange;
         continue;
       }
@@ -104,9 +104,9 @@ void compress_groups(const StepInput& in, int64_t j, const MetadataOutput& compr
     if (pooled != nullptr) pooled->push_back(PooledGroup{j, g, mean});
 
     std::vector<Bf16> row(static_cast<size_t>(d));
-    rms_norm(mean.data(), in.w_k.data(), d, in.eps, row.data());
-    rope_neox(row.data(), d, in.rotary_dim, position, in.mrope_sections, in.cos_sin.data());
-    store_row(row, in.store_dtype, compressed.bytes.data() + compressed.layout.byte_offset(slot, 0));
+    rms_norm(mean.data(), in.config.w_k.data(), d, in.config.eps, row.data());
+    rope_neox(row.data(), d, in.config.rotary_dim, position, in.config.mrope_sections, in.config.cos_sin_data());
+    store_row(row, in.config.store_dtype, compressed.bytes.data() + compressed.layout.byte_offset(slot, 0));
   }
 }
 
@@ -116,26 +116,26 @@ void commit_ring(const StepInput& in, int64_t j, const MetadataOutput& ring_meta
   for (int64_t t = b.query_start_loc[j]; t < b.query_start_loc[j + 1]; ++t) {
     const int64_t slot = ring_meta.slot_mapping[t];  // -1 except on the last min(q, R) rows
     if (slot < 0 || ring.layout.past_the_cache(slot)) continue;
-    for (int64_t d = 0; d < in.head_dim; ++d) store_bf16(ring, slot, d, in.keys[t * in.head_dim + d]);
-    if (in.ring_positions) {
+    for (int64_t d = 0; d < in.config.head_dim; ++d) store_bf16(ring, slot, d, in.keys[t * in.config.head_dim + d]);
+    if (in.config.ring_positions) {
       const std::array<int64_t, 3> pos = in.row_positions(t);
-      std::memcpy(ring.bytes.data() + ring.layout.byte_offset(slot, ring_position_offset(in.head_dim)), pos.data(), sizeof pos);
+      std::memcpy(ring.bytes.data() + ring.layout.byte_offset(slot, ring_position_offset(in.config.head_dim)), pos.data(), sizeof pos);
     }
   }
 }
 
 // The Q path for every row, padding included.
 void transform_queries(const StepInput& in, StepOutput* output) {
-  const int64_t d = in.head_dim;
-  const int bytes = element_bytes(in.store_dtype);
+  const int64_t d = in.config.head_dim;
+  const int bytes = element_bytes(in.config.store_dtype);
   std::vector<Bf16> row(static_cast<size_t>(d));
   for (int64_t t = 0; t < in.num_tokens(); ++t) {
     const std::array<int64_t, 3> position = in.row_positions(t);
-    for (int64_t h = 0; h < in.num_heads; ++h) {
-      const int64_t offset = (t * in.num_heads + h) * d;
-      rms_norm(in.queries.data() + offset, in.w_q.data(), d, in.eps, row.data());
-      rope_neox(row.data(), d, in.rotary_dim, position, in.mrope_sections, in.cos_sin.data());
-      store_row(row, in.store_dtype, output->q_out.data() + offset * bytes);
+    for (int64_t h = 0; h < in.config.num_heads; ++h) {
+      const int64_t offset = (t * in.config.num_heads + h) * d;
+      rms_norm(in.queries.data() + offset, in.config.w_q.data(), d, in.config.eps, row.data());
+      rope_neox(row.data(), d, in.config.rotary_dim, position, in.config.mrope_sections, in.config.cos_sin_data());
+      store_row(row, in.config.store_dtype, output->q_out.data() + offset * bytes);
     }
   }
 }
@@ -150,7 +150,7 @@ Status step_update(const StepInput& input, StepCaches* caches, StepOutput* outpu
   if (Status s = build_metadata(input.ring_metadata_input(), &ring_meta, error); s != Status::kOk) return s;
 
   StepOutput out;
-  out.q_out.assign(static_cast<size_t>(input.num_tokens() * input.num_heads * input.head_dim * element_bytes(input.store_dtype)), 0);
+  out.q_out.assign(static_cast<size_t>(input.num_tokens() * input.config.num_heads * input.config.head_dim * element_bytes(input.config.store_dtype)), 0);
   const Batch& b = input.batch;
   const RingReader ring(input, caches->ring);
   for (int64_t j = 0; j < b.num_requests(); ++j)

@@ -35,54 +35,54 @@ Status check_cache(const char* field, const CacheBuffer& cache, int64_t rows, in
 }
 
 Status check_parameters(const StepInput& in, Error* error) {
-  if (!is_power_of_two(in.head_dim) || in.head_dim < 32 || in.head_dim > 512)
-    return invalid(error, "head_dim", -1, "out-of-range", "D = " + str(in.head_dim) + " must be a power of two in [32, 512]");
-  if (in.rotary_dim < 2 || in.rotary_dim > in.head_dim || in.rotary_dim % 2 != 0)
-    return invalid(error, "rotary_dim", -1, "out-of-range", "rd = " + str(in.rotary_dim) + " must be even and in [2, D]");
-  if (in.mrope_sections) {
-    const auto& s = *in.mrope_sections;
+  if (!is_power_of_two(in.config.head_dim) || in.config.head_dim < 32 || in.config.head_dim > 512)
+    return invalid(error, "head_dim", -1, "out-of-range", "D = " + str(in.config.head_dim) + " must be a power of two in [32, 512]");
+  if (in.config.rotary_dim < 2 || in.config.rotary_dim > in.config.head_dim || in.config.rotary_dim % 2 != 0)
+    return invalid(error, "rotary_dim", -1, "out-of-range", "rd = " + str(in.config.rotary_dim) + " must be even and in [2, D]");
+  if (in.config.mrope_sections) {
+    const auto& s = *in.config.mrope_sections;
     for (int i = 0; i < 3; ++i)
       if (s[i] < 0) return invalid(error, "mrope_sections", i, "out-of-range", "sections must be non-negative");
-    if (s[0] + s[1] + s[2] != in.rotary_dim / 2)
-      return invalid(error, "mrope_sections", -1, "wrong-sum", "sections sum to " + str(s[0] + s[1] + s[2]) + ", rd / 2 = " + str(in.rotary_dim / 2));
+    if (s[0] + s[1] + s[2] != in.config.rotary_dim / 2)
+      return invalid(error, "mrope_sections", -1, "wrong-sum", "sections sum to " + str(s[0] + s[1] + s[2]) + ", rd / 2 = " + str(in.config.rotary_dim / 2));
   }
-  if (in.num_heads < 1 || in.num_heads > 1024) return invalid(error, "num_heads", -1, "out-of-range", "HQ = " + str(in.num_heads) + " must be in [1, 1024]");
-  if (!std::isfinite(in.eps) || !(in.eps > 0.0f)) return invalid(error, "eps", -1, "out-of-range", "eps must be finite and > 0");
+  if (in.config.num_heads < 1 || in.config.num_heads > 1024) return invalid(error, "num_heads", -1, "out-of-range", "HQ = " + str(in.config.num_heads) + " must be in [1, 1024]");
+  if (!std::isfinite(in.config.eps) || !(in.config.eps > 0.0f)) return invalid(error, "eps", -1, "out-of-range", "eps must be finite and > 0");
   return Status::kOk;
 }
 
 Status check_shapes(const StepInput& in, const StepCaches& caches, Error* error) {
   const int64_t n = in.num_tokens();
-  const int64_t d = in.head_dim;
+  const int64_t d = in.config.head_dim;
   Status s = Status::kOk;
   if ((s = check_size("keys", in.keys.size(), n * d, "N x D", error)) != Status::kOk) return s;
-  if ((s = check_size("queries", in.queries.size(), n * in.num_heads * d, "N x HQ x D", error)) != Status::kOk) return s;
+  if ((s = check_size("queries", in.queries.size(), n * in.config.num_heads * d, "N x HQ x D", error)) != Status::kOk) return s;
   if (in.position_axes != 1 && in.position_axes != 3)
     return invalid(error, "positions", -1, "wrong-shape", "positions must be [N] or [3, N], got " + str(in.position_axes) + " axes");
   if ((s = check_size("positions", in.positions.size(), in.position_axes * n, in.position_axes == 1 ? "N" : "3 x N", error)) != Status::kOk) return s;
-  if ((s = check_cache("ring", caches.ring, in.ring_capacity, ring_row_width(d, in.ring_positions), 2, error)) != Status::kOk) return s;
-  if ((s = check_cache("compressed", caches.compressed, in.storage_block_size, d, element_bytes(in.store_dtype), error)) != Status::kOk) return s;
-  if ((s = check_size("w_k", in.w_k.size(), d, "D", error)) != Status::kOk) return s;
-  if ((s = check_size("w_q", in.w_q.size(), d, "D", error)) != Status::kOk) return s;
-  if (in.max_position < 1 || in.max_position > kMaxInt32)
-    return invalid(error, "cos_sin", -1, "wrong-shape", "the table needs between 1 and 2^31 - 1 rows, got " + str(in.max_position));
-  return check_size("cos_sin", in.cos_sin.size(), in.max_position * in.rotary_dim, "max_position x rd", error);
+  if ((s = check_cache("ring", caches.ring, in.config.ring_capacity, ring_row_width(d, in.config.ring_positions), 2, error)) != Status::kOk) return s;
+  if ((s = check_cache("compressed", caches.compressed, in.config.storage_block_size, d, element_bytes(in.config.store_dtype), error)) != Status::kOk) return s;
+  if ((s = check_size("w_k", in.config.w_k.size(), d, "D", error)) != Status::kOk) return s;
+  if ((s = check_size("w_q", in.config.w_q.size(), d, "D", error)) != Status::kOk) return s;
+  if (in.config.max_position < 1 || in.config.max_position > kMaxInt32)
+    return invalid(error, "cos_sin", -1, "wrong-shape", "the table needs between 1 and 2^31 - 1 rows, got " + str(in.config.max_position));
+  return check_size("cos_sin", in.config.cos_sin_size(), in.config.max_position * in.config.rotary_dim, "max_position x rd", error);
 }
 
 Status check_positions(const StepInput& in, Error* error) {
   for (size_t i = 0; i < in.positions.size(); ++i)
-    if (in.positions[i] < 0 || in.positions[i] >= in.max_position)
+    if (in.positions[i] < 0 || in.positions[i] >= in.config.max_position)
       return invalid(error, "positions", static_cast<int64_t>(i), "out-of-range",
-                     "position " + str(in.positions[i]) + " is outside [0, max_position = " + str(in.max_position) + ")");
-  if (in.ring_positions) return Status::kOk;  // group positions then come from the ring tail, checked at run time
+                     "position " + str(in.positions[i]) + " is outside [0, max_position = " + str(in.config.max_position) + ")");
+  if (in.config.ring_positions) return Status::kOk;  // group positions then come from the ring tail, checked at run time
   const Batch& b = in.batch;
-  const int64_t c = in.compress_ratio;
+  const int64_t c = in.config.compress_ratio;
   for (int64_t j = 0; j < b.num_requests(); ++j) {
     if (b.query_len(j) == 0) continue;
     for (int64_t g = b.chunk_start(j) / c; g < b.seq_lens[j] / c; ++g)
-      if (g * c >= in.max_position)
+      if (g * c >= in.config.max_position)
         return invalid(error, "positions", b.query_start_loc[j] + (g * c + c - 1 - b.chunk_start(j)), "out-of-range",
-                       "group position " + str(g * c) + " of request " + str(j) + " is outside [0, max_position = " + str(in.max_position) + ")");
+                       "group position " + str(g * c) + " of request " + str(j) + " is outside [0, max_position = " + str(in.config.max_position) + ")");
   }
   return Status::kOk;
 }

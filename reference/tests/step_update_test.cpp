@@ -21,7 +21,7 @@ StepOutput run(StepCase& c, std::vector<reference::PooledGroup>* pooled = nullpt
 }
 
 std::vector<uint8_t> zeros(const StepCase& c) {
-  return std::vector<uint8_t>(static_cast<size_t>(c.in.head_dim * c.caches.compressed.layout.element_bytes), 0);
+  return std::vector<uint8_t>(static_cast<size_t>(c.in.config.head_dim * c.caches.compressed.layout.element_bytes), 0);
 }
 
 TEST(StepUpdateReference, DecodeClosesAGroupWhoseEarlierMembersAreAllInTheRing) {
@@ -89,7 +89,7 @@ TEST(StepUpdateReference, PrefillLongerThanTheRingCommitsOnlyTheSuffix) {
 
 TEST(StepUpdateReference, MropeGroupPositionComesFromTheRingTail) {
   StepCase c({{2, 2}, {0, 4}}, 0, 4, 2, 8, {{5}, {6}}, {{1}, {2}}, 8, 4, /*ring_positions*/ true);
-  c.in.mrope_sections = std::array<int64_t, 3>{2, 1, 1};
+  c.in.config.mrope_sections = std::array<int64_t, 3>{2, 1, 1};
   // Three-axis positions for the step's rows: (p, p + 20, p + 30).
   const int64_t n = c.in.num_tokens();
   c.in.position_axes = 3;
@@ -140,14 +140,14 @@ TEST(StepUpdateReference, PaddingRowsWriteNothingButGetQueries) {
 TEST(StepUpdateReference, QPathNormsAndRotatesEveryHeadOfEveryRow) {
   StepCase c({{3, 2}, {10, 1}}, 2, 4, 2, 8, {{5}, {6}}, {{1}, {2}}, 8, 4);
   const StepOutput out = run(c);
-  const int64_t d = c.in.head_dim;
+  const int64_t d = c.in.config.head_dim;
   for (int64_t t = 0; t < c.in.num_tokens(); ++t) {
-    for (int64_t h = 0; h < c.in.num_heads; ++h) {
+    for (int64_t h = 0; h < c.in.config.num_heads; ++h) {
       std::vector<Bf16> row(static_cast<size_t>(d));
-      rms_norm(c.in.queries.data() + (t * c.in.num_heads + h) * d, c.in.w_q.data(), d, c.in.eps, row.data());
-      rope_neox(row.data(), d, c.in.rotary_dim, c.in.row_positions(t), c.in.mrope_sections, c.in.cos_sin.data());
+      rms_norm(c.in.queries.data() + (t * c.in.config.num_heads + h) * d, c.in.config.w_q.data(), d, c.in.config.eps, row.data());
+      rope_neox(row.data(), d, c.in.config.rotary_dim, c.in.row_positions(t), c.in.config.mrope_sections, c.in.config.cos_sin_data());
       const std::vector<uint8_t> expected = c.to_store(row);
-      const std::vector<uint8_t> actual(out.q_out.begin() + (t * c.in.num_heads + h) * d * 2, out.q_out.begin() + (t * c.in.num_heads + h + 1) * d * 2);
+      const std::vector<uint8_t> actual(out.q_out.begin() + (t * c.in.config.num_heads + h) * d * 2, out.q_out.begin() + (t * c.in.config.num_heads + h + 1) * d * 2);
       EXPECT_EQ(actual, expected) << "row " << t << " head " << h;
     }
   }
@@ -221,7 +221,7 @@ TEST(StepUpdateReference, MissingRingBlockReadsZerosAndSlotsPastTheCacheAreSkipp
 
 TEST(StepUpdateReference, InvalidInputChangesNothing) {
   StepCase c({{0, 4}}, 0, 4, 2, 8, {{5}}, {{1}}, 8, 4);
-  c.in.head_dim = 48;
+  c.in.config.head_dim = 48;
   const StepCaches before = c.caches;
   StepOutput out = make_poisoned_step_output(c.in);
   const std::vector<uint8_t> q_before = out.q_out;

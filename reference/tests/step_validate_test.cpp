@@ -31,21 +31,21 @@ TEST(ValidateStep, AcceptsTheValidCase) {
 
 TEST(ValidateStep, MetadataRulesComeFirstAndNameTheRingTable) {
   StepCase c = valid_case();
-  c.in.head_dim = 48;  // a later rule that must not win
+  c.in.config.head_dim = 48;  // a later rule that must not win
   c.in.batch.query_start_loc = {0, 4, 3};
   expect_error(c, "query_start_loc", 2, "decreasing");
   c = valid_case();
   c.in.ring_block_table = BlockTable::from_rows({{1}});
   expect_error(c, "ring_block_table", -1, "too-few-rows");
   c = valid_case();
-  c.in.ring_capacity = 0;
+  c.in.config.ring_capacity = 0;
   expect_error(c, "ring_capacity", -1, "out-of-range");
 }
 
 TEST(ValidateStep, HeadDimMustBeAPowerOfTwoIn32To512) {
   for (int64_t d : {48, 16, 1024}) {
     StepCase c = valid_case();
-    c.in.head_dim = d;
+    c.in.config.head_dim = d;
     expect_error(c, "head_dim", -1, "out-of-range");
   }
 }
@@ -53,29 +53,29 @@ TEST(ValidateStep, HeadDimMustBeAPowerOfTwoIn32To512) {
 TEST(ValidateStep, RotaryDimMustBeEvenAndAtMostD) {
   for (int64_t rd : {7, 0, 34}) {
     StepCase c = valid_case();
-    c.in.rotary_dim = rd;
+    c.in.config.rotary_dim = rd;
     expect_error(c, "rotary_dim", -1, "out-of-range");
   }
 }
 
 TEST(ValidateStep, MropeSectionsMustSumToHalfTheRotaryDim) {
   StepCase c = valid_case();
-  c.in.mrope_sections = std::array<int64_t, 3>{2, 1, 2};  // hp = 4
+  c.in.config.mrope_sections = std::array<int64_t, 3>{2, 1, 2};  // hp = 4
   expect_error(c, "mrope_sections", -1, "wrong-sum");
-  c.in.mrope_sections = std::array<int64_t, 3>{5, -1, 0};
+  c.in.config.mrope_sections = std::array<int64_t, 3>{5, -1, 0};
   expect_error(c, "mrope_sections", 1, "out-of-range");
 }
 
 TEST(ValidateStep, NumHeadsMustBePositive) {
   StepCase c = valid_case();
-  c.in.num_heads = 0;
+  c.in.config.num_heads = 0;
   expect_error(c, "num_heads", -1, "out-of-range");
 }
 
 TEST(ValidateStep, EpsMustBeFiniteAndPositive) {
   for (float eps : {0.0f, -1e-6f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     StepCase c = valid_case();
-    c.in.eps = eps;
+    c.in.config.eps = eps;
     expect_error(c, "eps", -1, "out-of-range");
   }
 }
@@ -94,22 +94,22 @@ TEST(ValidateStep, ShapesOfEveryTensorAreChecked) {
   c.in.positions.pop_back();
   expect_error(c, "positions", -1, "wrong-shape");
   c = valid_case();
-  c.in.ring_positions = true;  // the ring rows are D wide, not P + 12
+  c.in.config.ring_positions = true;  // the ring rows are D wide, not P + 12
   expect_error(c, "ring", -1, "wrong-shape");
   c = valid_case();
-  c.in.store_dtype = StoreDtype::kFp8E4m3;  // the compressed cache holds 2-byte elements
+  c.in.config.store_dtype = StoreDtype::kFp8E4m3;  // the compressed cache holds 2-byte elements
   expect_error(c, "compressed", -1, "wrong-shape");
   c = valid_case();
   c.caches.compressed.bytes.pop_back();
   expect_error(c, "compressed", -1, "wrong-shape");
   c = valid_case();
-  c.in.w_k.pop_back();
+  c.in.config.w_k.pop_back();
   expect_error(c, "w_k", -1, "wrong-shape");
   c = valid_case();
-  c.in.w_q.push_back(0);
+  c.in.config.w_q.push_back(0);
   expect_error(c, "w_q", -1, "wrong-shape");
   c = valid_case();
-  c.in.cos_sin.pop_back();
+  c.in.config.cos_sin = std::make_shared<const std::vector<Bf16>>(c.in.config.cos_sin->begin(), c.in.config.cos_sin->end() - 1);
   expect_error(c, "cos_sin", -1, "wrong-shape");
 }
 
@@ -125,15 +125,15 @@ TEST(ValidateStep, TextModelGroupPositionsMustBeInsideTheTable) {
   // Request 0 at positions 2..5 closes group 0 (gC = 0); request 1 at 0..2 closes none. With the
   // model's positions all 0 and a table of 1 row, the group position 0 is fine ...
   StepCase c = valid_case();
-  c.in.max_position = 1;
-  c.in.cos_sin.resize(c.in.rotary_dim);
+  c.in.config.max_position = 1;
+  c.in.config.cos_sin = std::make_shared<const std::vector<Bf16>>(c.in.config.cos_sin->begin(), c.in.config.cos_sin->begin() + c.in.config.rotary_dim);
   std::fill(c.in.positions.begin(), c.in.positions.end(), 0);
   Error e;
   EXPECT_EQ(validate_step(c.in, c.caches, &e), Status::kOk) << e;
   // ... but a chunk 4..7 closes group 1 at gC = 4, outside the table, whatever positions say.
   c = StepCase({{4, 4}}, 0, 4, 2, 8, {{5}}, {{1}}, 8, 4);
-  c.in.max_position = 1;
-  c.in.cos_sin.resize(c.in.rotary_dim);
+  c.in.config.max_position = 1;
+  c.in.config.cos_sin = std::make_shared<const std::vector<Bf16>>(c.in.config.cos_sin->begin(), c.in.config.cos_sin->begin() + c.in.config.rotary_dim);
   std::fill(c.in.positions.begin(), c.in.positions.end(), 0);
   expect_error(c, "positions", 3, "out-of-range");  // the group's closing row
 }

@@ -69,12 +69,12 @@ void read_ring_rows(const json& rows, const StepInput& in, CacheBuffer* ring) {
     JsonObjectReader entry(rows[i], "ring[" + std::to_string(i) + "].");
     const int64_t slot = listed_slot(entry, ring->layout, "ring", index, &seen);
     std::vector<Bf16> key;
-    read_patterns(entry.raw("key"), "ring", index, in.head_dim, 0xFFFF, &key);
+    read_patterns(entry.raw("key"), "ring", index, in.config.head_dim, 0xFFFF, &key);
     std::memcpy(ring->bytes.data() + ring->layout.byte_offset(slot, 0), key.data(), key.size() * 2);
-    if (in.ring_positions) {
+    if (in.config.ring_positions) {
       const std::vector<int64_t> pos = entry.integer_array("position");
       if (pos.size() != 3) fail("ring", index, "wrong-shape", "position must be [t, h, w]");
-      std::memcpy(ring->bytes.data() + ring->layout.byte_offset(slot, ring_position_offset(in.head_dim)), pos.data(), 24);
+      std::memcpy(ring->bytes.data() + ring->layout.byte_offset(slot, ring_position_offset(in.config.head_dim)), pos.data(), 24);
     }
     entry.reject_unknown_fields();
   }
@@ -83,7 +83,7 @@ void read_ring_rows(const json& rows, const StepInput& in, CacheBuffer* ring) {
 void read_compressed_rows(const json& rows, const StepInput& in, CacheBuffer* compressed) {
   if (!rows.is_array()) fail("compressed", -1, "wrong-type", "expected an array of rows");
   std::set<int64_t> seen;
-  const bool fp8 = in.store_dtype == StoreDtype::kFp8E4m3;
+  const bool fp8 = in.config.store_dtype == StoreDtype::kFp8E4m3;
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto index = static_cast<int64_t>(i);
     JsonObjectReader entry(rows[i], "compressed[" + std::to_string(i) + "].");
@@ -91,11 +91,11 @@ void read_compressed_rows(const json& rows, const StepInput& in, CacheBuffer* co
     uint8_t* dst = compressed->bytes.data() + compressed->layout.byte_offset(slot, 0);
     if (fp8) {
       std::vector<uint8_t> value;
-      read_patterns(entry.raw("value"), "compressed", index, in.head_dim, 0xFF, &value);
+      read_patterns(entry.raw("value"), "compressed", index, in.config.head_dim, 0xFF, &value);
       std::memcpy(dst, value.data(), value.size());
     } else {
       std::vector<Bf16> value;
-      read_patterns(entry.raw("value"), "compressed", index, in.head_dim, 0xFFFF, &value);
+      read_patterns(entry.raw("value"), "compressed", index, in.config.head_dim, 0xFFFF, &value);
       std::memcpy(dst, value.data(), value.size() * 2);
     }
     entry.reject_unknown_fields();
@@ -143,12 +143,12 @@ StepCase step_case_from_json(const json& j) {
   JsonObjectReader r(j);
   StepCase c;
   StepInput& in = c.input;
-  in.compress_ratio = r.integer("compress_ratio");
-  in.storage_block_size = r.integer("storage_block_size");
-  in.ring_capacity = r.integer("ring_capacity");
-  in.head_dim = r.integer("head_dim");
-  in.rotary_dim = r.integer("rotary_dim");
-  in.num_heads = r.integer("num_heads");
+  in.config.compress_ratio = r.integer("compress_ratio");
+  in.config.storage_block_size = r.integer("storage_block_size");
+  in.config.ring_capacity = r.integer("ring_capacity");
+  in.config.head_dim = r.integer("head_dim");
+  in.config.rotary_dim = r.integer("rotary_dim");
+  in.config.num_heads = r.integer("num_heads");
   in.batch.num_actual_tokens = r.integer("num_actual_tokens");
   in.batch.query_start_loc = r.integer_array("query_start_loc");
   in.batch.seq_lens = r.integer_array("seq_lens");
@@ -156,21 +156,21 @@ StepCase step_case_from_json(const json& j) {
   in.batch.reorder_batch_threshold = r.optional_integer("reorder_batch_threshold").value_or(1);
   in.block_table = block_table_from_json(r.raw("block_table"), "block_table");
   in.ring_block_table = block_table_from_json(r.raw("ring_block_table"), "ring_block_table");
-  in.ring_positions = r.boolean("ring_positions");
+  in.config.ring_positions = r.boolean("ring_positions");
   if (const json* sections = r.optional_raw("mrope_sections")) {
     if (!sections->is_array() || sections->size() != 3) fail("mrope_sections", -1, "wrong-shape", "expected [t, h, w] or null");
-    in.mrope_sections = std::array<int64_t, 3>{json_integer((*sections)[0], "mrope_sections", 0), json_integer((*sections)[1], "mrope_sections", 1),
+    in.config.mrope_sections = std::array<int64_t, 3>{json_integer((*sections)[0], "mrope_sections", 0), json_integer((*sections)[1], "mrope_sections", 1),
                                                json_integer((*sections)[2], "mrope_sections", 2)};
   }
   const std::string dtype = r.string("store_dtype");
   if (dtype != "bf16" && dtype != "fp8_e4m3") fail("store_dtype", -1, "unknown-dtype", "\"" + dtype + "\" is not bf16 or fp8_e4m3");
-  in.store_dtype = dtype == "bf16" ? StoreDtype::kBf16 : StoreDtype::kFp8E4m3;
-  in.eps = static_cast<float>(r.number("eps"));  // binary32 by round-to-nearest
+  in.config.store_dtype = dtype == "bf16" ? StoreDtype::kBf16 : StoreDtype::kFp8E4m3;
+  in.config.eps = static_cast<float>(r.number("eps"));  // binary32 by round-to-nearest
 
   // Shapes are checked row by row here (to name the row) and as a whole by validate_step().
   const json& cos_sin = r.raw("cos_sin");
-  in.cos_sin = read_rows(cos_sin, "cos_sin");
-  in.max_position = cos_sin.is_array() ? static_cast<int64_t>(cos_sin.size()) : 0;
+  in.config.cos_sin = std::make_shared<const std::vector<Bf16>>(read_rows(cos_sin, "cos_sin"));
+  in.config.max_position = cos_sin.is_array() ? static_cast<int64_t>(cos_sin.size()) : 0;
   in.keys = read_rows(r.raw("keys"), "keys");
   const json& queries = r.raw("queries");
   if (!queries.is_array()) fail("queries", -1, "wrong-type", "expected [[[D] x HQ] x N]");
@@ -182,20 +182,20 @@ StepCase step_case_from_json(const json& j) {
     for (const json& head : queries[t]) read_patterns(head, "queries", static_cast<int64_t>(t), head_length, 0xFFFF, &in.queries);
   }
   in.positions = read_positions(r.raw("positions"), &in.position_axes);
-  read_patterns(r.raw("w_k"), "w_k", -1, -1, 0xFFFF, &in.w_k);
-  read_patterns(r.raw("w_q"), "w_q", -1, -1, 0xFFFF, &in.w_q);
+  read_patterns(r.raw("w_k"), "w_k", -1, -1, 0xFFFF, &in.config.w_k);
+  read_patterns(r.raw("w_q"), "w_q", -1, -1, 0xFFFF, &in.config.w_q);
 
   // The caches: dense, zero except the listed rows. Their rows need a valid D and cache geometry
   // before anything is allocated, so these three rules of validate_step() are also checked here.
-  if (in.head_dim < 32 || in.head_dim > 512 || (in.head_dim & (in.head_dim - 1)) != 0)
-    fail("head_dim", -1, "out-of-range", "D = " + std::to_string(in.head_dim) + " must be a power of two in [32, 512]");
-  if (in.ring_capacity < 1 || in.ring_capacity > kMaxRingCapacity) fail("ring_capacity", -1, "out-of-range", "R must be in [1, 2^20]");
-  if (in.storage_block_size < 1 || in.storage_block_size > kMaxStorageBlockSize)
+  if (in.config.head_dim < 32 || in.config.head_dim > 512 || (in.config.head_dim & (in.config.head_dim - 1)) != 0)
+    fail("head_dim", -1, "out-of-range", "D = " + std::to_string(in.config.head_dim) + " must be a power of two in [32, 512]");
+  if (in.config.ring_capacity < 1 || in.config.ring_capacity > kMaxRingCapacity) fail("ring_capacity", -1, "out-of-range", "R must be in [1, 2^20]");
+  if (in.config.storage_block_size < 1 || in.config.storage_block_size > kMaxStorageBlockSize)
     fail("storage_block_size", -1, "out-of-range", "S must be in [1, 2^20]");
-  const int bytes = element_bytes(in.store_dtype);
-  c.caches.ring = zero_cache(r.integer("num_ring_blocks"), in.ring_capacity, ring_row_width(in.head_dim, in.ring_positions), 2,
+  const int bytes = element_bytes(in.config.store_dtype);
+  c.caches.ring = zero_cache(r.integer("num_ring_blocks"), in.config.ring_capacity, ring_row_width(in.config.head_dim, in.config.ring_positions), 2,
                              "num_ring_blocks", kMaxJsonCacheBytes);
-  c.caches.compressed = zero_cache(r.integer("num_compressed_blocks"), in.storage_block_size, in.head_dim, bytes,
+  c.caches.compressed = zero_cache(r.integer("num_compressed_blocks"), in.config.storage_block_size, in.config.head_dim, bytes,
                                    "num_compressed_blocks", kMaxJsonCacheBytes - c.caches.ring.layout.size_bytes());
   if (const json* rows = r.optional_raw("ring")) read_ring_rows(*rows, in, &c.caches.ring);
   if (const json* rows = r.optional_raw("compressed")) read_compressed_rows(*rows, in, &c.caches.compressed);
@@ -212,10 +212,10 @@ json cache_rows_to_json(const StepInput& in, const CacheBuffer& cache, bool ring
     if (row_is_zero(cache, slot)) continue;
     json entry = {{"block", slot / l.rows}, {"row", slot % l.rows}};
     const uint8_t* p = cache.bytes.data() + l.byte_offset(slot, 0);
-    entry[ring ? "key" : "value"] = patterns_of_row(p, in.head_dim, l.element_bytes);
-    if (ring && in.ring_positions) {
+    entry[ring ? "key" : "value"] = patterns_of_row(p, in.config.head_dim, l.element_bytes);
+    if (ring && in.config.ring_positions) {
       std::array<int64_t, 3> pos{};
-      std::memcpy(pos.data(), cache.bytes.data() + l.byte_offset(slot, ring_position_offset(in.head_dim)), 24);
+      std::memcpy(pos.data(), cache.bytes.data() + l.byte_offset(slot, ring_position_offset(in.config.head_dim)), 24);
       entry["position"] = pos;
     }
     rows.push_back(std::move(entry));
@@ -235,12 +235,12 @@ json rows_to_json(const std::vector<Bf16>& flat, int64_t width) {
 json step_case_to_json(const StepCase& c) {
   const StepInput& in = c.input;
   json j;
-  j["compress_ratio"] = in.compress_ratio;
-  j["storage_block_size"] = in.storage_block_size;
-  j["ring_capacity"] = in.ring_capacity;
-  j["head_dim"] = in.head_dim;
-  j["rotary_dim"] = in.rotary_dim;
-  j["num_heads"] = in.num_heads;
+  j["compress_ratio"] = in.config.compress_ratio;
+  j["storage_block_size"] = in.config.storage_block_size;
+  j["ring_capacity"] = in.config.ring_capacity;
+  j["head_dim"] = in.config.head_dim;
+  j["rotary_dim"] = in.config.rotary_dim;
+  j["num_heads"] = in.config.num_heads;
   j["num_actual_tokens"] = in.batch.num_actual_tokens;
   j["query_start_loc"] = in.batch.query_start_loc;
   j["seq_lens"] = in.batch.seq_lens;
@@ -250,18 +250,18 @@ json step_case_to_json(const StepCase& c) {
   j["ring_block_table"] = block_table_to_json(in.ring_block_table);
   j["num_compressed_blocks"] = c.caches.compressed.layout.num_blocks;
   j["num_ring_blocks"] = c.caches.ring.layout.num_blocks;
-  j["ring_positions"] = in.ring_positions;
-  j["mrope_sections"] = in.mrope_sections ? json(*in.mrope_sections) : json(nullptr);
-  j["store_dtype"] = to_string(in.store_dtype);
-  j["eps"] = in.eps;
-  j["cos_sin"] = rows_to_json(in.cos_sin, in.rotary_dim);
-  j["keys"] = rows_to_json(in.keys, in.head_dim);
+  j["ring_positions"] = in.config.ring_positions;
+  j["mrope_sections"] = in.config.mrope_sections ? json(*in.config.mrope_sections) : json(nullptr);
+  j["store_dtype"] = to_string(in.config.store_dtype);
+  j["eps"] = in.config.eps;
+  j["cos_sin"] = rows_to_json(in.config.cos_sin ? *in.config.cos_sin : std::vector<Bf16>{}, in.config.rotary_dim);
+  j["keys"] = rows_to_json(in.keys, in.config.head_dim);
   json queries = json::array();
   for (int64_t t = 0; t < in.num_tokens(); ++t) {
     json heads = json::array();
-    for (int64_t h = 0; h < in.num_heads; ++h) {
-      const auto begin = in.queries.begin() + (t * in.num_heads + h) * in.head_dim;
-      heads.push_back(std::vector<Bf16>(begin, begin + in.head_dim));
+    for (int64_t h = 0; h < in.config.num_heads; ++h) {
+      const auto begin = in.queries.begin() + (t * in.config.num_heads + h) * in.config.head_dim;
+      heads.push_back(std::vector<Bf16>(begin, begin + in.config.head_dim));
     }
     queries.push_back(std::move(heads));
   }
@@ -274,8 +274,8 @@ json step_case_to_json(const StepCase& c) {
   } else {
     j["positions"] = in.positions;
   }
-  j["w_k"] = in.w_k;
-  j["w_q"] = in.w_q;
+  j["w_k"] = in.config.w_k;
+  j["w_q"] = in.config.w_q;
   j["ring"] = cache_rows_to_json(in, c.caches.ring, true);
   j["compressed"] = cache_rows_to_json(in, c.caches.compressed, false);
   return j;
@@ -287,12 +287,12 @@ json step_result_to_json(const StepInput& in, const StepCaches& caches, const St
   j["step_status"] = to_string(out.step_status);
   j["ring"] = cache_rows_to_json(in, caches.ring, true);
   j["compressed"] = cache_rows_to_json(in, caches.compressed, false);
-  const int bytes = element_bytes(in.store_dtype);
+  const int bytes = element_bytes(in.config.store_dtype);
   json q = json::array();
   for (int64_t t = 0; t < in.num_tokens(); ++t) {
     json heads = json::array();
-    for (int64_t h = 0; h < in.num_heads; ++h)
-      heads.push_back(patterns_of_row(out.q_out.data() + (t * in.num_heads + h) * in.head_dim * bytes, in.head_dim, bytes));
+    for (int64_t h = 0; h < in.config.num_heads; ++h)
+      heads.push_back(patterns_of_row(out.q_out.data() + (t * in.config.num_heads + h) * in.config.head_dim * bytes, in.config.head_dim, bytes));
     q.push_back(std::move(heads));
   }
   j["q_out"] = std::move(q);
