@@ -1,0 +1,87 @@
+#include "qsa/traces/scenario.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "qsa/traces/rng.hpp"
+
+namespace qsa::traces {
+
+MropeSections ScenarioConfig::mrope_sections() const {
+  if (!mrope) return std::nullopt;
+  // The real model splits 32 pairs as (11, 11, 10); other sizes keep those proportions.
+  const int64_t hp = rotary_dim / 2;
+  const int64_t h = (hp * 11 + 31) / 32;
+  const int64_t w = (hp * 10 + 31) / 32;
+  return std::array<int64_t, 3>{hp - h - w, h, w};
+}
+
+StepConfig ScenarioConfig::step_config() const {
+  StepConfig c;
+  c.compress_ratio = compress_ratio;
+  c.storage_block_size = storage_block_size();
+  c.ring_capacity = ring_capacity;
+  c.head_dim = head_dim;
+  c.rotary_dim = rotary_dim;
+  c.num_heads = num_heads;
+  c.eps = eps;
+  c.mrope_sections = mrope_sections();
+  c.ring_positions = mrope;
+  c.store_dtype = store_dtype;
+  c.max_position = max_position;
+  c.cos_sin = std::make_shared<const std::vector<Bf16>>(make_cos_sin_table(rope_theta, rotary_dim, max_position));
+  // Norm weights near zero, as trained Gemma weights are (the norm multiplies by 1 + w).
+  Rng rng(hash_words(seed, 0x776569676874ull));
+  for (int64_t d = 0; d < head_dim; ++d) {
+    c.w_k.push_back(bf16_from_float(static_cast<float>(rng.range(-64, 64)) / 256.0f));
+    c.w_q.push_back(bf16_from_float(static_cast<float>(rng.range(-64, 64)) / 256.0f));
+  }
+  return c;
+}
+
+Coverage& Coverage::operator+=(const Coverage& o) {
+  steps += o.steps;
+  rows += o.rows;
+  requests += o.requests;
+  ring_wraps += o.ring_wraps;
+  drafts_rejected += o.drafts_rejected;
+  preemptions += o.preemptions;
+  prefix_hits += o.prefix_hits;
+  padded_steps += o.padded_steps;
+  groups_closed += o.groups_closed;
+  negative_common_slots += o.negative_common_slots;
+  mrope_steps += o.mrope_steps;
+  fp8_steps += o.fp8_steps;
+  return *this;
+}
+
+Coverage coverage_of(const Scenario& s) {
+  Coverage c;
+  std::set<int64_t> requests;
+  std::set<int64_t> started;
+  const int64_t cr = s.config.compress_ratio;
+  const int64_t r = s.config.ring_capacity;
+  for (const StepRecord& step : s.steps) {
+    ++c.steps;
+    if (s.config.mrope) ++c.mrope_steps;
+    if (s.config.store_dtype == StoreDtype::kFp8E4m3) ++c.fp8_steps;
+    if (step.padded_requests > 0 || step.padding_tokens > 0) ++c.padded_steps;
+    c.rows += step.padding_tokens;
+    c.preemptions += static_cast<int64_t>(step.preempted.size());
+    for (int64_t id : step.preempted) started.erase(id);  // its next chunk starts again from 0
+    for (const ChunkRecord& chunk : step.chunks) {
+      c.rows += chunk.length;
+      requests.insert(chunk.request);
+      if (started.insert(chunk.request).second && chunk.start > 0) ++c.prefix_hits;
+      c.drafts_rejected += chunk.length - chunk.accepted;
+      c.negative_common_slots += static_cast<int64_t>(chunk.negative_common_slots.size());
+      const int64_t end = chunk.start + chunk.accepted;
+      c.groups_closed += end / cr - chunk.start / cr;
+      c.ring_wraps += end / r - chunk.start / r;
+    }
+  }
+  c.requests = static_cast<int64_t>(requests.size());
+  return c;
+}
+
+}  // namespace qsa::traces
