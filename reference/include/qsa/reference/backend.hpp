@@ -5,7 +5,7 @@
 
 namespace qsa::reference {
 
-class ReferenceBackend final : public Backend {
+class ReferenceBackend : public Backend {
  public:
   std::string name() const override { return "reference"; }
   [[nodiscard]] Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override;

@@ -1,0 +1,132 @@
+// The scenario runner and its oracle on a hand-built scenario: the reference passes every check,
+// a backend with one planted corruption fails the check that should catch it, and the file format
+// and the shrinker round-trip.
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "qsa/reference/backend.hpp"
+#include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/scenario_file.hpp"
+#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/traces/shrinker.hpp"
+#include "support/hand_scenarios.hpp"
+
+namespace qsa {
+namespace {
+
+// Corrupts the ring row of one committed position after the reference step (a stray write).
+class CorruptingBackend : public reference::ReferenceBackend {
+ public:
+  explicit CorruptingBackend(int64_t at_step) : at_step_(at_step) {}
+  std::string name() const override { return "corrupting"; }
+  Status step_update(const StepInput& in, StepCaches* caches, StepOutput* out, Error* error) override {
+    const Status s = ReferenceBackend::step_update(in, caches, out, error);
+    // Request 0 (ring block 1) has committed 53 positions after step 7: position 52, row 4, is
+    // the open group's only member.
+    if (step_++ == at_step_) caches->ring.bytes[caches->ring.layout.byte_offset(1 * 8 + 4, 12)] ^= 0x40;
+    return s;
+    return s;
+  }
+
+ private:
+  int64_t at_step_;
+  int64_t step_ = 0;
+};
+
+TEST(ScenarioRunner, ReferencePassesEveryCheckOnTheHandScenario) {
+  for (bool mrope : {false, true}) {
+    for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
+      reference::ReferenceBackend backend;
+      const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), backend, traces::RunOptions{true, true, true, true, 1});
+      EXPECT_FALSE(failure.has_value()) << (failure ? traces::to_string(*failure) : "");
+    }
+  }
+}
+
+TEST(ScenarioRunner, StrayRingWriteIsCaughtAtItsStep) {
+  CorruptingBackend backend(7);
+  const auto failure = traces::run_scenario(testing::hand_scenario(), backend);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->step, 7);
+  EXPECT_EQ(failure->check, "step-differential") << failure->message;
+}
+
+TEST(ScenarioRunner, OracleAloneCatchesTheStrayWriteWithoutTheDifferential) {
+  CorruptingBackend backend(7);
+  traces::RunOptions options;
+  options.differential = false;
+  options.check_writes = false;
+  options.sweep_every = 1;
+  const auto failure = traces::run_scenario(testing::hand_scenario(), backend, options);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->check, "7.2-ring-open-group") << failure->message;
+}
+
+TEST(ScenarioRunner, ContradictoryScenarioIsReportedAsInvalid) {
+  traces::Scenario s = testing::hand_scenario();
+  s.steps[1].chunks[0].start = 10;  // request 2 committed 9 positions
+  reference::ReferenceBackend backend;
+  const auto failure = traces::run_scenario(s, backend);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_TRUE(failure->invalid_scenario);
+  EXPECT_EQ(failure->step, 1);
+}
+
+TEST(ScenarioFile, WritesAndReadsBackTheSameScenario) {
+  const traces::Scenario s = testing::hand_scenario(true, StoreDtype::kFp8E4m3);
+  std::stringstream text;
+  traces::write_scenario(text, s, std::vector<std::string>(s.steps.size(), "abc"));
+  const traces::ScenarioFile back = traces::read_scenario(text);
+  EXPECT_TRUE(back.scenario.config == s.config);
+  ASSERT_EQ(back.scenario.steps.size(), s.steps.size());
+  for (size_t i = 0; i < s.steps.size(); ++i) EXPECT_TRUE(back.scenario.steps[i] == s.steps[i]) << i;
+  EXPECT_EQ(back.digests, std::vector<std::string>(s.steps.size(), "abc"));
+}
+
+TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
+  auto error_of = [](const std::string& text) {
+    std::stringstream in(text);
+    try {
+      traces::read_scenario(in);
+    } catch (const traces::InputError& e) {
+      return e.error();
+    }
+    return Error{};
+  };
+  std::stringstream good;
+  traces::write_scenario(good, testing::hand_scenario());
+  const std::string header = good.str().substr(0, good.str().find('\n') + 1);
+  EXPECT_EQ(error_of("").rule, "empty");
+  EXPECT_EQ(error_of("{\"format\": \"other\"}\n").rule, "not-a-scenario");
+  const Error bad_step = error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1}]}\n");
+  EXPECT_EQ(bad_step.index, 2);  // the line
+  EXPECT_EQ(bad_step.rule, "missing");
+  std::string bad_ring = header;
+  bad_ring.replace(bad_ring.find("\"ring_capacity\":8"), 17, "\"ring_capacity\":7");
+  EXPECT_EQ(error_of(bad_ring).rule, "spec-3");
+  EXPECT_EQ(error_of(header + "{\"step\": 3, \"reorder_batch_threshold\": 1, \"chunks\": []}\n").rule, "out-of-order");
+  EXPECT_EQ(error_of(header + "{not json\n").rule, "malformed-json");
+}
+
+TEST(Shrinker, KeepsOnlyWhatTheFailureNeeds) {
+  // The failure: request 2 appears at step 4 or later. Only request 2 and the steps up to its
+  // recompute are needed.
+  const traces::Scenario s = testing::hand_scenario();
+  auto failing = [](const traces::Scenario& candidate) -> std::optional<int64_t> {
+    for (size_t i = 0; i < candidate.steps.size(); ++i)
+      for (const auto& chunk : candidate.steps[i].chunks)
+        if (chunk.request == 2 && chunk.start == 0 && chunk.length == 18) return static_cast<int64_t>(i);
+    return std::nullopt;
+  };
+  traces::ShrinkStats stats;
+  const traces::Scenario small = traces::shrink_scenario(s, failing, 200, {}, &stats);
+  EXPECT_EQ(traces::requests_of(small), std::vector<int64_t>{2});
+  EXPECT_EQ(small.steps.size(), 5u);  // steps 0, 1, 2, 3 (preemption) and 4 (recompute)
+  EXPECT_GT(stats.accepted, 0);
+  for (const auto& step : small.steps) EXPECT_EQ(step.padding_tokens, 0);
+}
+
+}  // namespace
+}  // namespace qsa

@@ -1,0 +1,45 @@
+#pragma once
+// Scenario files (traces/FORMAT.md): JSON lines, the configuration first, then one line per step.
+// Reproducers, recorded traces and `qsacheck replay` use them.
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "qsa/traces/scenario.hpp"
+
+namespace qsa::traces {
+
+inline constexpr int kScenarioFormatVersion = 1;
+inline constexpr int64_t kMaxScenarioCacheBytes = int64_t{1} << 31;  // both caches together
+
+/// Per-step digests recorded with a trace (issue: recorded traces); empty when absent.
+struct ScenarioFile {
+  Scenario scenario;
+  std::vector<std::string> digests;  // [steps] or empty
+};
+
+/// Reads a scenario; throws InputError naming the field, the 1-based line (as index) and the rule.
+/// Never allocates more than the text it reads plus what the configuration's limits allow.
+ScenarioFile read_scenario(std::istream& in);
+ScenarioFile read_scenario_file(const std::string& path);
+
+/// Writes a scenario (and digests, when given) that read_scenario() reads back to the same scenario.
+void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<std::string>& digests = {});
+void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<std::string>& digests = {});
+
+/// Checks a configuration (ranges, SPEC 3's ring capacity, cache sizes); throws InputError.
+void validate_config(const ScenarioConfig& config);
+
+nlohmann::json config_to_json(const ScenarioConfig& config);
+ScenarioConfig config_from_json(const nlohmann::json& json, int64_t line);
+nlohmann::json step_to_json(const StepRecord& step, int64_t index);
+StepRecord step_from_json(const nlohmann::json& json, int64_t line);
+
+bool operator==(const ChunkRecord& a, const ChunkRecord& b);
+bool operator==(const StepRecord& a, const StepRecord& b);
+bool operator==(const ScenarioConfig& a, const ScenarioConfig& b);
+
+}  // namespace qsa::traces

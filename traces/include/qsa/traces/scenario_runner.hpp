@@ -1,0 +1,72 @@
+#pragma once
+// Steps a scenario through one backend and checks every step: the metadata of all three cache
+// kinds (SPEC 7.4 invariants, bitwise equality with the reference), the step update (bitwise
+// equality with the reference, writes only at named slots: SPEC 7.5), the Q path, and the model
+// oracle after verification (SPEC 7.1-7.3). The first failure stops the run.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "qsa/backend.hpp"
+#include "qsa/model_oracle.hpp"
+#include "qsa/traces/scenario.hpp"
+#include "qsa/traces/scenario_state.hpp"
+
+namespace qsa::traces {
+
+struct RunOptions {
+  bool check_metadata = true;   // all three kinds: invariants, and equality with the reference
+  bool run_step_update = true;  // the step update with its checks (skipped for backends that lack it)
+  bool differential = true;     // compare with the reference bit for bit (not when the backend is the reference)
+  bool check_writes = true;     // SPEC 7.5: bytes change only in rows the metadata names
+  int64_t sweep_every = 32;     // re-check every complete group of every live request every n steps (0: never)
+};
+
+struct RunFailure {
+  int64_t step = -1;
+  std::string check;    // e.g. "metadata-differential", "7.1-compressed-row", "7.5-writes", "scenario"
+  std::string message;  // names the request, position, slot and both values where it can
+  bool invalid_scenario = false;  // the scenario itself contradicts SPEC 7 (no backend is at fault)
+};
+
+std::string to_string(const RunFailure& failure);
+
+class ScenarioRunner {
+ public:
+  ScenarioRunner(const ScenarioConfig& config, Backend& backend, RunOptions options = {});
+
+  /// Runs and checks the next step. After a failure the runner should not be stepped further.
+  std::optional<RunFailure> step(const StepRecord& record);
+
+  int64_t steps_run() const { return index_; }
+  /// False once the backend answered kNotImplemented for the step update (metadata is still checked).
+  bool step_update_supported() const { return step_update_supported_; }
+  const ScenarioState& state() const { return state_; }
+
+ private:
+  std::optional<RunFailure> check_metadata(const StepInput& input, const StepRecord& record);
+  std::optional<RunFailure> check_step_update(const StepInput& input);
+  std::optional<RunFailure> check_oracle(const StepRecord& record, const std::map<int64_t, int64_t>& committed_before);
+  RunFailure failure(const std::string& check, const std::string& message) const;
+
+  ScenarioState state_;
+  ModelOracle oracle_;
+  Backend& backend_;
+  std::unique_ptr<Backend> reference_;
+  RunOptions options_;
+  StepCaches caches_;            // the backend's caches
+  StepCaches reference_caches_;  // the reference's, for the differential check
+  MetadataOutput compressed_metadata_;  // the backend's compressed-kind metadata of this step
+  int64_t index_ = 0;
+  bool step_update_supported_ = true;
+};
+
+/// Runs a whole scenario; nullopt when every step passed.
+std::optional<RunFailure> run_scenario(const Scenario& scenario, Backend& backend, const RunOptions& options = {});
+
+/// Fresh caches for a configuration, every byte poisoned (nothing a correct run reads is unwritten).
+StepCaches make_poisoned_caches(const ScenarioConfig& config);
+
+}  // namespace qsa::traces

@@ -1,0 +1,251 @@
+#include "qsa/traces/scenario_file.hpp"
+
+#include <fstream>
+#include <istream>
+#include <ostream>
+
+#include "qsa/traces/json_reader.hpp"
+
+namespace qsa::traces {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& field, int64_t line, const std::string& rule, const std::string& message) {
+  throw InputError(Error{field, line, rule, message});
+}
+
+void check_range(const std::string& field, int64_t value, int64_t lo, int64_t hi, int64_t line) {
+  if (value < lo || value > hi)
+    fail(field, line, "out-of-range", std::to_string(value) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
+std::vector<int32_t> int32_array(JsonObjectReader& r, const char* field, const std::string& context, int64_t line) {
+  std::vector<int32_t> out;
+  for (int64_t v : r.integer_array(field, false)) {
+    check_range(context + field, v, -1, kMaxInt32, line);
+    out.push_back(static_cast<int32_t>(v));
+  }
+  return out;
+}
+
+}  // namespace
+
+void validate_config(const ScenarioConfig& c) {
+  const int64_t line = 1;
+  check_range("config.compress_ratio", c.compress_ratio, 2, kMaxCompressRatio, line);
+  check_range("config.block_size", c.block_size, c.compress_ratio, int64_t{1} << 20, line);
+  if (c.block_size % c.compress_ratio != 0) fail("config.block_size", line, "not-multiple", "B must be a multiple of C");
+  check_range("config.num_speculative_tokens", c.num_speculative_tokens, 0, 64, line);
+  int64_t ring = 0;
+  Error error;
+  if (ring_capacity(c.compress_ratio, c.num_speculative_tokens, c.block_size, c.ring_rule, &ring, &error) != Status::kOk)
+    fail("config.block_size", line, error.rule, error.message);
+  if (ring != c.ring_capacity)
+    fail("config.ring_capacity", line, "spec-3", "R = " + std::to_string(c.ring_capacity) + " but SPEC 3 (" + to_string(c.ring_rule) + ") gives " + std::to_string(ring));
+  check_range("config.head_dim", c.head_dim, 32, 512, line);
+  if ((c.head_dim & (c.head_dim - 1)) != 0) fail("config.head_dim", line, "out-of-range", "D must be a power of two");
+  check_range("config.rotary_dim", c.rotary_dim, 2, c.head_dim, line);
+  if (c.rotary_dim % 2 != 0) fail("config.rotary_dim", line, "out-of-range", "rd must be even");
+  check_range("config.num_heads", c.num_heads, 1, 64, line);
+  if (!(c.eps > 0.0f) || c.eps > 1.0f) fail("config.eps", line, "out-of-range", "eps must be in (0, 1]");
+  if (!(c.rope_theta > 1.0) || c.rope_theta > 1e12) fail("config.rope_theta", line, "out-of-range", "rope_theta must be in (1, 1e12]");
+  check_range("config.max_position", c.max_position, 128, int64_t{1} << 20, line);
+  check_range("config.num_compressed_blocks", c.num_compressed_blocks, 1, kMaxInt32, line);
+  check_range("config.num_ring_blocks", c.num_ring_blocks, 1, kMaxInt32, line);
+  check_range("config.max_num_batched_tokens", c.max_num_batched_tokens, 1, int64_t{1} << 20, line);
+  check_range("config.max_num_seqs", c.max_num_seqs, 1, int64_t{1} << 16, line);
+  const int64_t compressed_bytes = c.num_compressed_blocks * c.storage_block_size() * c.head_dim * element_bytes(c.store_dtype);
+  const int64_t ring_bytes = c.num_ring_blocks * c.ring_capacity * ring_row_width(c.head_dim, c.mrope) * 2;
+  if (compressed_bytes > kMaxScenarioCacheBytes || ring_bytes > kMaxScenarioCacheBytes - compressed_bytes)
+    fail("config.num_compressed_blocks", line, "too-large", "the caches would need more than 2 GiB");
+}
+
+json config_to_json(const ScenarioConfig& c) {
+  return {{"seed", c.seed}, {"workload", c.workload}, {"compress_ratio", c.compress_ratio}, {"block_size", c.block_size},
+          {"num_speculative_tokens", c.num_speculative_tokens}, {"ring_rule", to_string(c.ring_rule)}, {"ring_capacity", c.ring_capacity},
+          {"head_dim", c.head_dim}, {"rotary_dim", c.rotary_dim}, {"num_heads", c.num_heads}, {"mrope", c.mrope},
+          {"store_dtype", to_string(c.store_dtype)}, {"eps", c.eps}, {"rope_theta", c.rope_theta}, {"max_position", c.max_position},
+          {"num_compressed_blocks", c.num_compressed_blocks}, {"num_ring_blocks", c.num_ring_blocks},
+          {"max_num_batched_tokens", c.max_num_batched_tokens}, {"max_num_seqs", c.max_num_seqs}};
+}
+
+ScenarioConfig config_from_json(const json& j, int64_t line) {
+  JsonObjectReader r(j, "config.");
+  ScenarioConfig c;
+  const int64_t seed = r.integer("seed");
+  c.seed = static_cast<uint64_t>(seed);
+  c.workload = r.string("workload");
+  c.compress_ratio = r.integer("compress_ratio");
+  c.block_size = r.integer("block_size");
+  c.num_speculative_tokens = r.integer("num_speculative_tokens");
+  const std::string rule = r.string("ring_rule");
+  if (rule != "seed" && rule != "widen") fail("config.ring_rule", line, "unknown-rule", "ring_rule must be seed or widen");
+  c.ring_rule = rule == "seed" ? RingRule::kSeed : RingRule::kWiden;
+  c.ring_capacity = r.integer("ring_capacity");
+  c.head_dim = r.integer("head_dim");
+  c.rotary_dim = r.integer("rotary_dim");
+  c.num_heads = r.integer("num_heads");
+  c.mrope = r.boolean("mrope");
+  const std::string dtype = r.string("store_dtype");
+  if (dtype != "bf16" && dtype != "fp8_e4m3") fail("config.store_dtype", line, "unknown-dtype", "store_dtype must be bf16 or fp8_e4m3");
+  c.store_dtype = dtype == "bf16" ? StoreDtype::kBf16 : StoreDtype::kFp8E4m3;
+  c.eps = static_cast<float>(r.number("eps"));
+  c.rope_theta = r.number("rope_theta");
+  c.max_position = r.integer("max_position");
+  c.num_compressed_blocks = r.integer("num_compressed_blocks");
+  c.num_ring_blocks = r.integer("num_ring_blocks");
+  c.max_num_batched_tokens = r.integer("max_num_batched_tokens");
+  c.max_num_seqs = r.integer("max_num_seqs");
+  r.reject_unknown_fields();
+  validate_config(c);
+  return c;
+}
+
+json step_to_json(const StepRecord& step, int64_t index) {
+  json chunks = json::array();
+  for (const ChunkRecord& c : step.chunks) {
+    json chunk = {{"request", c.request}, {"prompt_len", c.prompt_len}, {"start", c.start}, {"length", c.length},
+                  {"accepted", c.accepted}, {"blocks", c.blocks}, {"ring_block", c.ring_block}};
+    if (c.family >= 0) chunk["family"] = c.family;
+    if (!c.negative_common_slots.empty()) chunk["negative_common_slots"] = c.negative_common_slots;
+    chunks.push_back(std::move(chunk));
+  }
+  json j = {{"step", index}, {"chunks", std::move(chunks)}, {"reorder_batch_threshold", step.reorder_batch_threshold}};
+  if (step.padded_requests > 0) j["padded_requests"] = step.padded_requests;
+  if (step.padding_tokens > 0) j["padding_tokens"] = step.padding_tokens;
+  if (!step.finished.empty()) j["finished"] = step.finished;
+  if (!step.preempted.empty()) j["preempted"] = step.preempted;
+  return j;
+}
+
+StepRecord step_from_json(const json& j, int64_t line) {
+  JsonObjectReader r(j);
+  StepRecord step;
+  r.integer("step");  // informational: the step's index, checked by the reader
+  step.reorder_batch_threshold = r.integer("reorder_batch_threshold");
+  check_range("reorder_batch_threshold", step.reorder_batch_threshold, 1, kMaxTokens, line);
+  step.padded_requests = r.optional_integer("padded_requests").value_or(0);
+  check_range("padded_requests", step.padded_requests, 0, 1 << 16, line);
+  step.padding_tokens = r.optional_integer("padding_tokens").value_or(0);
+  check_range("padding_tokens", step.padding_tokens, 0, 1 << 20, line);
+  step.finished = r.integer_array("finished", false);
+  step.preempted = r.integer_array("preempted", false);
+  const json& chunks = r.raw("chunks");
+  if (!chunks.is_array()) fail("chunks", line, "wrong-type", "chunks must be an array");
+  int64_t rows = 0;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const std::string context = "chunks[" + std::to_string(i) + "].";
+    JsonObjectReader cr(chunks[i], context);
+    ChunkRecord c;
+    c.request = cr.integer("request");
+    check_range(context + "request", c.request, 0, int64_t{1} << 24, line);
+    c.family = cr.optional_integer("family").value_or(-1);
+    check_range(context + "family", c.family, -1, int64_t{1} << 24, line);
+    c.prompt_len = cr.integer("prompt_len");
+    check_range(context + "prompt_len", c.prompt_len, 0, int64_t{1} << 20, line);
+    c.start = cr.integer("start");
+    check_range(context + "start", c.start, 0, int64_t{1} << 20, line);
+    c.length = cr.integer("length");
+    check_range(context + "length", c.length, 1, int64_t{1} << 20, line);
+    c.accepted = cr.integer("accepted");
+    check_range(context + "accepted", c.accepted, 0, c.length, line);
+    c.blocks = int32_array(cr, "blocks", context, line);
+    c.ring_block = static_cast<int32_t>(cr.integer("ring_block"));
+    check_range(context + "ring_block", c.ring_block, -1, kMaxInt32, line);
+    c.negative_common_slots = cr.integer_array("negative_common_slots", false);
+    for (int64_t o : c.negative_common_slots) check_range(context + "negative_common_slots", o, 0, c.length - 1, line);
+    cr.reject_unknown_fields();
+    rows += c.length;
+    step.chunks.push_back(std::move(c));
+  }
+  if (rows + step.padding_tokens > (int64_t{1} << 20)) fail("chunks", line, "too-large", "a step may hold at most 2^20 rows");
+  r.reject_unknown_fields();
+  return step;
+}
+
+ScenarioFile read_scenario(std::istream& in) {
+  ScenarioFile file;
+  std::string text;
+  int64_t line = 0;
+  bool have_header = false;
+  while (std::getline(in, text)) {
+    ++line;
+    if (text.empty() || text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json j;
+    try {
+      j = json::parse(text);
+    } catch (const json::parse_error& e) {
+      fail("line", line, "malformed-json", e.what());
+    }
+    try {
+      if (!have_header) {
+        JsonObjectReader r(j);
+        if (r.string("format") != "qsacheck-scenario") fail("format", line, "not-a-scenario", "the first line must have \"format\": \"qsacheck-scenario\"");
+        const int64_t version = r.integer("version");
+        if (version != kScenarioFormatVersion)
+          fail("version", line, "unsupported-version", "format version " + std::to_string(version) + " (this build reads " + std::to_string(kScenarioFormatVersion) + ")");
+        file.scenario.config = config_from_json(r.raw("config"), line);
+        r.reject_unknown_fields();
+        have_header = true;
+        continue;
+      }
+      json step = j;
+      std::string digest;
+      if (step.is_object() && step.contains("digest")) {
+        if (!step["digest"].is_string()) fail("digest", line, "wrong-type", "digest must be a string");
+        digest = step["digest"].get<std::string>();
+        step.erase("digest");
+      }
+      StepRecord record = step_from_json(step, line);
+      if (step.value("step", int64_t{-1}) != static_cast<int64_t>(file.scenario.steps.size()))
+        fail("step", line, "out-of-order", "expected step " + std::to_string(file.scenario.steps.size()));
+      if (!digest.empty() && file.digests.size() != file.scenario.steps.size()) fail("digest", line, "partial", "every step or none carries a digest");
+      if (!digest.empty()) file.digests.push_back(digest);
+      else if (!file.digests.empty()) fail("digest", line, "partial", "every step or none carries a digest");
+      file.scenario.steps.push_back(std::move(record));
+    } catch (const InputError& e) {
+      Error error = e.error();
+      error.index = line;  // the line is the most useful locator in a file
+      throw InputError(error);
+    }
+  }
+  if (!have_header) fail("format", line, "empty", "no configuration line");
+  return file;
+}
+
+ScenarioFile read_scenario_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail("input", -1, "unreadable", "cannot open " + path);
+  return read_scenario(in);
+}
+
+void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<std::string>& digests) {
+  json header = {{"format", "qsacheck-scenario"}, {"version", kScenarioFormatVersion}, {"config", config_to_json(scenario.config)}};
+  out << header.dump() << "\n";
+  for (size_t i = 0; i < scenario.steps.size(); ++i) {
+    json step = step_to_json(scenario.steps[i], static_cast<int64_t>(i));
+    if (i < digests.size()) step["digest"] = digests[i];
+    out << step.dump() << "\n";
+  }
+}
+
+void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<std::string>& digests) {
+  std::ofstream out(path);
+  if (!out) fail("output", -1, "unwritable", "cannot write " + path);
+  write_scenario(out, scenario, digests);
+}
+
+bool operator==(const ChunkRecord& a, const ChunkRecord& b) {
+  return a.request == b.request && a.family == b.family && a.prompt_len == b.prompt_len && a.start == b.start && a.length == b.length &&
+         a.accepted == b.accepted && a.blocks == b.blocks && a.ring_block == b.ring_block && a.negative_common_slots == b.negative_common_slots;
+}
+
+bool operator==(const StepRecord& a, const StepRecord& b) {
+  return a.chunks == b.chunks && a.padded_requests == b.padded_requests && a.padding_tokens == b.padding_tokens &&
+         a.reorder_batch_threshold == b.reorder_batch_threshold && a.finished == b.finished && a.preempted == b.preempted;
+}
+
+bool operator==(const ScenarioConfig& a, const ScenarioConfig& b) { return config_to_json(a) == config_to_json(b); }
+
+}  // namespace qsa::traces

@@ -1,0 +1,170 @@
+#include "qsa/traces/scenario_state.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "qsa/traces/json_reader.hpp"
+
+namespace qsa::traces {
+
+Origin RequestLedger::origin(int64_t position, int64_t step) const {
+  if (position < prompt_len)
+    return family >= 0 ? Origin{OriginKind::kFamilyPrompt, family, position, 0} : Origin{OriginKind::kOwnPrompt, request, position, 0};
+  if (position < known_length()) return Origin{OriginKind::kGenerated, request, position, generated_attempts[position - prompt_len]};
+  return Origin{OriginKind::kGenerated, request, position, step};
+}
+
+ScenarioState::ScenarioState(const ScenarioConfig& config) : config_(config), step_config_(config.step_config()) {}
+
+RequestLedger ScenarioState::ledger_for(const ChunkRecord& chunk) const {
+  auto it = requests_.find(chunk.request);
+  if (it != requests_.end()) return it->second;
+  RequestLedger fresh;
+  fresh.request = chunk.request;
+  fresh.family = chunk.family;
+  fresh.prompt_len = chunk.prompt_len;
+  return fresh;
+}
+
+void ScenarioState::check_chunk(const ChunkRecord& chunk, int64_t index) const {
+  const RequestLedger ledger = ledger_for(chunk);
+  auto fail = [&](const std::string& why) {
+    throw InputError(Error{"steps", index, "bad-chunk", "request " + std::to_string(chunk.request) + ": " + why});
+  };
+  if (chunk.length < 0 || chunk.accepted < 0 || chunk.accepted > chunk.length) fail("needs 0 <= accepted <= length");
+  if (chunk.start < 0) fail("negative start");
+  const bool prefix_hit = ledger.committed == 0 && chunk.start % config_.block_size == 0 && chunk.start <= ledger.known_length();
+  if (chunk.start != ledger.committed && !prefix_hit)
+    fail("starts at " + std::to_string(chunk.start) + " but its committed length is " + std::to_string(ledger.committed));
+  if (chunk.start > ledger.known_length())
+    fail("skips unknown positions " + std::to_string(ledger.known_length()) + ".." + std::to_string(chunk.start - 1));
+  if (chunk.start + chunk.length + 64 > config_.max_position) fail("reaches past max_position - 64");
+}
+
+StepInput ScenarioState::step_input(const StepRecord& record, int64_t index) const {
+  StepInput in;
+  in.config = step_config_;
+  Batch& b = in.batch;
+  b.reorder_batch_threshold = record.reorder_batch_threshold;
+  b.query_start_loc = {0};
+  size_t width = 1;
+  for (const ChunkRecord& chunk : record.chunks) {
+    check_chunk(chunk, index);
+    b.query_start_loc.push_back(b.query_start_loc.back() + chunk.length);
+    b.seq_lens.push_back(chunk.start + chunk.length);
+    width = std::max(width, chunk.blocks.size());
+  }
+  for (int64_t i = 0; i < record.padded_requests; ++i) {
+    b.query_start_loc.push_back(b.query_start_loc.back());
+    b.seq_lens.push_back(0);
+  }
+  const int64_t m = b.query_start_loc.back();
+  b.num_actual_tokens = m + record.padding_tokens;
+
+  // Block tables: each request's row padded with -1; padded requests get zeros, as vLLM's are.
+  std::vector<std::vector<int32_t>> table;
+  std::vector<std::vector<int32_t>> ring;
+  for (const ChunkRecord& chunk : record.chunks) {
+    std::vector<int32_t> row(width, -1);
+    std::copy(chunk.blocks.begin(), chunk.blocks.end(), row.begin());
+    table.push_back(row);
+    ring.push_back({chunk.ring_block});
+  }
+  for (int64_t i = 0; i < record.padded_requests; ++i) {
+    table.emplace_back(width, 0);
+    ring.push_back({0});
+  }
+  in.block_table = BlockTable::from_rows(table);
+  in.ring_block_table = BlockTable::from_rows(ring);
+
+  const std::vector<Origin> origins = row_origins(record, index);
+  const int64_t n = b.num_actual_tokens;
+  const int64_t d = config_.head_dim;
+  const int64_t heads = config_.num_heads;
+  in.keys.resize(static_cast<size_t>(n * d));
+  in.queries.resize(static_cast<size_t>(n * heads * d));
+  in.position_axes = config_.mrope ? 3 : 1;
+  in.positions.assign(static_cast<size_t>(in.position_axes * n), 0);
+  b.common_slot_mapping.assign(static_cast<size_t>(n), -1);
+  int64_t t = 0;
+  for (const ChunkRecord& chunk : record.chunks) {
+    for (int64_t o = 0; o < chunk.length; ++o, ++t) {
+      const int64_t p = chunk.start + o;
+      const bool negative = std::find(chunk.negative_common_slots.begin(), chunk.negative_common_slots.end(), o) != chunk.negative_common_slots.end();
+      const int64_t block = p / config_.block_size < static_cast<int64_t>(chunk.blocks.size()) ? chunk.blocks[p / config_.block_size] : -1;
+      b.common_slot_mapping[t] = negative ? -1 : (block >= 0 ? block * config_.block_size + p % config_.block_size : t);
+      const std::array<int64_t, 3> position = model_position(config_, origins[t]);
+      for (int axis = 0; axis < in.position_axes; ++axis) in.positions[axis * n + t] = position[axis];
+    }
+  }
+  for (t = 0; t < n; ++t) {
+    key_row(config_.seed, origins[t], d, in.keys.data() + t * d);
+    for (int64_t h = 0; h < heads; ++h) query_row(config_.seed, origins[t], h, d, in.queries.data() + (t * heads + h) * d);
+  }
+  return in;
+}
+
+std::vector<Origin> ScenarioState::row_origins(const StepRecord& record, int64_t index) const {
+  std::vector<Origin> origins;
+  for (const ChunkRecord& chunk : record.chunks) {
+    const RequestLedger ledger = ledger_for(chunk);
+    for (int64_t o = 0; o < chunk.length; ++o) origins.push_back(ledger.origin(chunk.start + o, index));
+  }
+  const auto m = static_cast<int64_t>(origins.size());
+  for (int64_t t = m; t < m + record.padding_tokens; ++t) origins.push_back(Origin{OriginKind::kPadding, index, t, 0});
+  return origins;
+}
+
+void ScenarioState::apply(const StepRecord& record, int64_t index) {
+  const int64_t c = config_.compress_ratio;
+  const int64_t s = config_.storage_block_size();
+  for (const ChunkRecord& chunk : record.chunks) {
+    check_chunk(chunk, index);
+    RequestLedger ledger = ledger_for(chunk);
+    ledger.blocks = chunk.blocks;
+    ledger.ring_block = chunk.ring_block;
+    for (int64_t o = 0; o < chunk.accepted; ++o) {
+      const int64_t p = chunk.start + o;
+      if (p >= ledger.known_length()) ledger.generated_attempts.push_back(index);  // a fresh token is now known
+      if ((p + 1) % c != 0) continue;
+      const int64_t g = p / c;
+      if (ledger.exempt.size() <= static_cast<size_t>(g)) ledger.exempt.resize(static_cast<size_t>(g) + 1, false);
+      const bool negative = std::find(chunk.negative_common_slots.begin(), chunk.negative_common_slots.end(), o) != chunk.negative_common_slots.end();
+      const int64_t logical = g / s;
+      const bool no_block = logical >= static_cast<int64_t>(chunk.blocks.size()) || chunk.blocks[logical] < 0 ||
+                            chunk.blocks[logical] >= config_.num_compressed_blocks;
+      ledger.exempt[g] = negative || no_block;
+    }
+    ledger.committed = chunk.start + chunk.accepted;
+    requests_[chunk.request] = std::move(ledger);
+  }
+  for (int64_t id : record.finished) requests_.erase(id);
+  for (int64_t id : record.preempted) {
+    auto it = requests_.find(id);
+    if (it == requests_.end()) continue;
+    it->second.committed = 0;
+    it->second.blocks.clear();
+    it->second.ring_block = -1;
+    it->second.exempt.clear();
+  }
+}
+
+CommittedStream ScenarioState::committed_stream(const RequestLedger& ledger) const {
+  CommittedStream s;
+  s.request = ledger.request;
+  s.committed_length = ledger.committed;
+  s.blocks = ledger.blocks;
+  s.ring_block = ledger.ring_block;
+  const RequestLedger* l = &ledger;
+  const ScenarioConfig* config = &config_;
+  s.key = [l, config](int64_t position, Bf16* out) { key_row(config->seed, l->origin(position, -1), config->head_dim, out); };
+  s.position = [l, config](int64_t position) { return model_position(*config, l->origin(position, -1)); };
+  s.exempt = [l](int64_t group) { return static_cast<size_t>(group) < l->exempt.size() && l->exempt[group]; };
+  s.describe = [config](const Bf16* key) {
+    const auto origin = decode_key_origin(key, config->head_dim);
+    return origin ? "the key of " + to_string(*origin) : std::string("a key of no known origin");
+  };
+  return s;
+}
+
+}  // namespace qsa::traces
