@@ -28,7 +28,8 @@ std::string to_string(const Origin& o) {
     case OriginKind::kFamilyPrompt: return "prompt family " + std::to_string(o.id) + " position " + std::to_string(o.position);
     case OriginKind::kOwnPrompt: return "request " + std::to_string(o.id) + " prompt position " + std::to_string(o.position);
     case OriginKind::kGenerated:
-      return "request " + std::to_string(o.id) + " position " + std::to_string(o.position) + " attempt " + std::to_string(o.attempt) + " (generated)";
+      return "request " + std::to_string(o.id) + " position " + std::to_string(o.position) +
+             (o.attempt == 0 ? std::string(" (committed output)") : " (draft rejected in step " + std::to_string(o.attempt - 1) + ")");
     case OriginKind::kPadding: return "padding row " + std::to_string(o.position) + " of step " + std::to_string(o.id);
   }
   return "unknown origin";

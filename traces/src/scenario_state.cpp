@@ -7,11 +7,15 @@
 
 namespace qsa::traces {
 
-Origin RequestLedger::origin(int64_t position, int64_t step) const {
+Origin RequestLedger::committed_origin(int64_t position) const {
   if (position < prompt_len)
     return family >= 0 ? Origin{OriginKind::kFamilyPrompt, family, position, 0} : Origin{OriginKind::kOwnPrompt, request, position, 0};
-  if (position < known_length()) return Origin{OriginKind::kGenerated, request, position, generated_attempts[position - prompt_len]};
-  return Origin{OriginKind::kGenerated, request, position, step};
+  return Origin{OriginKind::kGenerated, request, position, 0};
+}
+
+Origin RequestLedger::row_origin(int64_t position, int64_t step, bool accepted) const {
+  if (accepted || position < prompt_len) return committed_origin(position);
+  return Origin{OriginKind::kGenerated, request, position, step + 1};
 }
 
 ScenarioState::ScenarioState(const ScenarioConfig& config) : config_(config), step_config_(config.step_config()) {}
@@ -33,11 +37,11 @@ void ScenarioState::check_chunk(const ChunkRecord& chunk, int64_t index) const {
   };
   if (chunk.length < 0 || chunk.accepted < 0 || chunk.accepted > chunk.length) fail("needs 0 <= accepted <= length");
   if (chunk.start < 0) fail("negative start");
-  const bool prefix_hit = ledger.committed == 0 && chunk.start % config_.block_size == 0 && chunk.start <= ledger.known_length();
+  // A fresh (or preempted) request may start on shared blocks of its family's prompt.
+  const bool prefix_hit = ledger.committed == 0 && chunk.family >= 0 && chunk.start % config_.block_size == 0 && chunk.start <= chunk.prompt_len;
   if (chunk.start != ledger.committed && !prefix_hit)
     fail("starts at " + std::to_string(chunk.start) + " but its committed length is " + std::to_string(ledger.committed));
-  if (chunk.start > ledger.known_length())
-    fail("skips unknown positions " + std::to_string(ledger.known_length()) + ".." + std::to_string(chunk.start - 1));
+  if (chunk.prompt_len != ledger.prompt_len || chunk.family != ledger.family) fail("changes its family or prompt length");
   if (chunk.start + chunk.length + 64 > config_.max_position) fail("reaches past max_position - 64");
 }
 
@@ -108,7 +112,7 @@ std::vector<Origin> ScenarioState::row_origins(const StepRecord& record, int64_t
   std::vector<Origin> origins;
   for (const ChunkRecord& chunk : record.chunks) {
     const RequestLedger ledger = ledger_for(chunk);
-    for (int64_t o = 0; o < chunk.length; ++o) origins.push_back(ledger.origin(chunk.start + o, index));
+    for (int64_t o = 0; o < chunk.length; ++o) origins.push_back(ledger.row_origin(chunk.start + o, index, o < chunk.accepted));
   }
   const auto m = static_cast<int64_t>(origins.size());
   for (int64_t t = m; t < m + record.padding_tokens; ++t) origins.push_back(Origin{OriginKind::kPadding, index, t, 0});
@@ -125,7 +129,6 @@ void ScenarioState::apply(const StepRecord& record, int64_t index) {
     ledger.ring_block = chunk.ring_block;
     for (int64_t o = 0; o < chunk.accepted; ++o) {
       const int64_t p = chunk.start + o;
-      if (p >= ledger.known_length()) ledger.generated_attempts.push_back(index);  // a fresh token is now known
       if ((p + 1) % c != 0) continue;
       const int64_t g = p / c;
       if (ledger.exempt.size() <= static_cast<size_t>(g)) ledger.exempt.resize(static_cast<size_t>(g) + 1, false);
@@ -157,8 +160,8 @@ CommittedStream ScenarioState::committed_stream(const RequestLedger& ledger) con
   s.ring_block = ledger.ring_block;
   const RequestLedger* l = &ledger;
   const ScenarioConfig* config = &config_;
-  s.key = [l, config](int64_t position, Bf16* out) { key_row(config->seed, l->origin(position, -1), config->head_dim, out); };
-  s.position = [l, config](int64_t position) { return model_position(*config, l->origin(position, -1)); };
+  s.key = [l, config](int64_t position, Bf16* out) { key_row(config->seed, l->committed_origin(position), config->head_dim, out); };
+  s.position = [l, config](int64_t position) { return model_position(*config, l->committed_origin(position)); };
   s.exempt = [l](int64_t group) { return static_cast<size_t>(group) < l->exempt.size() && l->exempt[group]; };
   s.describe = [config](const Bf16* key) {
     const auto origin = decode_key_origin(key, config->head_dim);

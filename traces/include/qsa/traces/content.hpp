@@ -1,8 +1,9 @@
 #pragma once
 // Row content as a pure function of its origin: (seed, prompt family or request, position,
-// attempt). The first elements of every key spell the origin out in small integers (exact in bf16),
-// so a misplaced row can be decoded back to where it came from, and a rejected draft (attempt = the
-// step that wrote it) differs from the key later committed at the same position.
+// attempt). A committed token has attempt 0, whatever schedule produced it (an accepted draft is the
+// right token, so its key is the committed key); a rejected draft has attempt = its step + 1, so it
+// differs from the key later committed at the same position. The first elements of every key spell
+// the origin out in small integers (exact in bf16), so a misplaced row names where it came from.
 
 #include <array>
 #include <cstdint>
@@ -17,7 +18,7 @@ namespace qsa::traces {
 enum class OriginKind : uint8_t {
   kFamilyPrompt = 1,  // a prompt token shared by a prompt family: id = family
   kOwnPrompt = 2,     // a prompt token of a request without family: id = request
-  kGenerated = 3,     // an output or draft token: id = request, attempt = the step that produced it
+  kGenerated = 3,     // an output or draft token: id = request; attempt 0 when committed, step + 1 when rejected
   kPadding = 4,       // a CUDA-graph padding row: id = step, position = row
 };
 

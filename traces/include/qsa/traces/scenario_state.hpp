@@ -1,6 +1,6 @@
 #pragma once
-// The committed state of every live request while a scenario is stepped (SPEC 7): what has been
-// committed, which tokens are known (prompt, accepted output), where the request's blocks are.
+// The committed state of every live request while a scenario is stepped (SPEC 7): how much has
+// been committed, where the request's blocks are, which groups have no compressed row.
 // It turns a StepRecord into that step's full StepInput and, afterwards, applies verification and
 // the events. Both the runner and the oracle read it; it knows nothing of how a step is computed.
 
@@ -20,14 +20,15 @@ struct RequestLedger {
   int64_t family = -1;
   int64_t prompt_len = 0;
   int64_t committed = 0;                      // L
-  std::vector<int64_t> generated_attempts;   // attempt of the known output token at position prompt_len + i
   std::vector<int32_t> blocks;               // latest compressed block table row
   int32_t ring_block = -1;
   std::vector<bool> exempt;                  // per group: its committed closing row had no compressed slot
 
-  int64_t known_length() const { return prompt_len + static_cast<int64_t>(generated_attempts.size()); }
-  /// Origin of the token at `position` if it is known, else of a fresh token produced in `step`.
-  Origin origin(int64_t position, int64_t step) const;
+  /// Origin of the committed token at `position`.
+  Origin committed_origin(int64_t position) const;
+  /// Origin of a row written in `step`: the committed token when verification accepts it, else a
+  /// rejected draft of that step.
+  Origin row_origin(int64_t position, int64_t step, bool accepted) const;
 };
 
 class ScenarioState {
