@@ -44,6 +44,8 @@ class ScenarioRunner {
   /// False once the backend answered kNotImplemented for the step update (metadata is still checked).
   bool step_update_supported() const { return step_update_supported_; }
   const ScenarioState& state() const { return state_; }
+  /// The backend's caches after the steps run so far.
+  const StepCaches& caches() const { return caches_; }
 
  private:
   std::optional<RunFailure> check_metadata(const StepInput& input, const StepRecord& record);
