@@ -1,0 +1,215 @@
+#include "support/scenario_rules.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "qsa/traces/cuda_graph_padding.hpp"
+
+namespace qsa::testing {
+
+namespace {
+
+using traces::ChunkRecord;
+using traces::Scenario;
+using traces::StepRecord;
+
+struct LiveRequest {
+  int64_t family = -1;
+  int64_t prompt_len = 0;
+  int64_t committed = 0;
+  std::vector<int32_t> blocks;
+  int32_t ring_block = -1;
+  bool started = false;  // scheduled since its last (re)start
+  bool ever_started = false;
+};
+
+class Checker {
+ public:
+  Checker(const Scenario& s, bool uniform_padded, size_t limit)
+      : s_(s), c_(s.config), uniform_padded_(uniform_padded), limit_(limit),
+        capture_sizes_(traces::cuda_graph_capture_sizes(s.config.max_num_batched_tokens)) {}
+
+  std::vector<std::string> run() {
+    check_config();
+    for (size_t i = 0; i < s_.steps.size() && out_.size() < limit_; ++i) check_step(static_cast<int64_t>(i), s_.steps[i]);
+    return out_;
+  }
+
+ private:
+  void fail(int64_t step, int64_t request, const std::string& rule) {
+    if (out_.size() >= limit_) return;
+    std::ostringstream os;
+    os << "step " << step << (request >= 0 ? " request " + std::to_string(request) : std::string()) << ": " << rule;
+    out_.push_back(os.str());
+  }
+
+  void check_config() {
+    int64_t r = 0;
+    Error error;
+    if (ring_capacity(c_.compress_ratio, c_.num_speculative_tokens, c_.block_size, c_.ring_rule, &r, &error) != Status::kOk ||
+        r != c_.ring_capacity)
+      fail(-1, -1, "ring_capacity is not SPEC 3's R");
+    if (c_.block_size % c_.compress_ratio != 0) fail(-1, -1, "B is not a multiple of C");
+  }
+
+  // Holders of each block id among live requests.
+  std::set<int64_t>& holders(int32_t block) { return holders_[block]; }
+
+  void release(int64_t id) {
+    LiveRequest& r = live_[id];
+    for (int32_t b : r.blocks) holders(b).erase(id);
+    r.blocks.clear();
+    ring_owner_.erase(r.ring_block);
+    r.ring_block = -1;
+    r.committed = 0;
+    r.started = false;
+  }
+
+  void check_step(int64_t step, const StepRecord& st) {
+    const int64_t t = 1 + c_.num_speculative_tokens;
+    if (st.chunks.empty()) fail(step, -1, "a step without chunks");
+    if (st.reorder_batch_threshold != t) fail(step, -1, "reorder_batch_threshold is not 1 + drafts");
+    if (static_cast<int64_t>(st.chunks.size()) + st.padded_requests > c_.max_num_seqs) fail(step, -1, "more requests than max_num_seqs");
+    if (st.padding_tokens < 0 || st.padded_requests < 0) fail(step, -1, "negative padding");
+    int64_t rows = 0;
+    bool long_seen = false;
+    std::set<int32_t> ring_blocks;
+    std::set<int64_t> in_step;
+    for (const ChunkRecord& c : st.chunks) {
+      rows += c.length;
+      if (c.length > t) long_seen = true;
+      else if (long_seen) fail(step, c.request, "a chunk of at most T rows after a longer one (decodes first)");
+      if (!in_step.insert(c.request).second) fail(step, c.request, "scheduled twice in one step");
+      if (!ring_blocks.insert(c.ring_block).second) fail(step, c.request, "ring block shared with another request of the step");
+      check_chunk(step, c);
+    }
+    if (rows > c_.max_num_batched_tokens) fail(step, -1, "more rows than max_num_batched_tokens");
+    const int64_t n = rows + st.padding_tokens;
+    if (n > c_.max_num_batched_tokens) fail(step, -1, "padded step beyond max_num_batched_tokens");
+    if (uniform_padded_ && traces::is_uniform_decode(st) &&
+        !std::binary_search(capture_sizes_.begin(), capture_sizes_.end(), n))
+      fail(step, -1, "uniform decode step with N = " + std::to_string(n) + ", not a capture size");
+    if (st.padded_requests > 0 && !traces::is_uniform_decode(st)) fail(step, -1, "padded requests on a mixed step");
+    if (st.padded_requests > 0 && st.padded_requests * st.chunks.front().length > st.padding_tokens)
+      fail(step, -1, "padded requests without their padding rows");
+    last_id_before_step_ = last_id_;
+    for (const ChunkRecord& c : st.chunks) {  // verification: the committed length moves on
+      LiveRequest& r = live_[c.request];
+      r.committed = c.start + c.accepted;
+    }
+    for (int64_t id : st.finished) {
+      if (!live_.count(id) || finished_.count(id)) fail(step, id, "finished but not live");
+      release(id);
+      finished_.insert(id);
+    }
+    for (int64_t id : st.preempted) {
+      if (!live_.count(id) || finished_.count(id)) fail(step, id, "preempted but not live");
+      if (std::count(st.finished.begin(), st.finished.end(), id)) fail(step, id, "both finished and preempted");
+      release(id);
+    }
+  }
+
+  void check_chunk(int64_t step, const ChunkRecord& c) {
+    const int64_t b = c_.block_size;
+    if (finished_.count(c.request)) fail(step, c.request, "scheduled after it finished");
+    const bool is_new = !live_.count(c.request);
+    if (is_new) {
+      // Admission is FIFO by id; inside a step the batch order (decodes first) may differ.
+      if (c.request <= last_id_before_step_) fail(step, c.request, "new request id not above those of earlier steps");
+      last_id_ = std::max(last_id_, c.request);
+    }
+    LiveRequest& r = live_[c.request];
+    if (is_new) {
+      r.family = c.family;
+      r.prompt_len = c.prompt_len;
+    } else if (r.family != c.family || r.prompt_len != c.prompt_len) {
+      fail(step, c.request, "family or prompt_len changed");
+    }
+    if (c.length < 1) fail(step, c.request, "empty chunk");
+    if (c.accepted < 1 || c.accepted > c.length) fail(step, c.request, "accepted outside [1, length]");
+    if (c.accepted < c.length && (c.length > 1 + c_.num_speculative_tokens || c.start < c.prompt_len))
+      fail(step, c.request, "rows rejected from a chunk that is not a decode");
+    if (c.length > c_.max_num_batched_tokens) fail(step, c.request, "chunk longer than the budget");
+    if (c.start + c.length > c_.max_position - 64) fail(step, c.request, "positions reach max_position - 64");
+    if (c.ring_block < 0 || c.ring_block >= c_.num_ring_blocks) fail(step, c.request, "ring block outside the ring cache");
+    for (size_t i = 0; i < c.negative_common_slots.size(); ++i) {
+      const int64_t o = c.negative_common_slots[i];
+      if (o < 0 || o >= c.length || (i > 0 && o <= c.negative_common_slots[i - 1]))
+        fail(step, c.request, "negative common slot offsets not increasing inside the chunk");
+      else if (c.start + o < c.prompt_len) fail(step, c.request, "negative common slot on a prompt position");
+    }
+
+    // Where the chunk starts: the committed length, or a prefix hit on a first start.
+    const bool hit = !r.started && !r.ever_started && c.start > 0;
+    if (!hit && c.start != r.committed) fail(step, c.request, "chunk does not start at the committed length");
+    if (hit) check_prefix_hit(step, c);
+    if (r.started && r.ring_block != c.ring_block) fail(step, c.request, "ring block changed while running");
+    if (!r.started) {
+      if (ring_owner_.count(c.ring_block)) fail(step, c.request, "ring block held by another live request");
+      ring_owner_[c.ring_block] = c.request;
+    }
+
+    // Blocks: cover the chunk, inside the cache, append-only while live, written ones unshared.
+    if (static_cast<int64_t>(c.blocks.size()) <= (c.start + c.length - 1) / b) fail(step, c.request, "blocks do not cover the chunk");
+    if (c.blocks.size() < r.blocks.size() || !std::equal(r.blocks.begin(), r.blocks.end(), c.blocks.begin()))
+      fail(step, c.request, "block table changed other than by appending");
+    std::set<int32_t> own(c.blocks.begin(), c.blocks.end());
+    if (own.size() != c.blocks.size()) fail(step, c.request, "a block twice in one table");
+    for (size_t i = r.blocks.size(); i < c.blocks.size(); ++i) {
+      const int32_t block = c.blocks[i];
+      if (block < 0 || block >= c_.num_compressed_blocks) {
+        fail(step, c.request, "block id outside the compressed cache");
+        continue;
+      }
+      const bool shared_by_hit = hit && static_cast<int64_t>(i) < c.start / b;
+      if (!shared_by_hit && !holders(block).empty()) fail(step, c.request, "new block " + std::to_string(block) + " still held by another request");
+      holders(block).insert(c.request);
+    }
+    for (int64_t i = c.start / b; i <= (c.start + c.length - 1) / b && i < static_cast<int64_t>(c.blocks.size()); ++i)
+      if (holders(c.blocks[static_cast<size_t>(i)]).size() != 1) fail(step, c.request, "writes a shared block");
+    r.blocks = c.blocks;
+    r.ring_block = c.ring_block;
+    r.started = true;
+    r.ever_started = true;
+  }
+
+  void check_prefix_hit(int64_t step, const ChunkRecord& c) {
+    const int64_t b = c_.block_size;
+    if (c.family < 0) fail(step, c.request, "prefix hit without a family");
+    if (c.start % b != 0) fail(step, c.request, "prefix hit not at a multiple of B");
+    if (c.start >= c.prompt_len) fail(step, c.request, "prefix hit covers the whole prompt");
+    for (int64_t i = 0; i < c.start / b && i < static_cast<int64_t>(c.blocks.size()); ++i) {
+      const int32_t block = c.blocks[static_cast<size_t>(i)];
+      bool full_at_peer = false;
+      for (int64_t peer : holders(block)) {
+        const LiveRequest& p = live_[peer];
+        full_at_peer |= peer != c.request && p.family == c.family && static_cast<int64_t>(p.blocks.size()) > i &&
+                        p.blocks[static_cast<size_t>(i)] == block && p.committed >= (i + 1) * b && p.prompt_len >= (i + 1) * b;
+      }
+      if (!full_at_peer) fail(step, c.request, "shared block " + std::to_string(block) + " is not a full prompt block of a live family peer");
+    }
+  }
+
+  const Scenario& s_;
+  const traces::ScenarioConfig& c_;
+  bool uniform_padded_;
+  size_t limit_;
+  std::vector<int64_t> capture_sizes_;
+  std::vector<std::string> out_;
+  std::map<int64_t, LiveRequest> live_;
+  std::set<int64_t> finished_;
+  std::map<int32_t, std::set<int64_t>> holders_;
+  std::map<int32_t, int64_t> ring_owner_;
+  int64_t last_id_ = -1;
+  int64_t last_id_before_step_ = -1;
+};
+
+}  // namespace
+
+std::vector<std::string> scenario_rule_violations(const traces::Scenario& scenario, bool uniform_steps_padded, size_t limit) {
+  return Checker(scenario, uniform_steps_padded, limit).run();
+}
+
+}  // namespace qsa::testing

@@ -1,0 +1,57 @@
+#pragma once
+// A seeded simulator of vLLM's v1 scheduler that produces scenarios (scenario.hpp). Each step:
+// arrivals join the waiting queue; running requests are scheduled first (decodes of 1 + k rows,
+// k <= drafts, or the next prefill chunk), then waiting ones are admitted FIFO while the token
+// budget (max_num_batched_tokens), the request cap (max_num_seqs) and the block pool allow, a
+// prefix-cache hit letting a first chunk start on a family peer's full blocks; verification
+// accepts 1 + a rows of a decode (a <= k drafts, the rest rolled back) and whole prefill chunks;
+// requests whose output is complete finish, and block pressure or chance preempts running ones
+// (blocks freed, recomputed from position 0 later). Chunks of at most T = 1 + drafts rows come
+// first in the batch, and the step is padded for CUDA graphs as the workload's policy says.
+//
+// Guarantees (properties/simulator_test.cpp checks them): a chunk starts at the request's
+// committed length; its blocks cover every position it writes and every id is below the cache's
+// block count; blocks shared by a prefix hit are full of the peer's committed prompt positions and
+// never written while shared; the ring blocks of one step are distinct; accepted <= length;
+// every step has at least one chunk, at most max_num_seqs requests and max_num_batched_tokens
+// rows; start + length <= max_position - 64; negative common slots only on generated positions;
+// request ids increase; everything is a pure function of (workload, seed).
+
+#include <cstdint>
+#include <memory>
+
+#include "qsa/traces/scenario.hpp"
+#include "qsa/traces/workloads.hpp"
+
+namespace qsa::traces {
+
+class Simulator {
+ public:
+  /// Resolves the workload for `seed` (resolve_workload) and queues its initial requests.
+  /// Throws InputError when the drawn geometry has no ring capacity (SPEC 3).
+  Simulator(const Workload& workload, uint64_t seed);
+  ~Simulator();
+  Simulator(Simulator&&) noexcept;
+  Simulator& operator=(Simulator&&) noexcept;
+
+  /// The next step. Steps with nothing to run are skipped (the next arrival comes at once), so
+  /// every step has at least one chunk. Precondition: !done() (throws std::logic_error).
+  StepRecord next();
+
+  /// True once a workload with max_requests > 0 has seen all of them end; an open-ended workload
+  /// is never done.
+  bool done() const;
+
+  /// The scenario's configuration (resolve_workload's).
+  const ScenarioConfig& config() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// The first `steps` steps (fewer if the simulator is done earlier) with their configuration.
+/// Same (workload, seed, steps) -> identical Scenario.
+Scenario simulate(const Workload& workload, uint64_t seed, int64_t steps);
+
+}  // namespace qsa::traces

@@ -1,0 +1,94 @@
+// One step's scheduling, as vLLM's v1 scheduler does it: running requests first, then admissions.
+#include <algorithm>
+
+#include "simulator_state.hpp"
+
+namespace qsa::traces {
+
+namespace {
+
+ChunkRecord chunk_of(const SimRequest& r, int64_t length) {
+  ChunkRecord c;
+  c.request = r.id;
+  c.family = r.family;
+  c.prompt_len = r.prompt_len;
+  c.start = r.committed;
+  c.length = length;
+  c.blocks = r.blocks;
+  c.ring_block = r.ring_block;
+  return c;
+}
+
+}  // namespace
+
+int64_t Simulator::State::grow_blocks(SimRequest& r, int64_t rows) {
+  const int64_t b = config.block_size;
+  const auto wanted = static_cast<size_t>((r.committed + rows - 1) / b + 1);
+  while (r.blocks.size() < wanted && compressed_pool.free_count() > 0) r.blocks.push_back(compressed_pool.allocate());
+  return std::min(rows, static_cast<int64_t>(r.blocks.size()) * b - r.committed);
+}
+
+void Simulator::State::take_prefix_hit(SimRequest& r) {
+  // vLLM hashes full blocks of the prompt; a hit reuses the longest run of full blocks that a
+  // running peer of the same family has committed, but always leaves at least the last prompt
+  // token to compute. Only positions below both prompts are shared content.
+  const int64_t b = config.block_size;
+  const SimRequest* peer = nullptr;
+  int64_t best = 0;
+  for (const SimRequest& p : running) {
+    if (p.family != r.family) continue;
+    const int64_t hit = std::min({p.committed, p.prompt_len, r.prompt_len - 1}) / b * b;
+    if (hit > best) {
+      best = hit;
+      peer = &p;
+    }
+  }
+  if (peer == nullptr) return;
+  r.blocks.assign(peer->blocks.begin(), peer->blocks.begin() + best / b);
+  for (int32_t block : r.blocks) compressed_pool.share(block);
+  r.committed = best;
+}
+
+void Simulator::State::schedule(StepRecord& step, std::vector<Planned>& planned) {
+  int64_t budget = config.max_num_batched_tokens;
+  const int64_t drafts = config.num_speculative_tokens;
+
+  for (size_t i = 0; i < running.size() && budget > 0; ++i) {
+    SimRequest& r = running[i];
+    Planned plan{i, r.committed >= r.prefill_target, 0};
+    int64_t rows;
+    if (plan.decode) {
+      int64_t k = drafts;
+      if (drafts > 0 && draft_rng.chance(static_cast<uint64_t>(workload.fewer_drafts_per_mille), 1000))
+        k = static_cast<int64_t>(draft_rng.below(static_cast<uint64_t>(drafts)));
+      // No draft past the last output token, none beyond the budget.
+      k = std::min({k, r.final_len - r.committed - 1, budget - 1});
+      rows = grow_blocks(r, 1 + k);
+      plan.drafts = rows - 1;
+    } else {
+      rows = grow_blocks(r, std::min(r.prefill_target - r.committed, budget));
+    }
+    if (rows <= 0) continue;  // no block for it this step
+    step.chunks.push_back(chunk_of(r, rows));
+    planned.push_back(plan);
+    budget -= rows;
+  }
+
+  while (!waiting.empty() && budget > 0 && static_cast<int64_t>(running.size()) < config.max_num_seqs) {
+    SimRequest r = waiting.front();
+    if (!r.started && r.family >= 0) take_prefix_hit(r);
+    const int64_t rows = grow_blocks(r, std::min(r.prefill_target - r.committed, budget));
+    if (rows <= 0) {  // the pool is dry: admit nobody else (vLLM stops at the first that does not fit)
+      for (int32_t block : r.blocks) compressed_pool.release(block);
+      break;
+    }
+    waiting.pop_front();
+    r.ring_block = ring_pool.allocate();
+    running.push_back(std::move(r));
+    step.chunks.push_back(chunk_of(running.back(), rows));
+    planned.push_back({running.size() - 1, false, 0});
+    budget -= rows;
+  }
+}
+
+}  // namespace qsa::traces

@@ -1,0 +1,66 @@
+#pragma once
+// Private to the simulator's sources: the state of the simulated scheduler between steps.
+
+#include <deque>
+#include <vector>
+
+#include "qsa/traces/block_pool.hpp"
+#include "qsa/traces/simulator.hpp"
+
+namespace qsa::traces {
+
+struct SimRequest {
+  int64_t id = 0;
+  int64_t family = -1;
+  int64_t prompt_len = 0;
+  int64_t final_len = 0;       // committed length once every output token is produced: prompt + output - 1
+  int64_t committed = 0;       // L
+  int64_t prefill_target = 0;  // positions below are prefilled in chunks: the prompt, or after a
+                               // preemption everything committed before it (the recompute)
+  bool started = false;        // scheduled before (a recompute never takes a prefix hit)
+  std::vector<int32_t> blocks;  // [>= ceil(L / B)] compressed block table row
+  int32_t ring_block = -1;      // held while running
+};
+
+/// One scheduled chunk before verification.
+struct Planned {
+  size_t running_index = 0;
+  bool decode = false;  // 1 + drafts rows at the committed length of a fully prefilled request
+  int64_t drafts = 0;   // k, decodes only
+};
+
+struct Simulator::State {
+  State(const Workload& workload, uint64_t seed);
+
+  // simulator.cpp
+  void arrive();
+  void add_request();
+
+  // simulator_schedule.cpp: fills step.chunks (in scheduling order) and `planned`.
+  void schedule(StepRecord& step, std::vector<Planned>& planned);
+  int64_t grow_blocks(SimRequest& request, int64_t rows);  // rows coverable from the committed length
+  void take_prefix_hit(SimRequest& request);
+
+  // simulator_events.cpp
+  void verify(StepRecord& step, const std::vector<Planned>& planned);
+  void mark_negative_common_slots(ChunkRecord& chunk);
+  void retire_finished(StepRecord& step);
+  void preempt(StepRecord& step);
+  void preempt_at(StepRecord& step, size_t running_index);
+  void release(SimRequest& request);
+  int64_t next_step_block_demand() const;
+
+  Workload workload;  // resolved: one geometry, complete config
+  const ScenarioConfig& config;
+  Rng arrival_rng, length_rng, draft_rng, preempt_rng, padding_rng, negative_rng, family_rng;
+  BlockPool compressed_pool;
+  BlockPool ring_pool;
+  std::vector<int64_t> capture_sizes;
+  std::deque<SimRequest> waiting;   // FIFO; preempted requests return at the front
+  std::vector<SimRequest> running;  // in admission order (the newest is preempted first)
+  std::vector<int64_t> family_prompt_len;  // [num_families] base prompt length, 0 until first drawn
+  int64_t next_id = 0;
+  int64_t arrived = 0;
+};
+
+}  // namespace qsa::traces

@@ -1,0 +1,66 @@
+// From a workload model to the concrete configuration of one scenario.
+#include <algorithm>
+
+#include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/workloads.hpp"
+
+namespace qsa::traces {
+
+int64_t arrival_rate_milli(const Workload& w) {
+  if (w.trace_requests_per_ks <= 0) return w.arrivals_per_step_milli;
+  // requests per 1000 s × seconds per step × 1000 (milli) × output scale.
+  return w.trace_requests_per_ks * w.step_ms * std::max<int64_t>(1, w.output_length_scale) / 1000;
+}
+
+namespace {
+
+int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+Workload resolve(const Workload& workload, Rng& rng) {
+  if (!workload.mix.empty()) {
+    Workload member = resolve(workload.mix[rng.below(workload.mix.size())], rng);
+    member.config.workload = workload.name + ":" + member.name;
+    return member;
+  }
+  Workload w = workload;
+  ScenarioConfig& c = w.config;
+  if (!w.geometries.empty()) {
+    const Geometry g = w.geometries[rng.below(w.geometries.size())];
+    c.compress_ratio = g.compress_ratio;
+    c.num_speculative_tokens = g.num_speculative_tokens;
+    c.block_size = g.block_size;
+  }
+  w.geometries = {{c.compress_ratio, c.num_speculative_tokens, c.block_size}};
+  Error error;
+  if (ring_capacity(c.compress_ratio, c.num_speculative_tokens, c.block_size, c.ring_rule, &c.ring_capacity, &error) !=
+      Status::kOk)
+    throw InputError(error);
+  if (c.block_size % c.compress_ratio != 0)
+    throw InputError(Error{"block_size", -1, "not-divisible", "B must be a multiple of C"});
+  if (c.max_num_batched_tokens < 1 + c.num_speculative_tokens)
+    throw InputError(Error{"max_num_batched_tokens", -1, "out-of-range", "the budget must hold one decode (1 + drafts rows)"});
+
+  // A request's committed length stays below prompt + output, so no position reaches longest.
+  const int64_t longest = scaled_length(w.prompt_tokens.max(), w.prompt_length_scale) +
+                          scaled_length(w.output_tokens.max(), w.output_length_scale);
+  c.max_position = round_up(longest + 128, 64);  // >= 64 spare for MRoPE positions past the logical one
+  const int64_t blocks_per_request = (longest - 1) / c.block_size + 1;
+  const int64_t full_pool = c.max_num_seqs * blocks_per_request;
+  // Floor: one full-length request plus slack, so a lone request always makes progress.
+  c.num_compressed_blocks = std::max(full_pool * w.compressed_pool_per_mille / 1000, blocks_per_request + 2);
+  c.num_ring_blocks = 2 * c.max_num_seqs;  // twice the running cap, so ring block ids vary too
+  c.workload = w.name;
+  return w;
+}
+
+}  // namespace
+
+Workload resolve_workload(const Workload& workload, uint64_t seed) {
+  Rng rng(hash_words(seed, 0x776f726b6c6f6164ull));  // "workload"
+  Workload w = resolve(workload, rng);
+  w.mix.clear();
+  w.config.seed = seed;
+  return w;
+}
+
+}  // namespace qsa::traces

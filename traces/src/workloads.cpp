@@ -1,0 +1,225 @@
+// The catalog of named workloads. docs/workloads.md explains each one; the property suite
+// (properties/simulator_test.cpp) checks that each exercises what its name promises.
+#include "qsa/traces/workloads.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <utility>
+
+#include "qsa/traces/azure_fit.hpp"
+#include "qsa/traces/json_reader.hpp"
+
+namespace qsa::traces {
+
+namespace {
+
+// Every (C, drafts, B = R * multiple) combination; R from the seed rule of SPEC 3.
+std::vector<Geometry> geometries_over(std::initializer_list<int64_t> ratios, std::initializer_list<int64_t> drafts,
+                                      std::initializer_list<int64_t> ring_multiples) {
+  std::vector<Geometry> out;
+  for (int64_t c : ratios)
+    for (int64_t d : drafts)
+      for (int64_t m : ring_multiples) out.push_back({c, d, c * ((c + d + c - 1) / c) * m});
+  return out;
+}
+
+Workload make_default() {
+  Workload w;
+  w.name = "default";
+  w.description = "close to the real model, scaled for the CPU reference: C=4, B 16 or 64, 3 drafts (R=8), D=32";
+  w.config.head_dim = 32;
+  w.config.rotary_dim = 16;
+  w.config.num_heads = 2;
+  w.config.max_num_batched_tokens = 256;
+  w.config.max_num_seqs = 16;
+  w.geometries = {{4, 3, 16}, {4, 3, 64}};
+  w.prompt_tokens = LengthTable({{0, 1}, {250000, 12}, {500000, 40}, {750000, 96}, {950000, 200}, {kLevelScale, 320}});
+  w.output_tokens = LengthTable({{0, 1}, {250000, 6}, {500000, 20}, {750000, 48}, {950000, 120}, {kLevelScale, 240}});
+  w.arrivals_per_step_milli = 400;
+  w.preempt_per_mille = 15;
+  w.family_per_mille = 250;
+  w.negative_slot_per_mille = 60;
+  return w;
+}
+
+Workload make_tiny_blocks() {
+  Workload w = make_default();
+  w.name = "tiny-blocks";
+  w.description = "B = C (S = 1): every group fills a block; SPEC 3 then forces 0 drafts (R = C)";
+  w.geometries = {{2, 0, 2}, {4, 0, 4}, {8, 0, 8}};
+  w.prompt_tokens = LengthTable({{0, 1}, {500000, 24}, {900000, 80}, {kLevelScale, 128}});
+  w.output_tokens = LengthTable({{0, 1}, {500000, 16}, {900000, 48}, {kLevelScale, 96}});
+  return w;
+}
+
+Workload make_ratios() {
+  Workload w = make_default();
+  w.name = "ratios";
+  w.description = "compress ratio C drawn from 2, 4, 8, 16 per scenario, 1-4 drafts, B = R, 2R or 4R";
+  w.geometries = geometries_over({2, 4, 8, 16}, {1, 2, 3, 4}, {1, 2, 4});
+  w.output_tokens = LengthTable({{0, 1}, {500000, 32}, {900000, 96}, {kLevelScale, 200}});
+  return w;
+}
+
+Workload make_many_drafts() {
+  Workload w = make_default();
+  w.name = "many-drafts";
+  w.description = "4-13 drafts per decode (R up to 20), most of them rejected";
+  w.geometries = geometries_over({4}, {4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, {1, 2});
+  w.output_tokens = LengthTable({{0, 8}, {500000, 48}, {900000, 140}, {kLevelScale, 240}});
+  w.draft_accept_per_mille = 350;
+  w.fewer_drafts_per_mille = 200;
+  return w;
+}
+
+Workload make_ring_minimum() {
+  Workload w = make_default();
+  w.name = "ring-minimum";
+  w.description = "ring at the SPEC 3 minimum with no slack (C + drafts = R, B = R or 2R), long decodes wrapping it";
+  w.geometries = {{2, 2, 4}, {2, 2, 8}, {4, 4, 8}, {4, 4, 16}, {4, 8, 12}, {4, 8, 24}, {8, 8, 16}};
+  w.config.max_num_seqs = 8;
+  w.prompt_tokens = LengthTable({{0, 1}, {500000, 16}, {kLevelScale, 64}});
+  w.output_tokens = LengthTable({{0, 100}, {500000, 300}, {kLevelScale, 800}});
+  w.initial_requests = 2;
+  w.arrivals_per_step_milli = 60;
+  w.draft_accept_per_mille = 800;
+  w.preempt_per_mille = 5;
+  return w;
+}
+
+Workload make_production_blocks() {
+  Workload w = make_default();
+  w.name = "production-blocks";
+  w.description = "block sizes seen in production (16, 784, 800, 848, 1568, 1600, 1616), C=4, 1-4 drafts (R=8)";
+  w.geometries.clear();
+  for (int64_t b : {16, 784, 800, 848, 1568, 1600, 1616})
+    for (int64_t d : {1, 2, 3, 4}) w.geometries.push_back({4, d, b});
+  w.config.max_num_batched_tokens = 512;
+  w.prompt_tokens = LengthTable({{0, 1}, {300000, 200}, {600000, 1000}, {900000, 2500}, {kLevelScale, 4000}});
+  w.output_tokens = LengthTable({{0, 1}, {500000, 32}, {kLevelScale, 200}});
+  w.family_per_mille = 400;
+  w.num_families = 2;
+  return w;
+}
+
+Workload make_preemption_storm() {
+  Workload w = make_default();
+  w.name = "preemption-storm";
+  w.description = "a small block pool and frequent preemptions: requests recomputed from 0 on new blocks";
+  w.compressed_pool_per_mille = 150;
+  w.preempt_per_mille = 150;
+  w.arrivals_per_step_milli = 800;
+  w.initial_requests = 8;
+  return w;
+}
+
+Workload make_prefix_sharing() {
+  Workload w = make_default();
+  w.name = "prefix-sharing";
+  w.description = "most prompts from two families: first chunks start on shared, read-only blocks";
+  w.geometries = {{4, 3, 16}, {4, 3, 32}, {4, 1, 16}};
+  w.prompt_tokens = LengthTable({{0, 16}, {500000, 120}, {kLevelScale, 300}});
+  w.family_per_mille = 900;
+  w.num_families = 2;
+  w.arrivals_per_step_milli = 600;
+  return w;
+}
+
+Workload make_mrope_fp8() {
+  Workload w = make_default();
+  w.name = "mrope-fp8";
+  w.description = "MRoPE on (3-axis positions, ring caches them) and the compressed cache stored as fp8 e4m3";
+  w.config.mrope = true;
+  w.config.store_dtype = StoreDtype::kFp8E4m3;
+  return w;
+}
+
+Workload make_adversarial() {
+  Workload w = make_default();
+  w.name = "adversarial";
+  w.description = "each scenario one of tiny-blocks, ratios, many-drafts, ring-minimum, production-blocks, "
+                  "preemption-storm, prefix-sharing, mrope-fp8";
+  w.mix = {make_tiny_blocks(), make_ratios(),  make_many_drafts(),    make_ring_minimum(),
+           make_production_blocks(), make_preemption_storm(), make_prefix_sharing(), make_mrope_fp8()};
+  return w;
+}
+
+// The Azure fits: real lengths scaled down (prompts / 16, outputs / 4) and the real budget / 16.
+Workload make_azure(const std::string& name, const std::string& description, const TraceFit& fit) {
+  Workload w = make_default();
+  w.name = name;
+  w.description = description;
+  w.prompt_tokens = fit.prompt_tokens;
+  w.output_tokens = fit.output_tokens;
+  w.prompt_length_scale = 16;
+  w.output_length_scale = 4;
+  w.trace_requests_per_ks = fit.requests_per_ks;
+  w.config.max_num_batched_tokens = 512;  // 8192 / 16
+  w.config.max_num_seqs = 64;
+  w.max_waiting = 128;
+  w.family_per_mille = 100;  // not in the trace: a little prefix sharing so hits stay covered
+  w.preempt_per_mille = 5;
+  w.negative_slot_per_mille = 30;
+  return w;
+}
+
+struct Entry {
+  const char* name;
+  std::function<Workload()> make;
+};
+
+const std::vector<Entry>& catalog() {
+  static const std::vector<Entry> entries = {
+      {"default", make_default},
+      {"tiny-blocks", make_tiny_blocks},
+      {"ratios", make_ratios},
+      {"many-drafts", make_many_drafts},
+      {"ring-minimum", make_ring_minimum},
+      {"production-blocks", make_production_blocks},
+      {"preemption-storm", make_preemption_storm},
+      {"prefix-sharing", make_prefix_sharing},
+      {"mrope-fp8", make_mrope_fp8},
+      {"adversarial", make_adversarial},
+      {"azure-code",
+       [] {
+         return make_azure("azure-code", "Azure LLM inference trace 2023, code: fitted lengths (prompts / 16, outputs / 4) and rate",
+                           azure_code_fit());
+       }},
+      {"azure-conv",
+       [] {
+         return make_azure("azure-conv", "Azure LLM inference trace 2023, conversation: fitted lengths (prompts / 16, outputs / 4) and rate",
+                           azure_conv_fit());
+       }},
+  };
+  return entries;
+}
+
+}  // namespace
+
+std::vector<std::string> workload_names() {
+  std::vector<std::string> names;
+  for (const Entry& e : catalog()) names.emplace_back(e.name);
+  return names;
+}
+
+Workload workload_by_name(const std::string& name) {
+  std::string choices;
+  for (const Entry& e : catalog()) {
+    if (name == e.name) return e.make();
+    choices += choices.empty() ? "" : ", ";
+    choices += e.name;
+  }
+  throw InputError(Error{"workload", -1, "unknown-workload", "unknown workload '" + name + "'; choose one of: " + choices});
+}
+
+std::string workload_help() {
+  std::string out;
+  for (const Entry& e : catalog()) {
+    std::string name = e.name;
+    name.resize(std::max<size_t>(name.size() + 2, 20), ' ');
+    out += name + e.make().description + "\n";
+  }
+  return out;
+}
+
+}  // namespace qsa::traces
