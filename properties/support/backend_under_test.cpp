@@ -7,9 +7,7 @@
 
 #include "qsa/traces/backends.hpp"
 
-#ifdef QSA_HAVE_MUTANTS
 #include "mutants/mutant_catalog.hpp"
-#endif
 
 namespace qsa::testing {
 
@@ -17,9 +15,7 @@ void register_test_backends() {
   static std::once_flag once;
   std::call_once(once, [] {
     traces::register_builtin_backends();
-#ifdef QSA_HAVE_MUTANTS
-    register_mutant_backends(BackendRegistry::global());
-#endif
+    mutants::register_mutant_backends(BackendRegistry::global());
   });
 }
 

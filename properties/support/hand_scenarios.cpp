@@ -1,11 +1,14 @@
 #include "support/hand_scenarios.hpp"
 
 namespace qsa::testing {
+namespace {
 
-traces::Scenario hand_scenario(bool mrope, StoreDtype dtype) {
+traces::Scenario build_hand_scenario(bool mrope, StoreDtype dtype, bool zero_length_request) {
   traces::Scenario s;
   traces::ScenarioConfig& c = s.config;
-  c.seed = 11;
+  // Seed 13 gives the key norm weight of element 6 (a key's position digit) |1 + w| = 132, so
+  // normed keys exceed 448 and fp8 saturation is exercised (seed 11's was 49: nothing saturated).
+  c.seed = 13;
   c.workload = "hand";
   c.compress_ratio = 4;
   c.block_size = 16;
@@ -68,7 +71,31 @@ traces::Scenario hand_scenario(bool mrope, StoreDtype dtype) {
     l2 += a2;
     s.steps.push_back(st);
   }
+  // Now l0 = 73, l2 = 45. A tail for the batch shapes the steps above lack (each shows a planted
+  // bug of docs/mutants.md): a one-row decode that closes no group, a chunked prefill whose second
+  // chunk starts inside a group (s mod C = 2) and is longer than R, so its commit overwrites the
+  // ring rows its first group reads, and a uniform decode batch with token-only padding (N != NR * q0).
+  StepRecord t0;  // request 3 (prompt 30) arrives
+  t0.reorder_batch_threshold = 4;
+  t0.chunks = {chunk(0, 1, 37, l0, 1, 1, {3, 7, 9, 10, 14}, 1), chunk(3, -1, 30, 0, 10, 10, {5, 6}, 3)};
+  if (zero_length_request) t0.chunks.insert(t0.chunks.begin() + 1, chunk(2, -1, 9, l2, 0, 0, {12, 13, 15}, 0));
+  StepRecord t1;  // request 3's group 2 (8..11) reads 8, 9 from ring rows 0, 1; its commit rewrites rows 0..7
+  t1.reorder_batch_threshold = 4;
+  t1.chunks = {chunk(0, 1, 37, l0 + 1, 4, 2, {3, 7, 9, 10, 14}, 1), chunk(3, -1, 30, 10, 18, 18, {5, 6}, 3),
+               chunk(2, -1, 9, l2, 4, 3, {12, 13, 15, 8}, 0)};
+  t1.padding_tokens = 2;
+  StepRecord t2;  // two decodes of 4 rows and 3 padding tokens, no padded request: split rule 3
+  t2.reorder_batch_threshold = 4;
+  t2.chunks = {chunk(0, 1, 37, l0 + 3, 4, 4, {3, 7, 9, 10, 14}, 1), chunk(3, -1, 30, 28, 4, 3, {5, 6}, 3)};
+  t2.padding_tokens = 3;
+  s.steps.insert(s.steps.end(), {t0, t1, t2});
   return s;
 }
+
+}  // namespace
+
+traces::Scenario hand_scenario(bool mrope, StoreDtype dtype) { return build_hand_scenario(mrope, dtype, false); }
+
+traces::Scenario hand_scenario_with_zero_length_request(bool mrope, StoreDtype dtype) { return build_hand_scenario(mrope, dtype, true); }
 
 }  // namespace qsa::testing
