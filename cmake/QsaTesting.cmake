@@ -3,12 +3,12 @@ if(QSA_BUILD_TESTS)
   enable_testing()
 endif()
 
-# qsa_add_test(NAME <exe> PREFIX <folder.> LABELS <labels...> SOURCES <files...> LIBS <libs...>)
+# qsa_add_test(NAME <exe> PREFIX <folder.> LABELS <labels...> SOURCES <files...> LIBS <libs...> [ENVIRONMENT <VAR=value...>])
 # Builds a GoogleTest executable and registers each test case with CTest. Discovery runs
 # before the tests (PRE_TEST) so a build without a GPU never executes GPU code at build time.
 # A GTEST_SKIP() case shows as "Skipped" in CTest (GoogleTestAddTests sets the regex).
 function(qsa_add_test)
-  cmake_parse_arguments(T "" "NAME;PREFIX;TIMEOUT" "LABELS;SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;PREFIX;TIMEOUT" "LABELS;SOURCES;LIBS;ENVIRONMENT" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   qsa_target_warnings(${T_NAME})
@@ -19,5 +19,5 @@ function(qsa_add_test)
     TEST_PREFIX "${T_PREFIX}"
     DISCOVERY_MODE PRE_TEST
     DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
+    PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${T_ENVIRONMENT}")
 endfunction()

@@ -11,6 +11,8 @@
 #include <string>
 
 #include "mutants/mutant_catalog.hpp"
+#include "qsa/traces/simulator.hpp"
+#include "qsa/traces/workloads.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "support/hand_scenarios.hpp"
@@ -46,7 +48,7 @@ const std::map<std::string, Caught>& expected_checks() {
       {"bug:padding-rows-not-inert", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
       {"bug:compressed-slot-ignores-common-slot", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
       {"bug:token-to-req-zero-length-request", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
-      {"bug:batch-split-requires-exact-padding", {"metadata-differential", "", ""}},
+      {"bug:batch-split-requires-exact-padding", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
       {"bug:ring-read-after-commit", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
       {"bug:pool-wrong-ring-row", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
       {"bug:group-position-ignores-ring-tail", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
@@ -57,6 +59,7 @@ const std::map<std::string, Caught>& expected_checks() {
       {"bug:pool-accumulates-in-bf16", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
       {"bug:norm-weight-without-one", {"step-differential", "q-path", "q-path"}},
       {"bug:rope-interleaved-pairs", {"step-differential", "q-path", "q-path"}},
+      {"bug:sum-of-squares-sequential", {"q-path", "q-path", "q-path"}},
   };
   return expected;
 }
@@ -84,6 +87,7 @@ traces::Scenario scenario_for(const MutantInfo& info) {
   const bool mrope = info.needs == "mrope";
   const StoreDtype dtype = info.needs == "fp8" ? StoreDtype::kFp8E4m3 : StoreDtype::kBf16;
   if (info.needs == "zero-length-request") return testing::hand_scenario_with_zero_length_request(mrope, dtype);
+  if (info.needs == "many-rows") return traces::simulate(traces::workload_by_name("default"), 7, 600);
   return testing::hand_scenario(mrope, dtype);
 }
 

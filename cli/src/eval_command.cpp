@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "backend_choice.hpp"
 #include "commands.hpp"
 #include "output.hpp"
 #include "qsa/backend.hpp"
@@ -14,23 +15,6 @@
 
 namespace qsa::cli {
 namespace {
-
-// The named backend, or an error naming the choices; also refuses one that cannot run here.
-std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
-  auto backend = BackendRegistry::global().create(name);
-  if (!backend) {
-    std::string choices;
-    for (const auto& n : BackendRegistry::global().names(true)) choices += (choices.empty() ? "" : ", ") + n;
-    *error = Error{"backend", -1, "unknown-backend", "\"" + name + "\" is not one of: " + choices};
-    return nullptr;
-  }
-  std::string reason;
-  if (backend->probe(&reason) != Status::kOk) {
-    *error = Error{"backend", -1, "unavailable", name + " cannot run here: " + reason};
-    return nullptr;
-  }
-  return backend;
-}
 
 int eval_metadata(const std::string& input_path, const std::string& backend_name) {
   Error error;

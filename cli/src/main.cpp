@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "backend_choice.hpp"
 #include "qsa/traces/backends.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "version.hpp"
@@ -23,7 +24,7 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  qsa::traces::register_builtin_backends();
+  qsa::cli::register_all_backends();
 
   CLI::App app{
       "qsacheck: checks QSA side-cache implementations (metadata, ring, compressed cache) against\n"
@@ -37,6 +38,8 @@ int main(int argc, char** argv) {
   int exit_code = qsa::cli::kExitOk;
   qsa::cli::add_eval_commands(app, &exit_code);
   qsa::cli::add_check_command(app, &exit_code);
+  qsa::cli::add_replay_command(app, &exit_code);
+  qsa::cli::add_mutants_command(app, &exit_code);
 
   try {
     app.parse(argc, argv);

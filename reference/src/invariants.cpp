@@ -126,6 +126,8 @@ std::optional<Violation> check_split(const MetadataInput& in, const MetadataOutp
     return fail("split-tokens", -1, -1, "num_decode_tokens + num_prefill_tokens != N");
   if (s.num_prefills > 0 && s.num_decode_tokens != b.query_start_loc[s.num_decodes])
     return fail("split-boundary", -1, s.num_decodes, "decode tokens must end where the first prefill starts");
+  if (s.num_prefills == 0 && s.num_decode_tokens != b.num_actual_tokens)
+    return fail("split-all-decodes", -1, -1, "with no prefills every row, padding included, is a decode token");
   int64_t max_q = 0;
   int64_t max_e = 0;
   for (int64_t j = 0; j < nr; ++j) {

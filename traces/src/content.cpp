@@ -16,9 +16,10 @@ uint64_t origin_hash(uint64_t seed, uint64_t stream, const Origin& o) {
 
 Bf16 small_integer(int64_t v) { return bf16_from_float(static_cast<float>(v)); }
 
-// Values in [-range, range] on a grid of 1/32, so every one is exact in bf16.
+// Values in [-range, range] with full bf16 significands (not a coarse grid), so sums of squares
+// and pooled means round, and the order of the arithmetic shows in the bits.
 void random_row(Rng& rng, int64_t range, int64_t count, Bf16* out) {
-  for (int64_t i = 0; i < count; ++i) out[i] = bf16_from_float(static_cast<float>(rng.range(-32 * range, 32 * range)) / 32.0f);
+  for (int64_t i = 0; i < count; ++i) out[i] = bf16_from_float(static_cast<float>((2.0 * rng.unit() - 1.0) * static_cast<double>(range)));
 }
 
 }  // namespace

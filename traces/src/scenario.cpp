@@ -34,11 +34,15 @@ StepConfig ScenarioConfig::step_config() const {
   // few large ones on elements that carry the keys' origin digits, so some stored values exceed
   // 448 and fp8 saturation is exercised.
   Rng rng(hash_words(seed, 0x776569676874ull));
+  auto weight = [&](bool large) {
+    if (!large) return bf16_from_float(static_cast<float>(rng.range(-64, 64)) / 256.0f);
+    const float magnitude = static_cast<float>(rng.range(96, 160));  // |1 + w| > 80: saturates for every seed
+    return bf16_from_float(rng.chance(1, 2) ? magnitude : -magnitude);
+  };
   for (int64_t d = 0; d < head_dim; ++d) {
     const bool large = d == 3 || d == 6 || d == 8;
-    const int64_t magnitude = large ? 256 * 160 : 64;
-    c.w_k.push_back(bf16_from_float(static_cast<float>(rng.range(-magnitude, magnitude)) / 256.0f));
-    c.w_q.push_back(bf16_from_float(static_cast<float>(rng.range(-magnitude, magnitude)) / 256.0f));
+    c.w_k.push_back(weight(large));
+    c.w_q.push_back(weight(large));
   }
   return c;
 }

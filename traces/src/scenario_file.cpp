@@ -1,5 +1,6 @@
 #include "qsa/traces/scenario_file.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <istream>
 #include <ostream>
@@ -147,14 +148,14 @@ StepRecord step_from_json(const json& j, int64_t line) {
     c.start = cr.integer("start");
     check_range(context + "start", c.start, 0, int64_t{1} << 20, line);
     c.length = cr.integer("length");
-    check_range(context + "length", c.length, 1, int64_t{1} << 20, line);
+    check_range(context + "length", c.length, 0, int64_t{1} << 20, line);  // 0: a zero-length request in the batch
     c.accepted = cr.integer("accepted");
     check_range(context + "accepted", c.accepted, 0, c.length, line);
     c.blocks = int32_array(cr, "blocks", context, line);
     c.ring_block = static_cast<int32_t>(cr.integer("ring_block"));
     check_range(context + "ring_block", c.ring_block, -1, kMaxInt32, line);
     c.negative_common_slots = cr.integer_array("negative_common_slots", false);
-    for (int64_t o : c.negative_common_slots) check_range(context + "negative_common_slots", o, 0, c.length - 1, line);
+    for (int64_t o : c.negative_common_slots) check_range(context + "negative_common_slots", o, 0, std::max<int64_t>(0, c.length - 1), line);
     cr.reject_unknown_fields();
     rows += c.length;
     step.chunks.push_back(std::move(c));

@@ -1,0 +1,47 @@
+#include "backend_choice.hpp"
+
+#include "mutants/mutant_catalog.hpp"
+#include "qsa/traces/backends.hpp"
+
+namespace qsa::cli {
+
+void register_all_backends() {
+  traces::register_builtin_backends();
+  mutants::register_mutant_backends(BackendRegistry::global());
+}
+
+std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
+  auto backend = BackendRegistry::global().create(name);
+  if (!backend) {
+    std::string choices;
+    for (const auto& n : BackendRegistry::global().names()) choices += (choices.empty() ? "" : ", ") + n;
+    *error = Error{"backend", -1, "unknown-backend", "\"" + name + "\" is not one of: " + choices + " (or a planted bug listed by `qsacheck mutants --list`)"};
+    return nullptr;
+  }
+  std::string reason;
+  if (backend->probe(&reason) != Status::kOk) {
+    *error = Error{"backend", -1, "unavailable", name + " cannot run here: " + reason};
+    return nullptr;
+  }
+  return backend;
+}
+
+std::vector<std::string> choose_backends(const std::vector<std::string>& requested, std::vector<std::string>* not_run, Error* error) {
+  std::vector<std::string> chosen;
+  if (!requested.empty()) {
+    for (const std::string& name : requested) {
+      if (!open_backend(name, error)) return {};
+      chosen.push_back(name);
+    }
+    return chosen;
+  }
+  for (const std::string& name : BackendRegistry::global().names()) {
+    auto backend = BackendRegistry::global().create(name);
+    std::string reason;
+    if (backend->probe(&reason) == Status::kOk) chosen.push_back(name);
+    else not_run->push_back("backend " + name + ": " + reason);
+  }
+  return chosen;
+}
+
+}  // namespace qsa::cli

@@ -1,0 +1,94 @@
+#include "campaign.hpp"
+
+#include <iostream>
+
+#include "output.hpp"
+#include "qsa/traces/shrinker.hpp"
+#include "qsa/traces/simulator.hpp"
+
+namespace qsa::cli {
+
+std::vector<CampaignJob> default_campaign(uint64_t seed) {
+  // Sized to about a minute on the reference on 2 cores (docs/performance.md has the figures).
+  // Round robin over the workloads, so every workload runs early and a bug shows soon.
+  std::vector<std::vector<CampaignJob>> per_workload;
+  for (const std::string& name : traces::workload_names()) {
+    const int64_t scenarios = name == "adversarial" ? 12 : 6;
+    per_workload.push_back(workload_campaign(traces::workload_by_name(name), seed, scenarios, 1000));
+  }
+  size_t total = 0;
+  for (const auto& list : per_workload) total += list.size();
+  std::vector<CampaignJob> jobs;
+  for (size_t round = 0; jobs.size() < total; ++round)
+    for (const auto& list : per_workload)
+      if (round < list.size()) jobs.push_back(list[round]);
+  return jobs;
+}
+
+std::vector<CampaignJob> workload_campaign(const traces::Workload& workload, uint64_t seed, int64_t scenarios, int64_t steps) {
+  std::vector<CampaignJob> jobs;
+  for (int64_t i = 0; i < scenarios; ++i) jobs.push_back(CampaignJob{workload, seed * 1000003 + static_cast<uint64_t>(i), steps});
+  return jobs;
+}
+
+JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  JobResult result;
+  result.workload = job.workload.name;
+  result.seed = job.seed;
+  traces::Simulator simulator(job.workload, job.seed);
+  result.scenario.config = simulator.config();
+  traces::ScenarioRunner runner(simulator.config(), backend);
+  for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {
+    result.scenario.steps.push_back(simulator.next());
+    result.failure = runner.step(result.scenario.steps.back());
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (result.failure) break;
+    ++result.steps_run;
+    if (progress) progress(job, i + 1, traces::coverage_of(result.scenario), result.seconds);
+  }
+  result.coverage = traces::coverage_of(result.scenario);
+  result.step_update_ran = runner.step_update_supported();
+  return result;
+}
+
+traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure, const std::string& backend_name,
+                                const std::function<void(const traces::Scenario&, int64_t tries)>& progress) {
+  const std::string check = failure.check;
+  auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
+    auto backend = BackendRegistry::global().create(backend_name);
+    const auto f = traces::run_scenario(candidate, *backend);
+    if (!f || f->invalid_scenario || f->check != check) return std::nullopt;
+    auto reference = BackendRegistry::global().create("reference");
+    if (traces::run_scenario(candidate, *reference)) return std::nullopt;  // the shrinker broke the scenario
+    return f->step;
+  };
+  return traces::shrink_scenario(scenario, failing_step, 400, [&](const traces::Scenario& s, const traces::ShrinkStats& stats) {
+    if (progress) progress(s, stats.tries);
+  });
+}
+
+ProgressLine::ProgressLine(bool quiet) : quiet_(quiet), terminal_(stderr_is_terminal()), last_(std::chrono::steady_clock::now() - std::chrono::hours(1)) {}
+
+void ProgressLine::update(const std::string& text) {
+  if (quiet_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const auto interval = terminal_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(10000);
+  if (now - last_ < interval) return;
+  last_ = now;
+  if (terminal_) {
+    std::cerr << "\r\033[K" << text << std::flush;
+    dirty_ = true;
+  } else {
+    std::cerr << text << "\n";
+  }
+}
+
+void ProgressLine::finish(const std::string& text) {
+  if (quiet_) return;
+  if (terminal_ && dirty_) std::cerr << "\r\033[K";
+  dirty_ = false;
+  std::cerr << text << "\n";
+}
+
+}  // namespace qsa::cli

@@ -1,0 +1,69 @@
+#pragma once
+// A campaign: simulated scenarios of several workloads run step by step on one backend with every
+// check of the scenario runner. Shared by `qsacheck check` (shrinks and writes a reproducer on the
+// first disagreement) and `qsacheck mutants` (stops at the first failure, no shrinking).
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qsa/backend.hpp"
+#include "qsa/traces/scenario.hpp"
+#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/traces/workloads.hpp"
+
+namespace qsa::cli {
+
+/// One scenario to run: a workload, a seed and a length.
+struct CampaignJob {
+  traces::Workload workload;
+  uint64_t seed = 1;
+  int64_t steps = 0;
+};
+
+/// The default campaign (about a minute on the reference on a 2-core machine): every workload,
+/// a few seeds each, derived from `seed`.
+std::vector<CampaignJob> default_campaign(uint64_t seed);
+
+/// `scenarios` scenarios of one workload.
+std::vector<CampaignJob> workload_campaign(const traces::Workload& workload, uint64_t seed, int64_t scenarios, int64_t steps);
+
+struct JobResult {
+  std::string workload;
+  uint64_t seed = 0;
+  int64_t steps_run = 0;
+  traces::Coverage coverage;  // of the steps run
+  std::optional<traces::RunFailure> failure;
+  traces::Scenario scenario;  // the steps run, up to and including a failing one
+  bool step_update_ran = true;
+  double seconds = 0;
+};
+
+/// Progress of a running job: called every step.
+using ProgressFn = std::function<void(const CampaignJob& job, int64_t step, const traces::Coverage& so_far, double seconds)>;
+
+/// Runs one job on `backend` with every check; stops at the first failure.
+JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress);
+
+/// Shrinks a failing scenario: a candidate is kept while `backend` still fails on it (the same
+/// check) and the reference passes it. Returns the smaller scenario.
+traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure, const std::string& backend_name,
+                                const std::function<void(const traces::Scenario&, int64_t tries)>& progress);
+
+/// Redraws one status line on a terminal; prints a plain line every few seconds otherwise.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool quiet = false);
+  void update(const std::string& text);  // rate-limited
+  void finish(const std::string& text);  // always printed, on its own line
+ private:
+  bool quiet_;
+  bool terminal_;
+  std::chrono::steady_clock::time_point last_;
+  bool dirty_ = false;
+};
+
+}  // namespace qsa::cli

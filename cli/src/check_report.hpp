@@ -1,0 +1,45 @@
+#pragma once
+// What `qsacheck check` ran and found: rows of checks per backend, per-workload scenario results,
+// coverage, what did not run; printed as a table and optionally written as JSON.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "qsa/status.hpp"
+#include "qsa/traces/scenario.hpp"
+
+namespace qsa::cli {
+
+struct CheckRow {
+  std::string check;
+  std::string backend;
+  int64_t cases = 0;
+  int64_t failures = 0;
+  double seconds = 0;
+  std::string first_failure;
+};
+
+struct CheckReport {
+  uint64_t seed = 0;
+  std::vector<std::string> backends;
+  std::vector<CheckRow> rows;
+  traces::Coverage coverage;
+  std::vector<std::string> not_run;
+  std::string reproducer;       // file written on a failure, empty otherwise
+  std::string replay_command;   // the command that re-runs it
+  int64_t first_failure_step = -1;       // step of the first scenario failure, -1 if none
+  std::optional<Error> setup_error;      // the campaign could not start (e.g. unknown backend)
+
+  bool failed() const;
+  /// 0 every check ran and passed, 1 a check failed, 3 passed but something did not run.
+  int exit_code() const;
+  CheckRow& add(const std::string& check, const std::string& backend);
+};
+
+void print_report(const CheckReport& report);
+nlohmann::json report_to_json(const CheckReport& report);
+
+}  // namespace qsa::cli

@@ -1,0 +1,170 @@
+#include "checker.hpp"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "backend_choice.hpp"
+#include "qsa/invariants.hpp"
+#include "qsa/traces/batch_generator.hpp"
+#include "qsa/traces/compare.hpp"
+#include "qsa/traces/json_codec.hpp"
+#include "qsa/traces/scenario_file.hpp"
+#include "qsa/traces/shrinker.hpp"
+#include "qsa/traces/spec_examples.hpp"
+
+namespace qsa::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string file_safe(std::string name) {
+  for (char& ch : name)
+    if (ch == ':' || ch == '/') ch = '_';
+  return name;
+}
+
+}  // namespace
+
+Checker::Checker(CheckOptions options) : options_(std::move(options)) { report_.seed = options_.seed; }
+
+CheckReport Checker::run() {
+  Error error;
+  report_.backends = choose_backends(options_.backends, &report_.not_run, &error);
+  if (report_.backends.empty()) {
+    report_.setup_error = error.field.empty() ? Error{"backend", -1, "none", "no backend can run here"} : error;
+    return report_;
+  }
+  const std::vector<CampaignJob> jobs = campaign();
+  reference_ = BackendRegistry::global().create("reference");
+  for (const std::string& name : report_.backends) {
+    auto backend = BackendRegistry::global().create(name);
+    run_spec_examples(name, *backend);
+    if (!report_.failed()) run_generated_batches(name, *backend);
+    if (!report_.failed()) run_scenarios(name, *backend, jobs);
+    if (report_.failed()) break;
+  }
+  return report_;
+}
+
+std::vector<CampaignJob> Checker::campaign() const {
+  if (!options_.requests_csv.empty())
+    return workload_campaign(traces::workload_from_requests_csv(options_.requests_csv), options_.seed, options_.scenarios, steps_or(600));
+  if (!options_.workload.empty())
+    return workload_campaign(traces::workload_by_name(options_.workload), options_.seed, options_.scenarios, steps_or(600));
+  std::vector<CampaignJob> jobs = default_campaign(options_.seed);
+  if (options_.steps > 0)
+    for (CampaignJob& job : jobs) job.steps = options_.steps;
+  return jobs;
+}
+
+int64_t Checker::steps_or(int64_t fallback) const { return options_.steps > 0 ? options_.steps : fallback; }
+
+void Checker::fail(CheckRow& row, const std::string& what) {
+  if (row.failures++ == 0) row.first_failure = what;
+}
+
+void Checker::run_spec_examples(const std::string& name, Backend& backend) {
+  const auto start = Clock::now();
+  CheckRow& row = report_.add("SPEC 8 worked examples and ring survival", name);
+  for (const traces::MetadataExample& example : traces::spec_metadata_examples()) {
+    ++row.cases;
+    MetadataOutput out = make_poisoned_metadata_output(example.input);
+    Error error;
+    if (backend.build_metadata(example.input, &out, &error) != Status::kOk) fail(row, example.name + ": " + to_string(error));
+    else if (auto diff = traces::compare_with_example(example, out)) fail(row, example.name + ": " + *diff);
+    else if (auto v = check_metadata_invariants(example.input, out)) fail(row, example.name + ": " + to_string(*v));
+  }
+  auto build = [&](const MetadataInput& in, MetadataOutput* out, Error* e) { return backend.build_metadata(in, out, e); };
+  for (int64_t s = 0; s < 64; ++s, ++row.cases)
+    if (auto failure = traces::check_ring_survival(s, build)) fail(row, *failure);
+  row.seconds = since(start);
+}
+
+void Checker::run_generated_batches(const std::string& name, Backend& backend) {
+  const auto start = Clock::now();
+  const size_t row_index = report_.rows.size();
+  report_.add("metadata on generated batches (SPEC 7.4, reference)", name);
+  ProgressLine progress(options_.quiet);
+  for (int64_t i = 0; i < options_.batches; ++i) {
+    CheckRow& row = report_.rows[row_index];
+    ++row.cases;
+    traces::Rng rng = traces::Rng(options_.seed).fork(static_cast<uint64_t>(i));
+    const traces::GeneratedBatch generated = traces::random_metadata_input(rng);
+    if (auto failure = check_batch(backend, generated.input)) {
+      fail(row, "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + "): " + *failure);
+      if (options_.shrink) {
+        const std::string file = options_.out_dir + "/qsacheck-failure-" + file_safe(name) + "-batch" + std::to_string(i) + ".json";
+        std::ofstream(file) << traces::metadata_input_to_json(generated.input).dump() << "\n";
+        report_.reproducer = file;
+        report_.replay_command = "qsacheck eval metadata --backend " + name + " --input " + file;
+      }
+      break;
+    }
+    progress.update(name + ": metadata batch " + std::to_string(i + 1) + "/" + std::to_string(options_.batches));
+  }
+  report_.rows[row_index].seconds = since(start);
+}
+
+std::optional<std::string> Checker::check_batch(Backend& backend, const MetadataInput& input) {
+  MetadataOutput out = make_poisoned_metadata_output(input);
+  Error error;
+  if (backend.build_metadata(input, &out, &error) != Status::kOk) return "build failed: " + to_string(error);
+  if (auto v = check_metadata_invariants(input, out)) return to_string(*v);
+  MetadataOutput expected;
+  if (reference_->build_metadata(input, &expected, &error) != Status::kOk) return "reference failed: " + to_string(error);
+  if (auto m = traces::compare_metadata(input, expected, out)) return "differs from the reference: " + m->to_string();
+  return std::nullopt;
+}
+
+void Checker::run_scenarios(const std::string& name, Backend& backend, const std::vector<CampaignJob>& jobs) {
+  ProgressLine progress(options_.quiet);
+  bool step_update_missing = false;
+  std::map<std::string, size_t> row_of_workload;  // indices: rows_ grows while we hold them
+  for (const CampaignJob& job : jobs) {
+    if (row_of_workload.count(job.workload.name) == 0) {
+      row_of_workload[job.workload.name] = report_.rows.size();
+      report_.add("scenarios: " + job.workload.name, name);
+    }
+    const auto start = Clock::now();
+    const JobResult result = run_job(job, backend, [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, double seconds) {
+      std::ostringstream os;
+      os << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", " << c.rows << " rows, "
+         << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
+      progress.update(os.str());
+    });
+    CheckRow& row = report_.rows[row_of_workload[job.workload.name]];
+    ++row.cases;
+    row.seconds += since(start);
+    report_.coverage += result.coverage;
+    step_update_missing |= !result.step_update_ran;
+    if (result.failure) {
+      report_.first_failure_step = result.failure->step;
+      fail(row, "seed " + std::to_string(job.seed) + ", " + traces::to_string(*result.failure));
+      progress.finish("FAIL " + name + " " + job.workload.name + " seed " + std::to_string(job.seed) + ": " + traces::to_string(*result.failure));
+      if (options_.shrink && !result.failure->invalid_scenario) write_reproducer(name, result, progress);
+      return;
+    }
+    progress.finish(name + " " + job.workload.name + " seed " + std::to_string(job.seed) + ": " + std::to_string(result.steps_run) +
+                    " steps passed (" + std::to_string(static_cast<int64_t>(result.seconds * 1000)) + " ms)");
+  }
+  if (step_update_missing) report_.not_run.push_back("step update on " + name + ": the backend does not implement it (its metadata was checked)");
+}
+
+void Checker::write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress) {
+  progress.finish("shrinking the failing scenario (" + std::to_string(result.scenario.steps.size()) + " steps) ...");
+  const traces::Scenario small = shrink_failure(result.scenario, *result.failure, name, [&](const traces::Scenario& s, int64_t tries) {
+    progress.update("shrinking: " + std::to_string(tries) + " tries, " + std::to_string(s.steps.size()) + " steps left");
+  });
+  const std::string file = options_.out_dir + "/qsacheck-repro-" + file_safe(name) + "-" + result.workload + "-" + std::to_string(result.seed) + ".scenario";
+  traces::write_scenario_file(file, small);
+  auto backend = BackendRegistry::global().create(name);
+  const auto again = traces::run_scenario(small, *backend);
+  progress.finish("shrunk to " + std::to_string(small.steps.size()) + " steps, " + std::to_string(traces::requests_of(small).size()) +
+                  " requests; it fails " + (again ? traces::to_string(*again) : std::string("(no longer fails?)")));
+  report_.reproducer = file;
+  report_.replay_command = "qsacheck replay --backend " + name + " " + file;
+}
+
+}  // namespace qsa::cli

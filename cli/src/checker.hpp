@@ -1,0 +1,54 @@
+#pragma once
+// The check campaign behind `qsacheck check` and `qsacheck mutants`: on each backend, the SPEC 8
+// examples, the metadata invariants on generated batches, then simulated scenarios step by step
+// against the model oracle, the invariants and the reference; optionally shrinking the first
+// failure into a reproducer.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "campaign.hpp"
+#include "check_report.hpp"
+
+namespace qsa::cli {
+
+struct CheckOptions {
+  std::vector<std::string> backends;
+  std::string workload;
+  std::string requests_csv;
+  int64_t steps = 0;      // 0: the campaign's default
+  int64_t scenarios = 4;  // with --workload or --requests-csv
+  uint64_t seed = 1;
+  int64_t batches = 3000;
+  std::string json_path;
+  std::string out_dir = ".";
+  bool shrink = true;     // shrink the first failing scenario and write a reproducer
+  bool quiet = false;     // no progress lines, no report (the caller prints)
+};
+
+class Checker {
+ public:
+  explicit Checker(CheckOptions options);
+  /// Runs the campaign and returns the report (its exit_code() is the process's).
+  CheckReport run();
+  /// The campaign's jobs for these options.
+  std::vector<CampaignJob> campaign() const;
+
+ private:
+  int64_t steps_or(int64_t fallback) const;
+  void fail(CheckRow& row, const std::string& what);
+  void run_spec_examples(const std::string& name, Backend& backend);
+  void run_generated_batches(const std::string& name, Backend& backend);
+  std::optional<std::string> check_batch(Backend& backend, const MetadataInput& input);
+  void run_scenarios(const std::string& name, Backend& backend, const std::vector<CampaignJob>& jobs);
+  void write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress);
+
+  CheckOptions options_;
+  CheckReport report_;
+  std::unique_ptr<Backend> reference_;
+};
+
+}  // namespace qsa::cli

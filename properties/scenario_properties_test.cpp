@@ -1,0 +1,78 @@
+// Stateful property (SPEC 7.1-7.5): random scenarios of every workload model stepped through the
+// backend under test, checked after every step against the model oracle, the invariants and the
+// reference. A failure is shrunk with the project's one shrinker (traces/shrinker.hpp), written as
+// a scenario file, and reported with the commands that replay it.
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "qsa/traces/scenario_file.hpp"
+#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/traces/shrinker.hpp"
+#include "qsa/traces/simulator.hpp"
+#include "qsa/traces/workloads.hpp"
+#include "support/backend_under_test.hpp"
+#include "support/gpu_guard.hpp"
+
+namespace qsa {
+namespace {
+
+bool shrinking_enabled() {
+  const char* value = std::getenv("QSA_SHRINK");
+  return value == nullptr || std::string(value) != "0";
+}
+
+// The full and soak levels run the real head geometry (D = 128, rd = 64, HQ = 4); quick keeps D = 32.
+traces::Workload at_test_level(traces::Workload workload) {
+  if (testing::test_level() == testing::TestLevel::kQuick) return workload;
+  workload.config.head_dim = 128;
+  workload.config.rotary_dim = 64;
+  workload.config.num_heads = 4;
+  for (traces::Workload& member : workload.mix) member = at_test_level(member);
+  return workload;
+}
+
+// Shrinks `failing`, writes it next to the test, and returns the lines that replay it.
+std::string reproduce(const traces::Scenario& failing, const traces::RunFailure& failure, const std::string& backend_name) {
+  traces::Scenario small = failing;
+  if (shrinking_enabled()) {
+    auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
+      auto backend = BackendRegistry::global().create(backend_name);
+      const auto f = traces::run_scenario(candidate, *backend);
+      if (!f || f->invalid_scenario || f->check != failure.check) return std::nullopt;
+      auto reference = BackendRegistry::global().create("reference");
+      if (traces::run_scenario(candidate, *reference)) return std::nullopt;
+      return f->step;
+    };
+    small = traces::shrink_scenario(failing, failing_step, 300);
+  }
+  std::string file = "qsacheck-repro-property-" + failing.config.workload + "-" + std::to_string(failing.config.seed) + ".scenario";
+  for (char& ch : file)
+    if (ch == ':') ch = '_';
+  traces::write_scenario_file(file, small);
+  return "shrunk to " + std::to_string(small.steps.size()) + " steps, " + std::to_string(traces::requests_of(small).size()) +
+         " requests, written to " + file + "\n  replay: qsacheck replay --backend " + backend_name + " " + file +
+         "\n  rerun:  " + testing::rerun_command() + " (with the RC_PARAMS printed below)";
+}
+
+TEST(ScenarioProperties, EveryStepAgreesWithTheOracleTheInvariantsAndTheReference) {
+  QSA_BACKEND_UNDER_TEST(backend);
+  const std::vector<std::string> names = traces::workload_names();
+  const bool passed = rc::check("scenarios on " + backend->name(), [&] {
+    const std::string name = *rc::gen::elementOf(names);
+    const auto seed = *rc::gen::inRange<uint64_t>(1, 1u << 30);
+    const int64_t steps = *rc::gen::inRange<int64_t>(1, 120);
+    const traces::Workload workload = at_test_level(traces::workload_by_name(name));
+    const traces::Scenario scenario = traces::simulate(workload, seed, steps);
+    const auto failure = traces::run_scenario(scenario, *backend);
+    RC_TAG(name);
+    if (failure) RC_FAIL(traces::to_string(*failure) + "\n  " + reproduce(scenario, *failure, backend->name()));
+  });
+  EXPECT_TRUE(passed);
+}
+
+}  // namespace
+}  // namespace qsa
