@@ -1,0 +1,273 @@
+#pragma once
+// metadata_staged_tiles_kernel: the whole SPEC 2 metadata of one step in one launch.
+//
+// Algorithm. The grid has two kinds of blocks, chosen by blockIdx.x (uniform per block):
+//
+//  * Work tiles (blocks [0, work_blocks), compressed kind only): block b owns k-work rows
+//    [b·WT, (b+1)·WT). It stages query_start_loc and seq_lens in shared memory, computes
+//    n_j = (q_j == 0 ? 0 : max(1, e_j/C - s_j/C)) and their exclusive prefix over all NR requests
+//    with a block-wide scan (each thread owns a contiguous run of requests; warp shuffles, then
+//    one shared array of warp totals). While writing the prefix, the owner of each request marks
+//    which request covers every 32nd work row of the tile (a search hint). Work row r < sum(n_j)
+//    then finds its request by a binary search between two neighbouring hints and writes
+//    (j, r - prefix_j); rows past the sum get (-1, -1).
+//  * Row tiles (the remaining blocks): block b owns rows [b·RT, (b+1)·RT). It stages
+//    query_start_loc, the chunk starts s_j = e_j - q_j and (ring kind) each request's ring block,
+//    and marks the request that covers every 32nd row of the tile. Row t < M then finds
+//    token_to_req by a binary search between two neighbouring hints (the largest j with
+//    qsl[j] <= t, so a zero-length request is never chosen), and writes its position,
+//    visible_blocks and slot; rows t >= M get the padding values.
+//
+// Every block redundantly stages the request table (O(NR) loads per block, from L2): no block
+// waits for another, so the launch has no inter-block dependency, no global workspace and no
+// host synchronisation; it is capturable in a CUDA graph. The common slot of every row is loaded
+// before the request table arrives, so a row waits on at most two dependent loads (the request
+// table, then, compressed kind only, its block-table entry). All arithmetic is integer.
+//
+// The template parameter selects a planted-bug variant (metadata_params.hpp); production code
+// instantiates MetadataVariant::kCorrect only.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/metadata_params.hpp"
+
+namespace qsa::cuda::detail {
+
+__device__ __forceinline__ int32_t warp_inclusive_sum(int32_t value) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+#pragma unroll
+  for (int delta = 1; delta < 32; delta <<= 1) {
+    const int32_t other = __shfl_up_sync(0xffffffffu, value, delta);
+    if (lane >= delta) value += other;
+  }
+  return value;
+}
+
+/// n_j of SPEC 2 for a request with rows [row_begin, row_end) and e_j = seq_len.
+template <MetadataVariant kVariant>
+__device__ __forceinline__ int32_t work_items(int32_t row_begin, int32_t row_end, int32_t seq_len, int32_t compress_ratio) {
+  const int32_t q = row_end - row_begin;
+  if constexpr (kVariant != MetadataVariant::kZeroLengthRequestGetsWork) {
+    if (q == 0) return 0;
+  }
+  const int32_t start = seq_len - q;
+  return max(1, seq_len / compress_ratio - start / compress_ratio);
+}
+
+/// Records `owner` as the search hint of every chunk start tile_begin + 32k (k in [0, chunks])
+/// that lies in [begin, end).
+__device__ __forceinline__ void mark_chunk_starts(int32_t* hints, int32_t chunks, int32_t tile_begin, int32_t begin,
+                                                  int32_t end, int32_t owner) {
+  if (end <= begin || end <= tile_begin) return;
+  const int32_t first = begin <= tile_begin ? 0 : (begin - tile_begin + kChunkRows - 1) / kChunkRows;
+  const int32_t last = min(chunks, (end - 1 - tile_begin) / kChunkRows);
+  for (int32_t k = first; k <= last; ++k) hints[k] = owner;
+}
+
+/// Largest j in [lo, hi] with keys[j] <= value, given keys[lo] <= value and keys non-decreasing.
+template <bool kStrict>
+__device__ __forceinline__ int32_t search_last_at_most(const int32_t* keys, int32_t lo, int32_t hi, int32_t value) {
+  while (lo < hi) {
+    const int32_t mid = (lo + hi + 1) >> 1;
+    const bool inside = kStrict ? keys[mid] < value : keys[mid] <= value;
+    if (inside) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+template <MetadataVariant kVariant>
+__device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
+  const int32_t nr = p.num_requests;
+  const int32_t tile_rows = kMetadataThreads * p.work_rows_per_thread;
+  const int32_t chunks = tile_rows / kChunkRows;
+  int32_t* qsl_s = shared;                 // [nr + 1] query_start_loc
+  int32_t* prefix_s = qsl_s + nr + 1;      // [nr + 1] seq_lens, then the exclusive prefix of n_j
+  int32_t* hints = prefix_s + nr + 1;      // [chunks + 1] request owning work row tile_begin + 32k
+  int32_t* warp_totals = hints + chunks + 1;  // [kMetadataWarps]
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const int32_t tile_begin = tile * tile_rows;
+
+  // Stage the request table (coalesced).
+#pragma unroll 4
+  for (int32_t j = tid; j < nr; j += kMetadataThreads) {
+    qsl_s[j] = __ldg(p.query_start_loc + j);
+    prefix_s[j] = __ldg(p.seq_lens + j);
+  }
+  if (tid == 0) qsl_s[nr] = __ldg(p.query_start_loc + nr);
+  __syncthreads();
+
+  // Exclusive prefix of n_j: thread tid owns requests [run_begin, run_end).
+  const int32_t per_thread = (nr + kMetadataThreads - 1) / kMetadataThreads;
+  const int32_t run_begin = min(nr, tid * per_thread);
+  const int32_t run_end = min(nr, run_begin + per_thread);
+  const int32_t c = p.compress_ratio;
+  int32_t local = 0;
+  for (int32_t j = run_begin; j < run_end; ++j) local += work_items<kVariant>(qsl_s[j], qsl_s[j + 1], prefix_s[j], c);
+  const int32_t inclusive = warp_inclusive_sum(local);
+  if (lane == 31) warp_totals[warp] = inclusive;
+  if constexpr (kVariant != MetadataVariant::kWorkPrefixRace) __syncthreads();
+  int32_t offset = inclusive - local;
+  int32_t total = 0;
+#pragma unroll
+  for (int w = 0; w < kMetadataWarps; ++w) {
+    const int32_t warp_total = warp_totals[w];
+    total += warp_total;
+    if (w < warp) offset += warp_total;
+  }
+  for (int32_t j = run_begin; j < run_end; ++j) {
+    const int32_t n = work_items<kVariant>(qsl_s[j], qsl_s[j + 1], prefix_s[j], c);
+    prefix_s[j] = offset;
+    mark_chunk_starts(hints, chunks, tile_begin, offset, offset + n, j);
+    offset += n;
+  }
+  __syncthreads();
+
+  // Work rows: (j, r - prefix_j) below the total, (-1, -1) after it.
+  int2* out = reinterpret_cast<int2*>(p.k_work_metadata);
+#pragma unroll
+  for (int i = 0; i < kMaxWorkRowsPerThread; ++i) {
+    if (i >= p.work_rows_per_thread) break;
+    const int32_t local_row = i * kMetadataThreads + tid;
+    const int32_t r = tile_begin + local_row;
+    if (r >= p.num_work_rows) break;
+    int2 item = make_int2(-1, -1);
+    if (r < total) {
+      const int32_t k = local_row / kChunkRows;
+      const int32_t lo = hints[k];
+      const int32_t hi = tile_begin + (k + 1) * kChunkRows < total ? hints[k + 1] : nr - 1;
+      const int32_t j = search_last_at_most<false>(prefix_s, lo, hi, r);
+      item = make_int2(j, r - prefix_s[j]);
+    } else if constexpr (kVariant == MetadataVariant::kWorkTailUnwritten) {
+      continue;
+    }
+    out[r] = item;
+  }
+}
+
+template <MetadataVariant kVariant>
+__device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
+  const int32_t nr = p.num_requests;
+  const int32_t tile_rows = kMetadataThreads * p.rows_per_thread;
+  const int32_t chunks = tile_rows / kChunkRows;
+  int32_t* qsl_s = shared;             // [nr + 1] query_start_loc
+  int32_t* start_s = qsl_s + nr + 1;   // [nr] chunk start s_j = e_j - q_j
+  int32_t* ring_s = start_s + nr;      // [nr] ring block block_table[j][0] (ring kind, W > 0), else -1
+  int32_t* hints = ring_s + nr;        // [chunks + 1] request owning row tile_begin + 32k
+  const int tid = static_cast<int>(threadIdx.x);
+  const int32_t tile_begin = tile * tile_rows;
+  const bool reads_common = p.kind != kKindRing;
+
+  // The common slots of this thread's rows do not depend on the request table: load them first.
+  int64_t common[kMaxRowsPerThread];
+#pragma unroll
+  for (int i = 0; i < kMaxRowsPerThread; ++i) {
+    const int32_t t = tile_begin + i * kMetadataThreads + tid;
+    common[i] = (reads_common && i < p.rows_per_thread && t < p.num_tokens) ? __ldg(p.common_slot_mapping + t) : -1;
+  }
+
+  // Stage the request table and the search hints.
+  const bool ring_blocks = p.kind == kKindRing && p.block_table_cols > 0;
+#pragma unroll 4
+  for (int32_t j = tid; j < nr; j += kMetadataThreads) {
+    const int32_t begin = __ldg(p.query_start_loc + j);
+    const int32_t end = __ldg(p.query_start_loc + j + 1);
+    const int32_t seq_len = __ldg(p.seq_lens + j);
+    const int32_t ring_block = ring_blocks ? __ldg(p.block_table + static_cast<int64_t>(j) * p.row_stride) : -1;
+    qsl_s[j] = begin;
+    if (j == nr - 1) qsl_s[nr] = end;
+    start_s[j] = seq_len - (end - begin);
+    ring_s[j] = ring_block;
+    mark_chunk_starts(hints, chunks, tile_begin, begin, end, j);
+  }
+  __syncthreads();
+
+  const int32_t m = qsl_s[nr];
+  const int32_t cb = p.builder_ratio;
+#pragma unroll
+  for (int i = 0; i < kMaxRowsPerThread; ++i) {
+    if (i >= p.rows_per_thread) break;
+    const int32_t local_row = i * kMetadataThreads + tid;
+    const int32_t t = tile_begin + local_row;
+    if (t >= p.num_tokens) break;
+    if (t >= m) {
+      if constexpr (kVariant != MetadataVariant::kPaddingRowsUnwritten) {
+        p.token_to_req[t] = 0;
+        p.logical_positions[t] = -1;
+        p.visible_blocks[t] = 0;
+        p.slot_mapping[t] = -1;
+      }
+      continue;
+    }
+    // Row t lies in chunk k, whose start and the next chunk's start are covered by hints[k] and
+    // hints[k + 1] (or the next start is past M, and NR - 1 bounds the search).
+    const int32_t k = local_row / kChunkRows;
+    const int32_t lo = hints[k];
+    const int32_t hi = tile_begin + (k + 1) * kChunkRows < m ? hints[k + 1] : nr - 1;
+    const int32_t j = search_last_at_most<kVariant == MetadataVariant::kRequestSearchOffByOne>(qsl_s, lo, hi, t);
+    const int32_t begin = qsl_s[j];
+    const int32_t end = qsl_s[j + 1];
+    const int32_t start = start_s[j];
+    const int32_t pos = start + (t - begin);
+    const int32_t seq_len = start + (end - begin);
+    const int32_t visible = max(0, min((pos + 1) / cb, seq_len / cb));
+
+    int64_t slot = -1;
+    if (p.kind == kKindCompressed) {
+      const int32_t c = p.compress_ratio;
+      if (pos >= 0 && (pos + 1) % c == 0) {
+        const int32_t s = p.storage_block_size;
+        const int32_t g = pos / c;
+        const int32_t logical_block = g / s;
+        const bool in_table = kVariant == MetadataVariant::kColumnBoundOffByOne ? logical_block <= p.block_table_cols
+                                                                                 : logical_block < p.block_table_cols;
+        if (in_table) {
+          const int64_t col_stride = kVariant == MetadataVariant::kColumnStrideIgnored ? 1 : p.col_stride;
+          const int32_t block = __ldg(p.block_table + static_cast<int64_t>(j) * p.row_stride + logical_block * col_stride);
+          const bool common_ok = kVariant == MetadataVariant::kNegativeCommonSlotIgnored || common[i] >= 0;
+          if (block >= 0 && common_ok) slot = static_cast<int64_t>(block) * s + g % s;
+        }
+      }
+    } else if (p.kind == kKindRing) {
+      const int32_t r = p.ring_capacity;
+      const bool kept = kVariant == MetadataVariant::kRingKeepsEveryRow || t + r >= end;
+      const int32_t block = ring_s[j];
+      if (pos >= 0 && kept && block >= 0) slot = static_cast<int64_t>(block) * r + pos % r;
+    } else {
+      slot = common[i] >= 0 ? common[i] : -1;
+    }
+
+    p.token_to_req[t] = j;
+    p.logical_positions[t] = pos;
+    p.visible_blocks[t] = visible;
+    p.slot_mapping[t] = slot;
+  }
+}
+
+template <MetadataVariant kVariant>
+__global__ void __launch_bounds__(kMetadataThreads) metadata_staged_tiles_kernel(const MetadataParams params) {
+  extern __shared__ int32_t shared[];
+  const auto block = static_cast<int32_t>(blockIdx.x);
+  if (block < params.work_blocks) build_work_tile<kVariant>(params, shared, block);
+  else build_row_tile<kVariant>(params, shared, block - params.work_blocks);
+}
+
+/// Raises the dynamic shared-memory limit of the kVariant instantiation to `bytes`.
+template <MetadataVariant kVariant>
+cudaError_t allow_metadata_shared_memory(int bytes) {
+  return cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+
+/// Launches the kVariant instantiation: `blocks` blocks, `shared_bytes` of dynamic shared memory.
+template <MetadataVariant kVariant>
+cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, int32_t blocks, size_t shared_bytes, cudaStream_t stream) {
+  if (blocks == 0) return cudaSuccess;
+  metadata_staged_tiles_kernel<kVariant><<<static_cast<unsigned>(blocks), kMetadataThreads, shared_bytes, stream>>>(params);
+  return cudaGetLastError();
+}
+
+}  // namespace qsa::cuda::detail
