@@ -11,6 +11,7 @@ inline constexpr int kMetadataWarps = kMetadataThreads / 32;
 inline constexpr int kMaxRowsPerThread = 4;         // row tile = 256 .. 1024 rows
 inline constexpr int kMaxWorkRowsPerThread = 4;     // work tile = 256 .. 1024 k-work rows
 inline constexpr int kChunkRows = 32;               // a search hint is kept for every 32 rows of a tile
+inline constexpr int kStageBatch = 4;               // requests a thread loads before storing any (NR <= 1024: one batch)
 
 inline constexpr int32_t kKindCompressed = 0;
 inline constexpr int32_t kKindRing = 1;

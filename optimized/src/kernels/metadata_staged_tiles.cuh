@@ -92,11 +92,26 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
   const int warp = tid >> 5;
   const int32_t tile_begin = tile * tile_rows;
 
-  // Stage the request table (coalesced).
-#pragma unroll 4
-  for (int32_t j = tid; j < nr; j += kMetadataThreads) {
-    qsl_s[j] = __ldg(p.query_start_loc + j);
-    prefix_s[j] = __ldg(p.seq_lens + j);
+  // Stage the request table (coalesced; every load of a batch is issued before the first store).
+  for (int32_t base = 0; base < nr; base += kStageBatch * kMetadataThreads) {
+    int32_t begin[kStageBatch];
+    int32_t seq_len[kStageBatch];
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u) {
+      const int32_t j = base + u * kMetadataThreads + tid;
+      if (j < nr) {
+        begin[u] = __ldg(p.query_start_loc + j);
+        seq_len[u] = __ldg(p.seq_lens + j);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u) {
+      const int32_t j = base + u * kMetadataThreads + tid;
+      if (j < nr) {
+        qsl_s[j] = begin[u];
+        prefix_s[j] = seq_len[u];
+      }
+    }
   }
   if (tid == 0) qsl_s[nr] = __ldg(p.query_start_loc + nr);
   __syncthreads();
@@ -170,19 +185,35 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
     common[i] = (reads_common && i < p.rows_per_thread && t < p.num_tokens) ? __ldg(p.common_slot_mapping + t) : -1;
   }
 
-  // Stage the request table and the search hints.
+  // Stage the request table and the search hints; every load of a batch is issued before the
+  // first store (the hint loop's data-dependent trip count would otherwise serialise them).
   const bool ring_blocks = p.kind == kKindRing && p.block_table_cols > 0;
-#pragma unroll 4
-  for (int32_t j = tid; j < nr; j += kMetadataThreads) {
-    const int32_t begin = __ldg(p.query_start_loc + j);
-    const int32_t end = __ldg(p.query_start_loc + j + 1);
-    const int32_t seq_len = __ldg(p.seq_lens + j);
-    const int32_t ring_block = ring_blocks ? __ldg(p.block_table + static_cast<int64_t>(j) * p.row_stride) : -1;
-    qsl_s[j] = begin;
-    if (j == nr - 1) qsl_s[nr] = end;
-    start_s[j] = seq_len - (end - begin);
-    ring_s[j] = ring_block;
-    mark_chunk_starts(hints, chunks, tile_begin, begin, end, j);
+  for (int32_t base = 0; base < nr; base += kStageBatch * kMetadataThreads) {
+    int32_t begin[kStageBatch];
+    int32_t end[kStageBatch];
+    int32_t seq_len[kStageBatch];
+    int32_t ring_block[kStageBatch];
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u) {
+      const int32_t j = base + u * kMetadataThreads + tid;
+      if (j < nr) {
+        begin[u] = __ldg(p.query_start_loc + j);
+        end[u] = __ldg(p.query_start_loc + j + 1);
+        seq_len[u] = __ldg(p.seq_lens + j);
+        ring_block[u] = ring_blocks ? __ldg(p.block_table + static_cast<int64_t>(j) * p.row_stride) : -1;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u) {
+      const int32_t j = base + u * kMetadataThreads + tid;
+      if (j < nr) {
+        qsl_s[j] = begin[u];
+        if (j == nr - 1) qsl_s[nr] = end[u];
+        start_s[j] = seq_len[u] - (end[u] - begin[u]);
+        ring_s[j] = ring_block[u];
+        mark_chunk_starts(hints, chunks, tile_begin, begin[u], end[u], j);
+      }
+    }
   }
   __syncthreads();
 
