@@ -4,9 +4,10 @@
 //  * cuda: our one-launch kernel; baseline: the two-launch baseline of baseline_metadata.cu;
 //    BM_Floor/empty_kernel: an empty kernel. Each GPU benchmark first checks its output against the
 //    reference (outputs poisoned), then captures 200 back-to-back launches in a CUDA graph and
-//    reports the time per launch from CUDA events around one replay (UseManualTime), median of 5
-//    repetitions. Inputs stay in the same device buffers, so they are L2-resident as they are in
-//    vLLM, which copies them to the device right before the launch.
+//    reports the time per launch from CUDA events around one replay (UseManualTime); 50 replays
+//    per repetition, median of 5 repetitions. Inputs stay in the same device buffers, so they are
+//    L2-resident, as they are in vLLM, which copies them to the device right before the launch.
+//  * BM_Floor/empty_kernel/blocks:B: empty grids as large as ours (launch cost before any work).
 //  * BM_MetadataTiling/cuda/...: the same kernel under other tilings (for tuning).
 //
 // Items are rows (N). The run ends with a summary table (shape, reference, baseline, ours, floor).
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <functional>
 #include <map>
 #include <memory>
@@ -48,10 +50,18 @@ std::string shape_suffix(CacheKind kind, const MetadataShape& shape) {
   return std::string("kind:") + to_string(kind) + "/tokens:" + std::to_string(shape.tokens) + "/requests:" + std::to_string(shape.requests);
 }
 
-void configure(benchmark::internal::Benchmark* b, bool manual_time) {
+// GPU benchmarks report the time per launch while each iteration replays kLaunchesPerGraph
+// launches, so they run a fixed number of iterations (a MinTime of manual time would take
+// kLaunchesPerGraph times longer in wall time).
+constexpr int kGpuIterations = 50;
+
+void configure(benchmark::internal::Benchmark* b, bool gpu) {
   b->Unit(benchmark::kMicrosecond);
-  if (manual_time) b->UseManualTime();
-  if (!quick_mode) b->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true);
+  if (gpu) b->UseManualTime();
+  if (quick_mode) return;
+  if (gpu) b->Iterations(kGpuIterations);
+  else b->MinTime(0.1);
+  b->Repetitions(5)->ReportAggregatesOnly(true);
 }
 
 void run_reference(benchmark::State& state, const MetadataInput* input) {
@@ -197,6 +207,8 @@ void register_benchmarks(bool gpu) {
 // The console reporter, also keeping each benchmark's median (or only) time for the summary.
 class SummaryReporter : public benchmark::ConsoleReporter {
  public:
+  explicit SummaryReporter(bool color) : ConsoleReporter(color ? OO_ColorTabular : OO_Tabular) {}
+
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       if (run.error_occurred) continue;
@@ -245,6 +257,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
 
 int main(int argc, char** argv) {
   using namespace qsa::bench;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a run cut short by a timeout still leaves its lines
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick_mode = true;
@@ -269,7 +282,7 @@ int main(int argc, char** argv) {
     }
   }
   register_benchmarks(gpu);
-  SummaryReporter reporter;
+  SummaryReporter reporter(isatty(fileno(stdout)) != 0);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   reporter.print_summary();
   benchmark::Shutdown();
