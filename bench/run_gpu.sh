@@ -69,14 +69,14 @@ grep -E "^(SPEC|metadata|RESULT)" "$OUT/qsacheck.log" | sed 's/^/         /' | t
 step "metadata_bench" bench.log 150 ./metadata_bench --benchmark_out="$OUT/bench.json" --benchmark_out_format=json --benchmark_color=false
 
 # 4. Sanitizers on the differential and robustness tests, small corpora.
-FILTER='MetadataCudaVsReference.*:MetadataCudaGraph.*:MetadataCudaStreams.*:MetadataCudaLimits.*'
+FILTER='MetadataCudaVsReference.*:MetadataCudaGraph.*:MetadataCudaDeterminism.*:MetadataCudaStreams.*:MetadataCudaLimits.*'
 if [ -z "$SANITIZER" ]; then
   note "FAIL     compute-sanitizer not found"
   failed=1
 else
   for tool in memcheck racecheck initcheck synccheck; do
     step "compute-sanitizer --tool $tool" sanitizers.log 75 \
-      env QSA_CORPUS_SIZE=12 RC_PARAMS="max_success=8" \
+      env QSA_CORPUS_SIZE=50 RC_PARAMS="max_success=25" \
       "$SANITIZER" --tool "$tool" --error-exitcode 86 ./gpu_metadata_tests --gtest_filter="$FILTER"
     grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$OUT/sanitizers.log" | tail -1 | sed "s/^/         $tool: /" | tee -a "$SUMMARY"
   done
