@@ -246,6 +246,9 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                     cell(ours).c_str(), cell(floor).c_str(), ratio.c_str());
       }
     }
+    std::printf("\nOther GPU measurements (median, microseconds per launch)\n");
+    for (const auto& [name, micros] : micros_)
+      if (name.rfind("BM_Floor/", 0) == 0 || name.rfind("BM_MetadataTiling/", 0) == 0) std::printf("%-110s %9.2f\n", name.c_str(), micros);
   }
 
  private:

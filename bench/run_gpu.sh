@@ -57,7 +57,17 @@ note "$(head -3 "$OUT/environment.log" | tail -1)"
 # 1. GPU tests.
 step "gpu_device_tests" tests.log 30 ./gpu_device_tests
 step "gpu_metadata_tests (differential + robustness)" tests.log 150 ./gpu_metadata_tests
-step "gpu_metadata_planted_tests" tests.log 120 ./gpu_metadata_planted_tests
+# One process per planted bug: a bug can fault the kernel (a race reading garbage hints reads
+# shared memory out of bounds), and a faulted context would fail every later test in the process.
+each_planted_bug() {
+  local rc=0 t
+  for t in $(./gpu_metadata_planted_tests --gtest_list_tests | awk '/^[^ ]/ {suite = $1} /^  / {print suite $1}'); do
+    ./gpu_metadata_planted_tests --gtest_filter="$t" || rc=1
+  done
+  return $rc
+}
+export -f each_planted_bug
+step "gpu_metadata_planted_tests (one process per bug)" tests.log 120 bash -c each_planted_bug
 grep -hE "^(KILLED|SURVIVED)" "$OUT/tests.log" | cut -c1-200 | sed 's/^/         /' | tee -a "$SUMMARY"
 grep -h "fixed corpus:" "$OUT/tests.log" | sed 's/^/         /' | tee -a "$SUMMARY"
 
@@ -80,6 +90,21 @@ else
       "$SANITIZER" --tool "$tool" --error-exitcode 86 ./gpu_metadata_tests --gtest_filter="$FILTER"
     grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$OUT/sanitizers.log" | tail -1 | sed "s/^/         $tool: /" | tee -a "$SUMMARY"
   done
+fi
+
+# 5. Optional (QSA_NCU=1): Nsight Compute on a few launches of our kernel (durations, stall reasons).
+if [ "${QSA_NCU:-0}" = 1 ]; then
+  NCU=$(command -v ncu || true)
+  [ -z "$NCU" ] && [ -x /usr/local/cuda/bin/ncu ] && NCU=/usr/local/cuda/bin/ncu
+  if [ -n "$NCU" ]; then
+    step "ncu (metadata kernel, 4 launches)" ncu.log 90 "$NCU" --clock-control none -k regex:metadata_staged_tiles --launch-count 4 \
+      --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
+      ./metadata_bench --quick --benchmark_min_time=0.0001 \
+      --benchmark_filter='BM_Metadata/cuda/kind:compressed/tokens:(1024|8192|65536)/'
+    grep -E "metadata_staged_tiles|Duration|Elapsed Cycles|SM Frequency|Stall|Warp Cycles Per Issued" "$OUT/ncu.log" | head -40 | sed 's/^/         /' | tee -a "$SUMMARY"
+  else
+    note "SKIPPED  ncu (not found)"
+  fi
 fi
 
 echo

@@ -12,11 +12,12 @@ Status bad(Error* error, const char* field, const std::string& rule, const std::
   return invalid(error, field, -1, rule, message);
 }
 
-// Default tiling: one row per thread up to 32 Ki rows (at most 128 row tiles, all resident at
-// once on 132 SMs), then 2 and 4 rows per thread; work tiles of 512 k-work rows.
-int32_t default_rows_per_thread(int64_t n) {
-  if (n <= 32768) return 1;
-  if (n <= 131072) return 2;
+// Default tiling, measured on the H200 (docs/cuda-metadata.md): one row and one k-work row per
+// thread (a thread's rows are processed one after the other, so more blocks beat more rows per
+// thread) up to 256 tiles of each, then 2 and 4 per thread to bound the redundant staging.
+int32_t default_per_thread(int64_t rows) {
+  if (rows <= 256 * kMetadataThreads) return 1;
+  if (rows <= 512 * kMetadataThreads) return 2;
   return 4;
 }
 
@@ -61,8 +62,8 @@ Status plan_metadata_launch(const MetadataDeviceArgs& args, const MetadataLaunch
   if (k > 0 && reinterpret_cast<uintptr_t>(args.k_work_metadata) % 8 != 0)
     return bad(error, "k_work_metadata", "misaligned", "the (request, work) pairs are written as 8-byte words");
 
-  const int32_t rows_per_thread = config.rows_per_thread != 0 ? config.rows_per_thread : default_rows_per_thread(n);
-  const int32_t work_rows_per_thread = config.work_rows_per_thread != 0 ? config.work_rows_per_thread : 2;
+  const int32_t rows_per_thread = config.rows_per_thread != 0 ? config.rows_per_thread : default_per_thread(n);
+  const int32_t work_rows_per_thread = config.work_rows_per_thread != 0 ? config.work_rows_per_thread : default_per_thread(k);
   if (rows_per_thread < 1 || rows_per_thread > kMaxRowsPerThread) return bad(error, "rows_per_thread", "out-of-range", "must be in [1, 4]");
   if (work_rows_per_thread < 1 || work_rows_per_thread > kMaxWorkRowsPerThread)
     return bad(error, "work_rows_per_thread", "out-of-range", "must be in [1, 4]");
@@ -92,10 +93,10 @@ Status plan_metadata_launch(const MetadataDeviceArgs& args, const MetadataLaunch
   prm.num_requests = static_cast<int32_t>(nr);
   prm.num_work_rows = static_cast<int32_t>(k);
   prm.kind = args.kind == CacheKind::kCompressed ? kKindCompressed : args.kind == CacheKind::kRing ? kKindRing : kKindPassthrough;
-  prm.compress_ratio = args.kind == CacheKind::kCompressed ? args.compress_ratio : 1;
-  prm.builder_ratio = args.builder_ratio;
-  prm.storage_block_size = args.kind == CacheKind::kCompressed ? args.storage_block_size : 1;
-  prm.ring_capacity = args.kind == CacheKind::kRing ? args.ring_capacity : 1;
+  prm.compress_ratio = InvariantDivider::make(static_cast<uint32_t>(args.kind == CacheKind::kCompressed ? args.compress_ratio : 1));
+  prm.builder_ratio = InvariantDivider::make(static_cast<uint32_t>(args.builder_ratio));
+  prm.storage_block_size = InvariantDivider::make(static_cast<uint32_t>(args.kind == CacheKind::kCompressed ? args.storage_block_size : 1));
+  prm.ring_capacity = InvariantDivider::make(static_cast<uint32_t>(args.kind == CacheKind::kRing ? args.ring_capacity : 1));
   prm.token_to_req = args.token_to_req;
   prm.logical_positions = args.logical_positions;
   prm.visible_blocks = args.visible_blocks;

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "kernels/invariant_divider.hpp"
+
 namespace qsa::cuda::detail {
 
 inline constexpr int kMetadataThreads = 256;        // threads of every block (8 warps)
@@ -33,7 +35,7 @@ enum class MetadataVariant : int {
   kColumnStrideIgnored,        // block_table column addressed as if col_stride == 1
 };
 
-/// Everything one launch needs, by value (about 160 bytes of kernel parameters).
+/// Everything one launch needs, by value (about 200 bytes of kernel parameters).
 struct MetadataParams {
   const int32_t* query_start_loc;      // [num_requests + 1] row offsets; [0] == 0, non-decreasing
   const int32_t* seq_lens;             // [num_requests] e_j
@@ -46,10 +48,10 @@ struct MetadataParams {
   int32_t num_requests;                // NR >= 1
   int32_t num_work_rows;               // K (0 unless compressed)
   int32_t kind;                        // kKindCompressed, kKindRing or kKindPassthrough
-  int32_t compress_ratio;              // C (compressed)
-  int32_t builder_ratio;               // Cb (visible_blocks)
-  int32_t storage_block_size;          // S (compressed)
-  int32_t ring_capacity;               // R (ring)
+  InvariantDivider compress_ratio;     // C (compressed; 1 otherwise)
+  InvariantDivider builder_ratio;      // Cb (visible_blocks)
+  InvariantDivider storage_block_size; // S (compressed; 1 otherwise)
+  InvariantDivider ring_capacity;      // R (ring; 1 otherwise)
 
   int32_t* token_to_req;               // [num_tokens]
   int64_t* logical_positions;          // [num_tokens]
@@ -67,9 +69,9 @@ constexpr int64_t row_tile_shared_words(int64_t num_requests, int64_t rows_per_t
   return (num_requests + 1) + 2 * num_requests + (kMetadataThreads * rows_per_thread) / kChunkRows + 1;
 }
 
-/// Shared-memory words of a work tile: qsl [NR + 1], prefix [NR + 1], hints, warp totals.
+/// Shared-memory words of a work tile: n_j then their prefix [NR], hints, warp totals.
 constexpr int64_t work_tile_shared_words(int64_t num_requests, int64_t work_rows_per_thread) {
-  return 2 * (num_requests + 1) + (kMetadataThreads * work_rows_per_thread) / kChunkRows + 1 + kMetadataWarps;
+  return num_requests + (kMetadataThreads * work_rows_per_thread) / kChunkRows + 1 + kMetadataWarps;
 }
 
 }  // namespace qsa::cuda::detail

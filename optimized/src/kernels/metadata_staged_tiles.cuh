@@ -31,6 +31,7 @@
 
 #include <cstdint>
 
+#include "kernels/invariant_divider.hpp"
 #include "kernels/metadata_params.hpp"
 
 namespace qsa::cuda::detail {
@@ -47,13 +48,12 @@ __device__ __forceinline__ int32_t warp_inclusive_sum(int32_t value) {
 
 /// n_j of SPEC 2 for a request with rows [row_begin, row_end) and e_j = seq_len.
 template <MetadataVariant kVariant>
-__device__ __forceinline__ int32_t work_items(int32_t row_begin, int32_t row_end, int32_t seq_len, int32_t compress_ratio) {
+__device__ __forceinline__ int32_t work_items(int32_t row_begin, int32_t row_end, int32_t seq_len, const InvariantDivider& c) {
   const int32_t q = row_end - row_begin;
   if constexpr (kVariant != MetadataVariant::kZeroLengthRequestGetsWork) {
     if (q == 0) return 0;
   }
-  const int32_t start = seq_len - q;
-  return max(1, seq_len / compress_ratio - start / compress_ratio);
+  return max(1, c.div(seq_len) - c.div(seq_len - q));
 }
 
 /// Records `owner` as the search hint of every chunk start tile_begin + 32k (k in [0, chunks])
@@ -83,46 +83,42 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
   const int32_t nr = p.num_requests;
   const int32_t tile_rows = kMetadataThreads * p.work_rows_per_thread;
   const int32_t chunks = tile_rows / kChunkRows;
-  int32_t* qsl_s = shared;                 // [nr + 1] query_start_loc
-  int32_t* prefix_s = qsl_s + nr + 1;      // [nr + 1] seq_lens, then the exclusive prefix of n_j
-  int32_t* hints = prefix_s + nr + 1;      // [chunks + 1] request owning work row tile_begin + 32k
+  int32_t* prefix_s = shared;                 // [nr] n_j, then their exclusive prefix
+  int32_t* hints = prefix_s + nr;             // [chunks + 1] request owning work row tile_begin + 32k
   int32_t* warp_totals = hints + chunks + 1;  // [kMetadataWarps]
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31;
   const int warp = tid >> 5;
   const int32_t tile_begin = tile * tile_rows;
 
-  // Stage the request table (coalesced; every load of a batch is issued before the first store).
+  // n_j of every request (coalesced loads, all of a batch issued before the first use).
   for (int32_t base = 0; base < nr; base += kStageBatch * kMetadataThreads) {
     int32_t begin[kStageBatch];
+    int32_t end[kStageBatch];
     int32_t seq_len[kStageBatch];
 #pragma unroll
     for (int u = 0; u < kStageBatch; ++u) {
       const int32_t j = base + u * kMetadataThreads + tid;
       if (j < nr) {
         begin[u] = __ldg(p.query_start_loc + j);
+        end[u] = __ldg(p.query_start_loc + j + 1);
         seq_len[u] = __ldg(p.seq_lens + j);
       }
     }
 #pragma unroll
     for (int u = 0; u < kStageBatch; ++u) {
       const int32_t j = base + u * kMetadataThreads + tid;
-      if (j < nr) {
-        qsl_s[j] = begin[u];
-        prefix_s[j] = seq_len[u];
-      }
+      if (j < nr) prefix_s[j] = work_items<kVariant>(begin[u], end[u], seq_len[u], p.compress_ratio);
     }
   }
-  if (tid == 0) qsl_s[nr] = __ldg(p.query_start_loc + nr);
   __syncthreads();
 
   // Exclusive prefix of n_j: thread tid owns requests [run_begin, run_end).
   const int32_t per_thread = (nr + kMetadataThreads - 1) / kMetadataThreads;
   const int32_t run_begin = min(nr, tid * per_thread);
   const int32_t run_end = min(nr, run_begin + per_thread);
-  const int32_t c = p.compress_ratio;
   int32_t local = 0;
-  for (int32_t j = run_begin; j < run_end; ++j) local += work_items<kVariant>(qsl_s[j], qsl_s[j + 1], prefix_s[j], c);
+  for (int32_t j = run_begin; j < run_end; ++j) local += prefix_s[j];
   const int32_t inclusive = warp_inclusive_sum(local);
   if (lane == 31) warp_totals[warp] = inclusive;
   if constexpr (kVariant != MetadataVariant::kWorkPrefixRace) __syncthreads();
@@ -135,7 +131,7 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
     if (w < warp) offset += warp_total;
   }
   for (int32_t j = run_begin; j < run_end; ++j) {
-    const int32_t n = work_items<kVariant>(qsl_s[j], qsl_s[j + 1], prefix_s[j], c);
+    const int32_t n = prefix_s[j];
     prefix_s[j] = offset;
     mark_chunk_starts(hints, chunks, tile_begin, offset, offset + n, j);
     offset += n;
@@ -217,23 +213,24 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
   }
   __syncthreads();
 
+  // Phase 1, every row of this thread: its request, position, visible groups, and (compressed)
+  // the block-table load, issued before anything waits on it.
   const int32_t m = qsl_s[nr];
-  const int32_t cb = p.builder_ratio;
+  int32_t request[kMaxRowsPerThread];
+  int32_t position[kMaxRowsPerThread];
+  int32_t visible[kMaxRowsPerThread];
+  int32_t block[kMaxRowsPerThread];
+  int32_t group[kMaxRowsPerThread];
 #pragma unroll
   for (int i = 0; i < kMaxRowsPerThread; ++i) {
-    if (i >= p.rows_per_thread) break;
     const int32_t local_row = i * kMetadataThreads + tid;
     const int32_t t = tile_begin + local_row;
-    if (t >= p.num_tokens) break;
-    if (t >= m) {
-      if constexpr (kVariant != MetadataVariant::kPaddingRowsUnwritten) {
-        p.token_to_req[t] = 0;
-        p.logical_positions[t] = -1;
-        p.visible_blocks[t] = 0;
-        p.slot_mapping[t] = -1;
-      }
-      continue;
-    }
+    request[i] = 0;
+    position[i] = -1;
+    visible[i] = 0;
+    block[i] = -1;
+    group[i] = 0;
+    if (i >= p.rows_per_thread || t >= p.num_tokens || t >= m) continue;
     // Row t lies in chunk k, whose start and the next chunk's start are covered by hints[k] and
     // hints[k + 1] (or the next start is past M, and NR - 1 bounds the search).
     const int32_t k = local_row / kChunkRows;
@@ -245,36 +242,56 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
     const int32_t start = start_s[j];
     const int32_t pos = start + (t - begin);
     const int32_t seq_len = start + (end - begin);
-    const int32_t visible = max(0, min((pos + 1) / cb, seq_len / cb));
-
-    int64_t slot = -1;
+    request[i] = j;
+    position[i] = pos;
+    visible[i] = max(0, min(p.builder_ratio.div(pos + 1), p.builder_ratio.div(seq_len)));
+    if (pos < 0) continue;
     if (p.kind == kKindCompressed) {
-      const int32_t c = p.compress_ratio;
-      if (pos >= 0 && (pos + 1) % c == 0) {
-        const int32_t s = p.storage_block_size;
-        const int32_t g = pos / c;
-        const int32_t logical_block = g / s;
+      if (p.compress_ratio.mod(pos + 1) == 0) {
+        const int32_t g = p.compress_ratio.div(pos);
+        const int32_t logical_block = p.storage_block_size.div(g);
         const bool in_table = kVariant == MetadataVariant::kColumnBoundOffByOne ? logical_block <= p.block_table_cols
                                                                                  : logical_block < p.block_table_cols;
-        if (in_table) {
+        const bool common_ok = kVariant == MetadataVariant::kNegativeCommonSlotIgnored || common[i] >= 0;
+        if (in_table && common_ok) {
           const int64_t col_stride = kVariant == MetadataVariant::kColumnStrideIgnored ? 1 : p.col_stride;
-          const int32_t block = __ldg(p.block_table + static_cast<int64_t>(j) * p.row_stride + logical_block * col_stride);
-          const bool common_ok = kVariant == MetadataVariant::kNegativeCommonSlotIgnored || common[i] >= 0;
-          if (block >= 0 && common_ok) slot = static_cast<int64_t>(block) * s + g % s;
+          block[i] = __ldg(p.block_table + static_cast<int64_t>(j) * p.row_stride + logical_block * col_stride);
+          group[i] = g;
         }
       }
     } else if (p.kind == kKindRing) {
-      const int32_t r = p.ring_capacity;
-      const bool kept = kVariant == MetadataVariant::kRingKeepsEveryRow || t + r >= end;
-      const int32_t block = ring_s[j];
-      if (pos >= 0 && kept && block >= 0) slot = static_cast<int64_t>(block) * r + pos % r;
+      const bool kept = kVariant == MetadataVariant::kRingKeepsEveryRow || t + static_cast<int32_t>(p.ring_capacity.divisor) >= end;
+      if (kept) block[i] = ring_s[j];
+    }
+  }
+
+  // Phase 2: the stores (the slot waits on its block-table load).
+#pragma unroll
+  for (int i = 0; i < kMaxRowsPerThread; ++i) {
+    if (i >= p.rows_per_thread) break;
+    const int32_t t = tile_begin + i * kMetadataThreads + tid;
+    if (t >= p.num_tokens) break;
+    if (t >= m) {
+      if constexpr (kVariant != MetadataVariant::kPaddingRowsUnwritten) {
+        p.token_to_req[t] = 0;
+        p.logical_positions[t] = -1;
+        p.visible_blocks[t] = 0;
+        p.slot_mapping[t] = -1;
+      }
+      continue;
+    }
+    p.token_to_req[t] = request[i];
+    p.logical_positions[t] = position[i];
+    p.visible_blocks[t] = visible[i];
+    int64_t slot = -1;
+    if (p.kind == kKindCompressed) {
+      if (block[i] >= 0)
+        slot = static_cast<int64_t>(block[i]) * p.storage_block_size.divisor + p.storage_block_size.mod(group[i]);
+    } else if (p.kind == kKindRing) {
+      if (block[i] >= 0) slot = static_cast<int64_t>(block[i]) * p.ring_capacity.divisor + p.ring_capacity.mod(position[i]);
     } else {
       slot = common[i] >= 0 ? common[i] : -1;
     }
-
-    p.token_to_req[t] = j;
-    p.logical_positions[t] = pos;
-    p.visible_blocks[t] = visible;
     p.slot_mapping[t] = slot;
   }
 }
