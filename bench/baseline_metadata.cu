@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include <vector>
+
 #include "baseline_metadata.hpp"
 #include "qsa/cuda/cuda_check.hpp"
 
@@ -118,7 +120,38 @@ __global__ void __launch_bounds__(kThreads) work_serial_prefix_kernel(const Base
 
 __global__ void empty_kernel() {}
 
+constexpr int kLadderEntries = 1 << 16;
+constexpr int kLadderMaxBlocks = 256;
+
+__global__ void __launch_bounds__(kThreads) dependent_loads_kernel(const int32_t* table, int32_t* out, int depth) {
+  const int32_t thread = static_cast<int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
+  int32_t index = thread;
+  for (int d = 0; d < depth; ++d) index = __ldg(table + index);
+  out[thread] = index;
+}
+
 }  // namespace
+
+DependentLoadLadder::~DependentLoadLadder() {
+  cudaFree(table_);
+  cudaFree(out_);
+}
+
+Status DependentLoadLadder::create(Error* error) {
+  std::vector<int32_t> next(kLadderEntries);
+  for (int i = 0; i < kLadderEntries; ++i) next[i] = static_cast<int32_t>((static_cast<int64_t>(i) * 40503 + 977) % kLadderEntries);
+  QSA_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&table_), kLadderEntries * sizeof(int32_t)), error);
+  QSA_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&out_), kLadderMaxBlocks * kThreads * sizeof(int32_t)), error);
+  QSA_CUDA_TRY(cudaMemcpy(table_, next.data(), next.size() * sizeof(int32_t), cudaMemcpyHostToDevice), error);
+  return Status::kOk;
+}
+
+Status DependentLoadLadder::launch(cudaStream_t stream, int depth, int blocks, Error* error) const {
+  if (blocks < 1 || blocks > kLadderMaxBlocks) return invalid(error, "blocks", -1, "out-of-range", "1..256 blocks");
+  dependent_loads_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(table_, out_, depth);
+  QSA_CUDA_TRY(cudaGetLastError(), error);
+  return Status::kOk;
+}
 
 Status launch_baseline_metadata(const cuda::MetadataDeviceArgs& args, cudaStream_t stream, Error* error) {
   BaselineParams p{};

@@ -20,4 +20,25 @@ namespace qsa::bench {
 /// ours costs before any work (blocks > 1).
 [[nodiscard]] Status launch_empty_kernel(cudaStream_t stream, int blocks, Error* error);
 
+/// The latency ladder: `blocks` x 256 threads, each following `depth` dependent loads through a
+/// table kept in device memory (L2-resident after the first replay) and storing the result. Depth
+/// 0 reads only its parameters and stores. Measures what a chain of k dependent global round trips
+/// costs per launch on this device, the structure every metadata kernel has (parameters, then
+/// query_start_loc and seq_lens, then, compressed kind, the block table).
+class DependentLoadLadder {
+ public:
+  DependentLoadLadder() = default;
+  ~DependentLoadLadder();
+  DependentLoadLadder(const DependentLoadLadder&) = delete;
+  DependentLoadLadder& operator=(const DependentLoadLadder&) = delete;
+
+  /// Allocates and fills the table (a permutation that moves every load to another cache line).
+  [[nodiscard]] Status create(Error* error);
+  [[nodiscard]] Status launch(cudaStream_t stream, int depth, int blocks, Error* error) const;
+
+ private:
+  int32_t* table_ = nullptr;  // [kLadderEntries] next index to load
+  int32_t* out_ = nullptr;    // [blocks * 256]
+};
+
 }  // namespace qsa::bench

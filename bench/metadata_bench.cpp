@@ -84,8 +84,9 @@ using Launcher = std::function<Status(const cuda::MetadataDeviceArgs&, cudaStrea
 struct GpuCase {
   std::string name;
   MetadataInput input;
-  Launcher launcher;  // empty: the floor (an empty kernel of `floor_blocks` blocks)
+  Launcher launcher;  // empty: the floor (an empty kernel of `floor_blocks` blocks), or the ladder
   int floor_blocks = 1;
+  int ladder_depth = -1;  // >= 0: the dependent-load ladder at this depth (floor_blocks blocks)
   std::unique_ptr<cuda::MetadataBuffers> buffers;
   GraphReplayTimer timer;
   bool prepared = false;
@@ -94,6 +95,15 @@ struct GpuCase {
   Status prepare(Error* error) {
     cudaStream_t stream = nullptr;
     if (Status s = timer.stream(&stream, error); s != Status::kOk) return s;
+    if (ladder_depth >= 0) {
+      static DependentLoadLadder* ladder = nullptr;
+      if (ladder == nullptr) {
+        auto created = std::make_unique<DependentLoadLadder>();
+        if (Status s = created->create(error); s != Status::kOk) return s;
+        ladder = created.release();  // lives until exit, shared by every depth
+      }
+      return timer.capture(kLaunchesPerGraph, [&](cudaStream_t st) { return ladder->launch(st, ladder_depth, floor_blocks, error); }, error);
+    }
     if (!launcher)
       return timer.capture(kLaunchesPerGraph, [&](cudaStream_t st) { return launch_empty_kernel(st, floor_blocks, error); }, error);
     const cuda::MetadataBuffers::Capacity capacity{input.batch.num_actual_tokens, input.batch.num_requests(),
@@ -187,14 +197,32 @@ void register_benchmarks(bool gpu) {
     c->floor_blocks = blocks;
     configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
   }
+  // The latency ladder: k dependent global loads, then a store (4 blocks, like our small shapes).
+  for (int depth : {0, 1, 2, 3}) {
+    const std::string name = "BM_Floor/dependent_loads:" + std::to_string(depth) + "/blocks:4";
+    GpuCase* c = add_gpu_case(name, MetadataInput{}, Launcher{});
+    c->ladder_depth = depth;
+    c->floor_blocks = 4;
+    configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
+  }
   // Tilings other than the default, on the compressed kind (the one with k-work).
+  struct Tiling {
+    int threads, rows, work;
+  };
+  auto tilings_for = [](const MetadataShape& shape) {
+    if (shape.requests == 1024) return std::vector<Tiling>{{256, 1, 1}, {512, 1, 1}, {1024, 1, 1}, {1024, 2, 2}};
+    if (shape.tokens == 1024 || shape.tokens == 65536) return std::vector<Tiling>{{256, 1, 1}, {256, 2, 2}, {512, 1, 1}, {1024, 1, 1}};
+    return std::vector<Tiling>{};
+  };
   for (const MetadataShape& shape : metadata_bench_shapes()) {
-    if (shape.tokens != 1024 && shape.tokens != 8192 && shape.tokens != 65536) continue;
+    const std::vector<Tiling> tilings = tilings_for(shape);
+    if (tilings.empty()) continue;
     const MetadataInput input = make_shape_input(shape, CacheKind::kCompressed, 1);
-    for (auto [rows, work] : {std::pair{1, 1}, std::pair{1, 4}, std::pair{2, 2}, std::pair{4, 4}}) {
-      const cuda::MetadataLaunchConfig config{rows, work};
-      const std::string name = "BM_MetadataTiling/cuda/" + shape_suffix(CacheKind::kCompressed, shape) + "/rows_per_thread:" +
-                               std::to_string(rows) + "/work_rows_per_thread:" + std::to_string(work);
+    for (const Tiling& tiling : tilings) {
+      const cuda::MetadataLaunchConfig config{tiling.rows, tiling.work, tiling.threads};
+      const std::string name = "BM_MetadataTiling/cuda/" + shape_suffix(CacheKind::kCompressed, shape) + "/threads:" +
+                               std::to_string(tiling.threads) + "/rows_per_thread:" + std::to_string(tiling.rows) +
+                               "/work_rows_per_thread:" + std::to_string(tiling.work);
       GpuCase* c = add_gpu_case(name, input, [config](const cuda::MetadataDeviceArgs& a, cudaStream_t s, Error* e) {
         return cuda::launch_metadata(a, s, e, config);
       });

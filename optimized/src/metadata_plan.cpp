@@ -12,19 +12,28 @@ Status bad(Error* error, const char* field, const std::string& rule, const std::
   return invalid(error, field, -1, rule, message);
 }
 
-// Default tiling, measured on the H200 (docs/cuda-metadata.md): one row and one k-work row per
-// thread (a thread's rows are processed one after the other, so more blocks beat more rows per
-// thread) up to 256 tiles of each, then 2 and 4 per thread to bound the redundant staging.
-int32_t default_per_thread(int64_t rows) {
-  if (rows <= 256 * kMetadataThreads) return 1;
-  if (rows <= 512 * kMetadataThreads) return 2;
+// Default tiling, measured on the H200 (docs/cuda-metadata.md). Threads: one staged request per
+// thread up to NR = 1024 (staging is a per-thread serial chain, so wider blocks shorten it). Rows:
+// one row and one k-work row per thread (a thread's rows are processed one after the other, so
+// more blocks beat more rows per thread) up to 256 tiles of each, then 2 and 4 per thread to bound
+// the redundant staging.
+int32_t default_threads(int64_t nr) {
+  if (nr <= 256) return 256;
+  if (nr <= 512) return 512;
+  return 1024;
+}
+
+int32_t default_per_thread(int64_t rows, int64_t threads) {
+  if (rows <= 256 * threads) return 1;
+  if (rows <= 512 * threads) return 2;
   return 4;
 }
 
 }  // namespace
 
 size_t max_metadata_shared_bytes() {
-  const int64_t words = std::max(row_tile_shared_words(kMaxMetadataRequests, kMaxRowsPerThread), work_tile_shared_words(kMaxMetadataRequests, kMaxWorkRowsPerThread));
+  const int64_t words = std::max(row_tile_shared_words(kMaxMetadataRequests, kMaxMetadataThreads, kMaxRowsPerThread),
+                                 work_tile_shared_words(kMaxMetadataRequests, kMaxMetadataThreads, kMaxWorkRowsPerThread));
   return static_cast<size_t>(words) * sizeof(int32_t);
 }
 
@@ -62,23 +71,25 @@ Status plan_metadata_launch(const MetadataDeviceArgs& args, const MetadataLaunch
   if (k > 0 && reinterpret_cast<uintptr_t>(args.k_work_metadata) % 8 != 0)
     return bad(error, "k_work_metadata", "misaligned", "the (request, work) pairs are written as 8-byte words");
 
-  const int32_t rows_per_thread = config.rows_per_thread != 0 ? config.rows_per_thread : default_per_thread(n);
-  const int32_t work_rows_per_thread = config.work_rows_per_thread != 0 ? config.work_rows_per_thread : default_per_thread(k);
+  const int32_t threads = config.threads != 0 ? config.threads : default_threads(nr);
+  if (threads != 256 && threads != 512 && threads != 1024) return bad(error, "threads", "out-of-range", "must be 256, 512 or 1024");
+  const int32_t rows_per_thread = config.rows_per_thread != 0 ? config.rows_per_thread : default_per_thread(n, threads);
+  const int32_t work_rows_per_thread = config.work_rows_per_thread != 0 ? config.work_rows_per_thread : default_per_thread(k, threads);
   if (rows_per_thread < 1 || rows_per_thread > kMaxRowsPerThread) return bad(error, "rows_per_thread", "out-of-range", "must be in [1, 4]");
   if (work_rows_per_thread < 1 || work_rows_per_thread > kMaxWorkRowsPerThread)
     return bad(error, "work_rows_per_thread", "out-of-range", "must be in [1, 4]");
 
-  const int64_t row_tile = int64_t{kMetadataThreads} * rows_per_thread;
-  const int64_t work_tile = int64_t{kMetadataThreads} * work_rows_per_thread;
+  const int64_t row_tile = int64_t{threads} * rows_per_thread;
+  const int64_t work_tile = int64_t{threads} * work_rows_per_thread;
   MetadataLaunchShape s;
-  s.threads = kMetadataThreads;
+  s.threads = threads;
   s.rows_per_thread = rows_per_thread;
   s.work_rows_per_thread = work_rows_per_thread;
   s.row_blocks = static_cast<int32_t>((n + row_tile - 1) / row_tile);
   s.work_blocks = static_cast<int32_t>((k + work_tile - 1) / work_tile);
   int64_t words = 0;
-  if (s.row_blocks > 0) words = std::max(words, row_tile_shared_words(nr, rows_per_thread));
-  if (s.work_blocks > 0) words = std::max(words, work_tile_shared_words(nr, work_rows_per_thread));
+  if (s.row_blocks > 0) words = std::max(words, row_tile_shared_words(nr, threads, rows_per_thread));
+  if (s.work_blocks > 0) words = std::max(words, work_tile_shared_words(nr, threads, work_rows_per_thread));
   s.shared_bytes = static_cast<size_t>(words) * sizeof(int32_t);
 
   MetadataParams prm{};

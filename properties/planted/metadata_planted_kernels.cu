@@ -19,7 +19,8 @@ Status launch_variant(const cuda::MetadataDeviceArgs& args, cudaStream_t stream,
   static const cudaError_t prepared =
       cuda::detail::allow_metadata_shared_memory<kVariant>(static_cast<int>(cuda::detail::max_metadata_shared_bytes()));
   QSA_CUDA_TRY(prepared, error);
-  QSA_CUDA_TRY((cuda::detail::launch_metadata_staged_tiles<kVariant>(params, shape.row_blocks + shape.work_blocks, shape.shared_bytes, stream)),
+  QSA_CUDA_TRY((cuda::detail::launch_metadata_staged_tiles<kVariant>(params, shape.threads, shape.row_blocks + shape.work_blocks,
+                                                                     shape.shared_bytes, stream)),
                error);
   return Status::kOk;
 }

@@ -8,8 +8,10 @@
 
 namespace qsa::cuda::detail {
 
-inline constexpr int kMetadataThreads = 256;        // threads of every block (8 warps)
-inline constexpr int kMetadataWarps = kMetadataThreads / 32;
+// Threads per block: 256, 512 or 1024 (one staged request per thread up to NR = 1024; a template
+// parameter of the kernel, chosen per launch from NR).
+inline constexpr int kMinMetadataThreads = 256;
+inline constexpr int kMaxMetadataThreads = 1024;
 inline constexpr int kMaxRowsPerThread = 4;         // row tile = 256 .. 1024 rows
 inline constexpr int kMaxWorkRowsPerThread = 4;     // work tile = 256 .. 1024 k-work rows
 inline constexpr int kChunkRows = 32;               // a search hint is kept for every 32 rows of a tile
@@ -65,13 +67,13 @@ struct MetadataParams {
 };
 
 /// Shared-memory words of a row tile: qsl [NR + 1], chunk starts [NR], ring blocks [NR], hints.
-constexpr int64_t row_tile_shared_words(int64_t num_requests, int64_t rows_per_thread) {
-  return (num_requests + 1) + 2 * num_requests + (kMetadataThreads * rows_per_thread) / kChunkRows + 1;
+constexpr int64_t row_tile_shared_words(int64_t num_requests, int64_t threads, int64_t rows_per_thread) {
+  return (num_requests + 1) + 2 * num_requests + (threads * rows_per_thread) / kChunkRows + 1;
 }
 
 /// Shared-memory words of a work tile: n_j then their prefix [NR], hints, warp totals.
-constexpr int64_t work_tile_shared_words(int64_t num_requests, int64_t work_rows_per_thread) {
-  return num_requests + (kMetadataThreads * work_rows_per_thread) / kChunkRows + 1 + kMetadataWarps;
+constexpr int64_t work_tile_shared_words(int64_t num_requests, int64_t threads, int64_t work_rows_per_thread) {
+  return num_requests + (threads * work_rows_per_thread) / kChunkRows + 1 + threads / 32;
 }
 
 }  // namespace qsa::cuda::detail

@@ -78,27 +78,27 @@ __device__ __forceinline__ int32_t search_last_at_most(const int32_t* keys, int3
   return lo;
 }
 
-template <MetadataVariant kVariant>
+template <MetadataVariant kVariant, int kThreads>
 __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
   const int32_t nr = p.num_requests;
-  const int32_t tile_rows = kMetadataThreads * p.work_rows_per_thread;
+  const int32_t tile_rows = kThreads * p.work_rows_per_thread;
   const int32_t chunks = tile_rows / kChunkRows;
   int32_t* prefix_s = shared;                 // [nr] n_j, then their exclusive prefix
   int32_t* hints = prefix_s + nr;             // [chunks + 1] request owning work row tile_begin + 32k
-  int32_t* warp_totals = hints + chunks + 1;  // [kMetadataWarps]
+  int32_t* warp_totals = hints + chunks + 1;  // [kThreads / 32]
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31;
   const int warp = tid >> 5;
   const int32_t tile_begin = tile * tile_rows;
 
   // n_j of every request (coalesced loads, all of a batch issued before the first use).
-  for (int32_t base = 0; base < nr; base += kStageBatch * kMetadataThreads) {
+  for (int32_t base = 0; base < nr; base += kStageBatch * kThreads) {
     int32_t begin[kStageBatch];
     int32_t end[kStageBatch];
     int32_t seq_len[kStageBatch];
 #pragma unroll
     for (int u = 0; u < kStageBatch; ++u) {
-      const int32_t j = base + u * kMetadataThreads + tid;
+      const int32_t j = base + u * kThreads + tid;
       if (j < nr) {
         begin[u] = __ldg(p.query_start_loc + j);
         end[u] = __ldg(p.query_start_loc + j + 1);
@@ -107,14 +107,14 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
     }
 #pragma unroll
     for (int u = 0; u < kStageBatch; ++u) {
-      const int32_t j = base + u * kMetadataThreads + tid;
+      const int32_t j = base + u * kThreads + tid;
       if (j < nr) prefix_s[j] = work_items<kVariant>(begin[u], end[u], seq_len[u], p.compress_ratio);
     }
   }
   __syncthreads();
 
   // Exclusive prefix of n_j: thread tid owns requests [run_begin, run_end).
-  const int32_t per_thread = (nr + kMetadataThreads - 1) / kMetadataThreads;
+  const int32_t per_thread = (nr + kThreads - 1) / kThreads;
   const int32_t run_begin = min(nr, tid * per_thread);
   const int32_t run_end = min(nr, run_begin + per_thread);
   int32_t local = 0;
@@ -125,7 +125,7 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
   int32_t offset = inclusive - local;
   int32_t total = 0;
 #pragma unroll
-  for (int w = 0; w < kMetadataWarps; ++w) {
+  for (int w = 0; w < kThreads / 32; ++w) {
     const int32_t warp_total = warp_totals[w];
     total += warp_total;
     if (w < warp) offset += warp_total;
@@ -143,7 +143,7 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
 #pragma unroll
   for (int i = 0; i < kMaxWorkRowsPerThread; ++i) {
     if (i >= p.work_rows_per_thread) break;
-    const int32_t local_row = i * kMetadataThreads + tid;
+    const int32_t local_row = i * kThreads + tid;
     const int32_t r = tile_begin + local_row;
     if (r >= p.num_work_rows) break;
     int2 item = make_int2(-1, -1);
@@ -160,10 +160,10 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
   }
 }
 
-template <MetadataVariant kVariant>
+template <MetadataVariant kVariant, int kThreads>
 __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
   const int32_t nr = p.num_requests;
-  const int32_t tile_rows = kMetadataThreads * p.rows_per_thread;
+  const int32_t tile_rows = kThreads * p.rows_per_thread;
   const int32_t chunks = tile_rows / kChunkRows;
   int32_t* qsl_s = shared;             // [nr + 1] query_start_loc
   int32_t* start_s = qsl_s + nr + 1;   // [nr] chunk start s_j = e_j - q_j
@@ -177,21 +177,21 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
   int64_t common[kMaxRowsPerThread];
 #pragma unroll
   for (int i = 0; i < kMaxRowsPerThread; ++i) {
-    const int32_t t = tile_begin + i * kMetadataThreads + tid;
+    const int32_t t = tile_begin + i * kThreads + tid;
     common[i] = (reads_common && i < p.rows_per_thread && t < p.num_tokens) ? __ldg(p.common_slot_mapping + t) : -1;
   }
 
   // Stage the request table and the search hints; every load of a batch is issued before the
   // first store (the hint loop's data-dependent trip count would otherwise serialise them).
   const bool ring_blocks = p.kind == kKindRing && p.block_table_cols > 0;
-  for (int32_t base = 0; base < nr; base += kStageBatch * kMetadataThreads) {
+  for (int32_t base = 0; base < nr; base += kStageBatch * kThreads) {
     int32_t begin[kStageBatch];
     int32_t end[kStageBatch];
     int32_t seq_len[kStageBatch];
     int32_t ring_block[kStageBatch];
 #pragma unroll
     for (int u = 0; u < kStageBatch; ++u) {
-      const int32_t j = base + u * kMetadataThreads + tid;
+      const int32_t j = base + u * kThreads + tid;
       if (j < nr) {
         begin[u] = __ldg(p.query_start_loc + j);
         end[u] = __ldg(p.query_start_loc + j + 1);
@@ -201,7 +201,7 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
     }
 #pragma unroll
     for (int u = 0; u < kStageBatch; ++u) {
-      const int32_t j = base + u * kMetadataThreads + tid;
+      const int32_t j = base + u * kThreads + tid;
       if (j < nr) {
         qsl_s[j] = begin[u];
         if (j == nr - 1) qsl_s[nr] = end[u];
@@ -223,7 +223,7 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
   int32_t group[kMaxRowsPerThread];
 #pragma unroll
   for (int i = 0; i < kMaxRowsPerThread; ++i) {
-    const int32_t local_row = i * kMetadataThreads + tid;
+    const int32_t local_row = i * kThreads + tid;
     const int32_t t = tile_begin + local_row;
     request[i] = 0;
     position[i] = -1;
@@ -269,7 +269,7 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
 #pragma unroll
   for (int i = 0; i < kMaxRowsPerThread; ++i) {
     if (i >= p.rows_per_thread) break;
-    const int32_t t = tile_begin + i * kMetadataThreads + tid;
+    const int32_t t = tile_begin + i * kThreads + tid;
     if (t >= p.num_tokens) break;
     if (t >= m) {
       if constexpr (kVariant != MetadataVariant::kPaddingRowsUnwritten) {
@@ -296,25 +296,36 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
   }
 }
 
-template <MetadataVariant kVariant>
-__global__ void __launch_bounds__(kMetadataThreads) metadata_staged_tiles_kernel(const MetadataParams params) {
+template <MetadataVariant kVariant, int kThreads>
+__global__ void __launch_bounds__(kThreads) metadata_staged_tiles_kernel(const MetadataParams params) {
   extern __shared__ int32_t shared[];
   const auto block = static_cast<int32_t>(blockIdx.x);
-  if (block < params.work_blocks) build_work_tile<kVariant>(params, shared, block);
-  else build_row_tile<kVariant>(params, shared, block - params.work_blocks);
+  if (block < params.work_blocks) build_work_tile<kVariant, kThreads>(params, shared, block);
+  else build_row_tile<kVariant, kThreads>(params, shared, block - params.work_blocks);
 }
 
-/// Raises the dynamic shared-memory limit of the kVariant instantiation to `bytes`.
+/// Raises the dynamic shared-memory limit of every block size of the kVariant instantiation.
 template <MetadataVariant kVariant>
 cudaError_t allow_metadata_shared_memory(int bytes) {
-  return cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  cudaError_t e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 256>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess) e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess) e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 1024>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  return e;
 }
 
-/// Launches the kVariant instantiation: `blocks` blocks, `shared_bytes` of dynamic shared memory.
+/// Launches the kVariant instantiation for `threads` (256, 512 or 1024) threads per block:
+/// `blocks` blocks, `shared_bytes` of dynamic shared memory.
 template <MetadataVariant kVariant>
-cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, int32_t blocks, size_t shared_bytes, cudaStream_t stream) {
+cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, int32_t threads, int32_t blocks, size_t shared_bytes,
+                                         cudaStream_t stream) {
   if (blocks == 0) return cudaSuccess;
-  metadata_staged_tiles_kernel<kVariant><<<static_cast<unsigned>(blocks), kMetadataThreads, shared_bytes, stream>>>(params);
+  const auto grid = static_cast<unsigned>(blocks);
+  switch (threads) {
+    case 256: metadata_staged_tiles_kernel<kVariant, 256><<<grid, 256, shared_bytes, stream>>>(params); break;
+    case 512: metadata_staged_tiles_kernel<kVariant, 512><<<grid, 512, shared_bytes, stream>>>(params); break;
+    case 1024: metadata_staged_tiles_kernel<kVariant, 1024><<<grid, 1024, shared_bytes, stream>>>(params); break;
+    default: return cudaErrorInvalidConfiguration;
+  }
   return cudaGetLastError();
 }
 

@@ -54,8 +54,9 @@ struct MetadataDeviceArgs {
 
 /// Tiling of one launch. Zero picks the default for the shape (see metadata_launch_shape).
 struct MetadataLaunchConfig {
-  int32_t rows_per_thread = 0;        // 1..4: rows of one row tile = 256 * rows_per_thread
-  int32_t work_rows_per_thread = 0;   // 1..4: k-work rows of one work tile = 256 * work_rows_per_thread
+  int32_t rows_per_thread = 0;        // 1..4: rows of one row tile = threads * rows_per_thread
+  int32_t work_rows_per_thread = 0;   // 1..4: k-work rows of one work tile = threads * work_rows_per_thread
+  int32_t threads = 0;                // 256, 512 or 1024 threads per block
 };
 
 /// The grid one launch uses: `work_blocks` blocks build k-work tiles, then `row_blocks` blocks
