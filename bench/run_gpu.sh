@@ -75,6 +75,13 @@ grep -h "fixed corpus:" "$OUT/tests.log" | sed 's/^/         /' | tee -a "$SUMMA
 step "qsacheck check --backend cuda" qsacheck.log 90 ./qsacheck check --backend cuda
 grep -E "^(SPEC|metadata|RESULT)" "$OUT/qsacheck.log" | sed 's/^/         /' | tee -a "$SUMMARY"
 
+# 2b. A longer soak of the same checks (larger corpus, more RapidCheck cases, another seed).
+step "soak: differential suite, corpus 3000 per kind, 1000 RapidCheck cases per kind" tests.log 90 \
+  env QSA_CORPUS_SIZE=3000 RC_PARAMS="max_success=1000" ./gpu_metadata_tests --gtest_filter='MetadataCudaVsReference.*'
+grep -h "fixed corpus:" "$OUT/tests.log" | tail -1 | sed 's/^/         soak /' | tee -a "$SUMMARY"
+step "soak: qsacheck check --backend cuda --seed 7 --batches 30000" qsacheck.log 90 ./qsacheck check --backend cuda --seed 7 --batches 30000
+grep -E "^metadata|^RESULT" "$OUT/qsacheck.log" | tail -2 | sed 's/^/         /' | tee -a "$SUMMARY"
+
 # 3. Benchmarks.
 step "metadata_bench" bench.log 150 ./metadata_bench --benchmark_out="$OUT/bench.json" --benchmark_out_format=json --benchmark_color=false
 
