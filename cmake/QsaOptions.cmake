@@ -29,6 +29,9 @@ if(QSA_SANITIZE)
 endif()
 if(QSA_STATIC_RUNTIME)
   add_link_options(-static-libstdc++ -static-libgcc)
+  # The GPU bundle is relocatable: executables find libbenchmark beside themselves.
+  set(CMAKE_BUILD_RPATH "\$ORIGIN")
+  set(CMAKE_INSTALL_RPATH "\$ORIGIN")
 endif()
 
 # SPEC.md version this build implements (printed by qsacheck --version).

@@ -7,7 +7,7 @@
 
 #include <iostream>
 
-#include "generators/batch_generators.hpp"
+#include "generators/invalid_inputs.hpp"
 #include "qsa/invariants.hpp"
 #include "qsa/reference/metadata.hpp"
 #include "qsa/traces/compare.hpp"
@@ -21,7 +21,7 @@ namespace {
 TEST(MetadataProperties, InvariantsHoldAndOutputsEqualTheReference) {
   QSA_BACKEND_UNDER_TEST(backend);
   const bool passed = rc::check("metadata of " + backend->name() + " on arbitrary batches", [&] {
-    const MetadataInput input = *testing::arbitrary_metadata_input();
+    const MetadataInput input = *testing::metadata_inputs();
     MetadataOutput out = make_poisoned_metadata_output(input);
     Error error;
     const Status status = backend->build_metadata(input, &out, &error);

@@ -26,7 +26,7 @@ std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
   return backend;
 }
 
-std::vector<std::string> choose_backends(const std::vector<std::string>& requested, std::vector<std::string>* not_run, Error* error) {
+std::vector<std::string> choose_backends(const std::vector<std::string>& requested, std::vector<std::string>* unavailable, Error* error) {
   std::vector<std::string> chosen;
   if (!requested.empty()) {
     for (const std::string& name : requested) {
@@ -39,7 +39,7 @@ std::vector<std::string> choose_backends(const std::vector<std::string>& request
     auto backend = BackendRegistry::global().create(name);
     std::string reason;
     if (backend->probe(&reason) == Status::kOk) chosen.push_back(name);
-    else not_run->push_back("backend " + name + ": " + reason);
+    else unavailable->push_back(name + ": " + reason);
   }
   return chosen;
 }

@@ -16,7 +16,7 @@ void register_all_backends();
 std::unique_ptr<Backend> open_backend(const std::string& name, Error* error);
 
 /// Names to run: `requested`, or every visible backend that can run here (the others are added
-/// to `not_run` with the reason).
-std::vector<std::string> choose_backends(const std::vector<std::string>& requested, std::vector<std::string>* not_run, Error* error);
+/// to `unavailable` with the reason: not chosen, so not a check that failed to run).
+std::vector<std::string> choose_backends(const std::vector<std::string>& requested, std::vector<std::string>* unavailable, Error* error);
 
 }  // namespace qsa::cli

@@ -38,6 +38,10 @@ void print_report(const CheckReport& r) {
               static_cast<long long>(c.groups_closed), static_cast<long long>(c.ring_wraps), static_cast<long long>(c.drafts_rejected),
               static_cast<long long>(c.preemptions), static_cast<long long>(c.prefix_hits), static_cast<long long>(c.padded_steps),
               static_cast<long long>(c.negative_common_slots), static_cast<long long>(c.mrope_steps), static_cast<long long>(c.fp8_steps));
+  if (!r.unavailable.empty()) {
+    std::printf("\nbackends not available here (not part of this campaign):\n");
+    for (const std::string& line : r.unavailable) std::printf("  - %s\n", line.c_str());
+  }
   if (!r.not_run.empty()) {
     std::printf("\nnot run:\n");
     for (const std::string& line : r.not_run) std::printf("  - %s\n", line.c_str());
@@ -66,6 +70,7 @@ nlohmann::json report_to_json(const CheckReport& r) {
                    {"prefix_hits", c.prefix_hits}, {"padded_steps", c.padded_steps}, {"negative_common_slots", c.negative_common_slots},
                    {"mrope_steps", c.mrope_steps}, {"fp8_steps", c.fp8_steps}};
   j["not_run"] = r.not_run;
+  j["unavailable_backends"] = r.unavailable;
   if (!r.reproducer.empty()) j["reproducer"] = {{"file", r.reproducer}, {"replay", r.replay_command}};
   return j;
 }

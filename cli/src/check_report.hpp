@@ -27,7 +27,8 @@ struct CheckReport {
   std::vector<std::string> backends;
   std::vector<CheckRow> rows;
   traces::Coverage coverage;
-  std::vector<std::string> not_run;
+  std::vector<std::string> not_run;      // checks of the chosen backends that could not run (exit 3)
+  std::vector<std::string> unavailable;  // backends not chosen because they cannot run here (informational)
   std::string reproducer;       // file written on a failure, empty otherwise
   std::string replay_command;   // the command that re-runs it
   int64_t first_failure_step = -1;       // step of the first scenario failure, -1 if none

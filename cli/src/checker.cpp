@@ -31,7 +31,7 @@ Checker::Checker(CheckOptions options) : options_(std::move(options)) { report_.
 
 CheckReport Checker::run() {
   Error error;
-  report_.backends = choose_backends(options_.backends, &report_.not_run, &error);
+  report_.backends = choose_backends(options_.backends, &report_.unavailable, &error);
   if (report_.backends.empty()) {
     report_.setup_error = error.field.empty() ? Error{"backend", -1, "none", "no backend can run here"} : error;
     return report_;

@@ -2,11 +2,17 @@
 
 #include "qsa/reference/backend.hpp"
 
+#ifdef QSA_HAVE_CUDA
+#include "qsa/cuda/backend.hpp"
+#endif
+
 namespace qsa::traces {
 
 void register_builtin_backends(BackendRegistry& registry) {
   if (!registry.contains("reference")) reference::register_backend(registry);
-  // The CUDA backend registers here once its metadata kernel exists (issue: CUDA metadata kernel).
+#ifdef QSA_HAVE_CUDA
+  if (!registry.contains("cuda")) cuda::register_backends(registry);
+#endif
 }
 
 bool cuda_support_built() {

@@ -1,0 +1,325 @@
+// BM_Metadata/<backend>/kind:<kind>/tokens:<N>/requests:<NR>: the SPEC 2 metadata build per step.
+//
+//  * reference: the CPU oracle (qsa::reference::build_metadata, validation included), wall time.
+//  * cuda: our one-launch kernel; baseline: the two-launch baseline of baseline_metadata.cu;
+//    BM_Floor/empty_kernel: an empty kernel. Each GPU benchmark first checks its output against the
+//    reference (outputs poisoned), then captures 200 back-to-back launches in a CUDA graph and
+//    reports the time per launch from CUDA events around one replay (UseManualTime); 50 replays
+//    per repetition, median of 5 repetitions. Inputs stay in the same device buffers, so they are
+//    L2-resident, as they are in vLLM, which copies them to the device right before the launch.
+//  * BM_Floor/empty_kernel/blocks:B: empty grids as large as ours (launch cost before any work).
+//  * BM_MetadataTiling/cuda/...: the same kernel under other tilings (for tuning).
+//
+// Items are rows (N). The run ends with a summary table (shape, reference, baseline, ours, floor).
+// --quick: one repetition and the command-line min time (the bench-smoke CTest entry). Without a
+// usable GPU only the reference benchmarks run; with QSA_REQUIRE_GPU=1 that is an error.
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "qsa/reference/metadata.hpp"
+#include "qsa/types.hpp"
+#include "support/metadata_shapes.hpp"
+
+#ifdef QSA_HAVE_CUDA
+#include "baseline_metadata.hpp"
+#include "qsa/cuda/device.hpp"
+#include "qsa/cuda/metadata.hpp"
+#include "qsa/cuda/metadata_buffers.hpp"
+#include "qsa/traces/compare.hpp"
+#include "support/cuda_timer.hpp"
+#endif
+
+namespace qsa::bench {
+namespace {
+
+bool quick_mode = false;
+bool verification_failed = false;
+constexpr CacheKind kKinds[] = {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough};
+
+std::string shape_suffix(CacheKind kind, const MetadataShape& shape) {
+  return std::string("kind:") + to_string(kind) + "/tokens:" + std::to_string(shape.tokens) + "/requests:" + std::to_string(shape.requests);
+}
+
+// GPU benchmarks report the time per launch while each iteration replays kLaunchesPerGraph
+// launches, so they run a fixed number of iterations (a MinTime of manual time would take
+// kLaunchesPerGraph times longer in wall time).
+constexpr int kGpuIterations = 50;
+
+void configure(benchmark::internal::Benchmark* b, bool gpu) {
+  b->Unit(benchmark::kMicrosecond);
+  if (gpu) b->UseManualTime();
+  if (quick_mode) return;
+  if (gpu) b->Iterations(kGpuIterations);
+  else b->MinTime(0.1);
+  b->Repetitions(5)->ReportAggregatesOnly(true);
+}
+
+void run_reference(benchmark::State& state, const MetadataInput* input) {
+  MetadataOutput out;
+  Error error;
+  for (auto _ : state) {
+    const Status s = reference::build_metadata(*input, &out, &error);
+    benchmark::DoNotOptimize(s);
+    benchmark::DoNotOptimize(out.slot_mapping.data());
+  }
+  state.SetItemsProcessed(state.iterations() * input->batch.num_actual_tokens);
+}
+
+#ifdef QSA_HAVE_CUDA
+constexpr int kLaunchesPerGraph = 200;
+using Launcher = std::function<Status(const cuda::MetadataDeviceArgs&, cudaStream_t, Error*)>;
+
+// One GPU benchmark: its input in persistent device buffers, checked once against the reference,
+// then captured as a graph of kLaunchesPerGraph launches. Prepared on first use.
+struct GpuCase {
+  std::string name;
+  MetadataInput input;
+  Launcher launcher;  // empty: the floor (an empty kernel of `floor_blocks` blocks), or the ladder
+  int floor_blocks = 1;
+  int ladder_depth = -1;  // >= 0: the dependent-load ladder at this depth (floor_blocks blocks)
+  std::unique_ptr<cuda::MetadataBuffers> buffers;
+  GraphReplayTimer timer;
+  bool prepared = false;
+  std::string failure;
+
+  Status prepare(Error* error) {
+    cudaStream_t stream = nullptr;
+    if (Status s = timer.stream(&stream, error); s != Status::kOk) return s;
+    if (ladder_depth >= 0) {
+      static DependentLoadLadder* ladder = nullptr;
+      if (ladder == nullptr) {
+        auto created = std::make_unique<DependentLoadLadder>();
+        if (Status s = created->create(error); s != Status::kOk) return s;
+        ladder = created.release();  // lives until exit, shared by every depth
+      }
+      return timer.capture(kLaunchesPerGraph, [&](cudaStream_t st) { return ladder->launch(st, ladder_depth, floor_blocks, error); }, error);
+    }
+    if (!launcher)
+      return timer.capture(kLaunchesPerGraph, [&](cudaStream_t st) { return launch_empty_kernel(st, floor_blocks, error); }, error);
+    const cuda::MetadataBuffers::Capacity capacity{input.batch.num_actual_tokens, input.batch.num_requests(),
+                                                   static_cast<int64_t>(input.block_table.storage.size())};
+    if (Status s = cuda::MetadataBuffers::create(capacity, &buffers, error); s != Status::kOk) return s;
+    cuda::MetadataDeviceArgs args;
+    if (Status s = buffers->upload(input, stream, &args, error); s != Status::kOk) return s;
+    if (Status s = buffers->poison_outputs(args, stream, error); s != Status::kOk) return s;
+    if (Status s = launcher(args, stream, error); s != Status::kOk) return s;
+    MetadataOutput actual;
+    if (Status s = buffers->download(args, stream, &actual, error); s != Status::kOk) return s;
+    MetadataOutput expected;
+    if (Status s = reference::build_metadata(input, &expected, error); s != Status::kOk) return s;
+    actual.split = expected.split;  // the split is host metadata, not the kernel's
+    if (auto m = traces::compare_metadata(input, expected, actual))
+      return invalid(error, "output", m->index, "differs-from-reference", m->to_string());
+    return timer.capture(kLaunchesPerGraph, [&](cudaStream_t st) { return launcher(args, st, error); }, error);
+  }
+};
+
+void run_gpu(benchmark::State& state, GpuCase* c) {
+  if (!c->prepared) {
+    c->prepared = true;
+    Error error;
+    if (c->prepare(&error) != Status::kOk) c->failure = to_string(error);
+    if (!c->failure.empty()) {
+      verification_failed = true;
+      std::fprintf(stderr, "FAILED to prepare %s: %s\n", c->name.c_str(), c->failure.c_str());
+    }
+  }
+  if (!c->failure.empty()) {
+    state.SkipWithError(c->failure.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    double seconds = 0;
+    Error error;
+    if (c->timer.replay(&seconds, &error) != Status::kOk) {
+      state.SkipWithError(to_string(error).c_str());
+      verification_failed = true;
+      break;
+    }
+    state.SetIterationTime(seconds);
+  }
+  state.SetItemsProcessed(state.iterations() * c->input.batch.num_actual_tokens);
+}
+
+std::vector<std::unique_ptr<GpuCase>> gpu_cases;
+
+GpuCase* add_gpu_case(const std::string& name, const MetadataInput& input, Launcher launcher) {
+  gpu_cases.push_back(std::make_unique<GpuCase>());
+  gpu_cases.back()->name = name;
+  gpu_cases.back()->input = input;
+  gpu_cases.back()->launcher = std::move(launcher);
+  return gpu_cases.back().get();
+}
+#endif
+
+std::vector<std::unique_ptr<MetadataInput>> inputs;
+
+void register_benchmarks(bool gpu) {
+  for (CacheKind kind : kKinds) {
+    for (const MetadataShape& shape : metadata_bench_shapes()) {
+      inputs.push_back(std::make_unique<MetadataInput>(make_shape_input(shape, kind, 1)));
+      const MetadataInput* input = inputs.back().get();
+      const std::string suffix = shape_suffix(kind, shape);
+      configure(benchmark::RegisterBenchmark(("BM_Metadata/reference/" + suffix).c_str(), run_reference, input), false);
+#ifdef QSA_HAVE_CUDA
+      if (!gpu) continue;
+      const std::string ours_name = "BM_Metadata/cuda/" + suffix;
+      const std::string baseline_name = "BM_Metadata/baseline/" + suffix;
+      GpuCase* ours = add_gpu_case(ours_name, *input, [](const cuda::MetadataDeviceArgs& a, cudaStream_t s, Error* e) {
+        return cuda::launch_metadata(a, s, e);
+      });
+      GpuCase* baseline = add_gpu_case(baseline_name, *input, launch_baseline_metadata);
+      configure(benchmark::RegisterBenchmark(baseline_name.c_str(), run_gpu, baseline), true);
+      configure(benchmark::RegisterBenchmark(ours_name.c_str(), run_gpu, ours), true);
+#else
+      (void)gpu;
+#endif
+    }
+  }
+#ifdef QSA_HAVE_CUDA
+  if (!gpu) return;
+  configure(benchmark::RegisterBenchmark("BM_Floor/empty_kernel", run_gpu, add_gpu_case("BM_Floor/empty_kernel", MetadataInput{}, Launcher{})), true);
+  if (quick_mode) return;
+  // Empty grids as large as ours (2 .. 161 blocks for the shapes above): launch cost before work.
+  for (int blocks : {4, 32, 160}) {
+    const std::string name = "BM_Floor/empty_kernel/blocks:" + std::to_string(blocks);
+    GpuCase* c = add_gpu_case(name, MetadataInput{}, Launcher{});
+    c->floor_blocks = blocks;
+    configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
+  }
+  // The latency ladder: k dependent global loads, then a store (4 blocks, like our small shapes).
+  for (int depth : {0, 1, 2, 3}) {
+    const std::string name = "BM_Floor/dependent_loads:" + std::to_string(depth) + "/blocks:4";
+    GpuCase* c = add_gpu_case(name, MetadataInput{}, Launcher{});
+    c->ladder_depth = depth;
+    c->floor_blocks = 4;
+    configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
+  }
+  // Tilings other than the default, on the compressed kind (the one with k-work).
+  struct Tiling {
+    int threads, rows, work;
+  };
+  auto tilings_for = [](const MetadataShape& shape) {
+    if (shape.requests == 1024) return std::vector<Tiling>{{256, 1, 1}, {512, 1, 1}, {1024, 1, 1}, {1024, 2, 2}};
+    if (shape.tokens == 1024 || shape.tokens == 65536) return std::vector<Tiling>{{256, 1, 1}, {256, 2, 2}, {512, 1, 1}, {1024, 1, 1}};
+    return std::vector<Tiling>{};
+  };
+  for (const MetadataShape& shape : metadata_bench_shapes()) {
+    const std::vector<Tiling> tilings = tilings_for(shape);
+    if (tilings.empty()) continue;
+    const MetadataInput input = make_shape_input(shape, CacheKind::kCompressed, 1);
+    for (const Tiling& tiling : tilings) {
+      const cuda::MetadataLaunchConfig config{tiling.rows, tiling.work, tiling.threads};
+      const std::string name = "BM_MetadataTiling/cuda/" + shape_suffix(CacheKind::kCompressed, shape) + "/threads:" +
+                               std::to_string(tiling.threads) + "/rows_per_thread:" + std::to_string(tiling.rows) +
+                               "/work_rows_per_thread:" + std::to_string(tiling.work);
+      GpuCase* c = add_gpu_case(name, input, [config](const cuda::MetadataDeviceArgs& a, cudaStream_t s, Error* e) {
+        return cuda::launch_metadata(a, s, e, config);
+      });
+      configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
+    }
+  }
+#endif
+}
+
+// The console reporter, also keeping each benchmark's median (or only) time for the summary.
+class SummaryReporter : public benchmark::ConsoleReporter {
+ public:
+  explicit SummaryReporter(bool color) : ConsoleReporter(color ? OO_ColorTabular : OO_Tabular) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.error_occurred) continue;
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      const bool single = run.run_type == Run::RT_Iteration && run.repetitions <= 1;
+      if (median || single) micros_[run.run_name.function_name] = run.GetAdjustedRealTime();
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+  void print_summary() const {
+    auto get = [&](const std::string& name) {
+      auto it = micros_.find(name);
+      return it == micros_.end() ? -1.0 : it->second;
+    };
+    const double floor = get("BM_Floor/empty_kernel");
+    std::printf("\nSummary: time per step (median), microseconds; ours/floor target <= 2\n");
+    std::printf("%-8s %-12s %7s %6s %13s %11s %9s %9s %10s\n", "shape", "kind", "N", "NR", "reference_cpu", "baseline", "ours",
+                "floor", "ours/floor");
+    for (CacheKind kind : kKinds) {
+      for (const MetadataShape& shape : metadata_bench_shapes()) {
+        const std::string suffix = shape_suffix(kind, shape);
+        const double ref = get("BM_Metadata/reference/" + suffix);
+        const double base = get("BM_Metadata/baseline/" + suffix);
+        const double ours = get("BM_Metadata/cuda/" + suffix);
+        auto cell = [](double v) {
+          if (v < 0) return std::string("-");
+          char text[32];
+          std::snprintf(text, sizeof(text), "%.2f", v);
+          return std::string(text);
+        };
+        const std::string ratio = ours > 0 && floor > 0 ? cell(ours / floor) : "-";
+        std::printf("%-8s %-12s %7lld %6lld %13s %11s %9s %9s %10s\n", shape.family.c_str(), to_string(kind),
+                    static_cast<long long>(shape.tokens), static_cast<long long>(shape.requests), cell(ref).c_str(), cell(base).c_str(),
+                    cell(ours).c_str(), cell(floor).c_str(), ratio.c_str());
+      }
+    }
+    std::printf("\nOther GPU measurements (median, microseconds per launch)\n");
+    for (const auto& [name, micros] : micros_)
+      if (name.rfind("BM_Floor/", 0) == 0 || name.rfind("BM_MetadataTiling/", 0) == 0) std::printf("%-110s %9.2f\n", name.c_str(), micros);
+  }
+
+ private:
+  std::map<std::string, double> micros_;
+};
+
+}  // namespace
+}  // namespace qsa::bench
+
+int main(int argc, char** argv) {
+  using namespace qsa::bench;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a run cut short by a timeout still leaves its lines
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick_mode = true;
+    else args.push_back(argv[i]);
+  }
+  int count = static_cast<int>(args.size());
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
+
+  bool gpu = false;
+  std::string reason = "this build has no CUDA backend";
+#ifdef QSA_HAVE_CUDA
+  gpu = qsa::cuda::probe_device(&reason) == qsa::Status::kOk;
+  if (gpu) benchmark::AddCustomContext("device", qsa::cuda::device_description());
+#endif
+  if (!gpu) {
+    std::fprintf(stderr, "GPU benchmarks skipped: %s\n", reason.c_str());
+    const char* required = std::getenv("QSA_REQUIRE_GPU");
+    if (required != nullptr && std::strcmp(required, "1") == 0) {
+      std::fprintf(stderr, "QSA_REQUIRE_GPU=1: a missing GPU is an error\n");
+      return 1;
+    }
+  }
+  register_benchmarks(gpu);
+  SummaryReporter reporter(isatty(fileno(stdout)) != 0);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  reporter.print_summary();
+  benchmark::Shutdown();
+  if (verification_failed) {
+    std::fprintf(stderr, "FAILED: a GPU benchmark's output differs from the reference or a CUDA call failed\n");
+    return 1;
+  }
+  return 0;
+}

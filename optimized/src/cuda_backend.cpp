@@ -1,0 +1,78 @@
+#include "qsa/cuda/backend.hpp"
+
+#include <algorithm>
+
+#include "qsa/cuda/cuda_check.hpp"
+#include "qsa/cuda/device.hpp"
+#include "qsa/cuda/metadata_buffers.hpp"
+#include "qsa/reference/metadata.hpp"
+#include "qsa/validate.hpp"
+
+namespace qsa::cuda {
+
+struct CudaBackend::DeviceState {
+  cudaStream_t stream = nullptr;
+  std::unique_ptr<MetadataBuffers> buffers;
+
+  ~DeviceState() {
+    buffers.reset();
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+};
+
+CudaBackend::CudaBackend()
+    : CudaBackend("cuda", [](const MetadataDeviceArgs& args, cudaStream_t stream, Error* error) {
+        return launch_metadata(args, stream, error);
+      }) {}
+
+CudaBackend::CudaBackend(std::string name, MetadataLauncher launcher)
+    : name_(std::move(name)), launcher_(std::move(launcher)), device_(std::make_unique<DeviceState>()) {}
+
+CudaBackend::~CudaBackend() = default;
+
+Status CudaBackend::probe(std::string* reason) const { return probe_device(reason); }
+
+Status CudaBackend::build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) {
+  if (Status s = validate(input, error); s != Status::kOk) return s;
+  const int64_t nr = input.batch.num_requests();
+  if (nr > kMaxMetadataRequests) {
+    if (error != nullptr)
+      *error = Error{"query_start_loc", -1, "cuda-capacity",
+                     "NR = " + std::to_string(nr) + " exceeds the CUDA kernel's capacity of " + std::to_string(kMaxMetadataRequests) + " requests"};
+    return Status::kNotImplemented;
+  }
+  DeviceState& d = *device_;
+  if (d.stream == nullptr) {
+    std::string reason;
+    if (probe_device(&reason) != Status::kOk) {
+      if (error != nullptr) *error = Error{"backend", -1, "unavailable", "cuda cannot run here: " + reason};
+      return Status::kUnavailable;
+    }
+    QSA_CUDA_TRY(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking), error);
+  }
+  if (!d.buffers || !d.buffers->fits(input)) {
+    // Grow geometrically so that a campaign of growing batches reallocates rarely.
+    auto grow = [](int64_t have, int64_t need, int64_t floor) { return need <= have ? have : std::max({need, 2 * have, floor}); };
+    MetadataBuffers::Capacity capacity;
+    if (d.buffers) capacity = d.buffers->capacity();
+    capacity.max_tokens = std::min(kMaxTokens, grow(capacity.max_tokens, input.batch.num_actual_tokens, 1024));
+    capacity.max_requests = std::min<int64_t>(kMaxMetadataRequests, grow(capacity.max_requests, nr, 256));
+    capacity.max_table_elements = grow(capacity.max_table_elements, static_cast<int64_t>(input.block_table.storage.size()), 4096);
+    d.buffers.reset();
+    if (Status s = MetadataBuffers::create(capacity, &d.buffers, error); s != Status::kOk) return s;
+  }
+  MetadataDeviceArgs args;
+  if (Status s = d.buffers->upload(input, d.stream, &args, error); s != Status::kOk) return s;
+  if (Status s = d.buffers->poison_outputs(args, d.stream, error); s != Status::kOk) return s;
+  if (Status s = launcher_(args, d.stream, error); s != Status::kOk) return s;
+  if (Status s = d.buffers->download(args, d.stream, output, error); s != Status::kOk) return s;
+  output->split = reference::split_decodes_and_prefills(input.batch);
+  return Status::kOk;
+}
+
+void register_backends(BackendRegistry& registry) {
+  registry.add("cuda", "CUDA kernels (optimized/): one-launch metadata kernel, bit-exact with the reference",
+               [] { return std::make_unique<CudaBackend>(); });
+}
+
+}  // namespace qsa::cuda

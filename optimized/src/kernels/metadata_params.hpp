@@ -1,0 +1,79 @@
+#pragma once
+// The kernel's parameter block (passed by value) and the compile-time variant switch shared by the
+// production launcher and the test-only planted-bug variants. Plain C++: no CUDA headers.
+
+#include <cstdint>
+
+#include "kernels/invariant_divider.hpp"
+
+namespace qsa::cuda::detail {
+
+// Threads per block: 256, 512 or 1024 (one staged request per thread up to NR = 1024; a template
+// parameter of the kernel, chosen per launch from NR).
+inline constexpr int kMinMetadataThreads = 256;
+inline constexpr int kMaxMetadataThreads = 1024;
+inline constexpr int kMaxRowsPerThread = 4;         // row tile = 256 .. 1024 rows
+inline constexpr int kMaxWorkRowsPerThread = 4;     // work tile = 256 .. 1024 k-work rows
+inline constexpr int kChunkRows = 32;               // a search hint is kept for every 32 rows of a tile
+inline constexpr int kStageBatch = 4;               // requests a thread loads before storing any (NR <= 1024: one batch)
+
+inline constexpr int32_t kKindCompressed = 0;
+inline constexpr int32_t kKindRing = 1;
+inline constexpr int32_t kKindPassthrough = 2;
+
+/// Compile-time variants of metadata_staged_tiles_kernel. Production uses kCorrect only; the
+/// others are realistic bugs planted on purpose, instantiated by the test-only library in
+/// properties/planted/ to prove that the GPU differential suite catches each of them.
+enum class MetadataVariant : int {
+  kCorrect,
+  kColumnBoundOffByOne,        // compressed: accepts logical block L == W (reads one column past the table)
+  kRequestSearchOffByOne,      // token_to_req search tests qsl[mid] < t instead of <=
+  kWorkPrefixRace,             // k-work scan reads the warp totals without the barrier after they are written
+  kPaddingRowsUnwritten,       // rows M..N-1 are left untouched
+  kRingKeepsEveryRow,          // ring: the "last R rows of the chunk" survival test is dropped
+  kNegativeCommonSlotIgnored,  // compressed: the common slot's sign is not consulted
+  kZeroLengthRequestGetsWork,  // n_j = max(1, ...) also for q_j = 0
+  kWorkTailUnwritten,          // k-work rows past sum(n_j) are not filled with (-1, -1)
+  kColumnStrideIgnored,        // block_table column addressed as if col_stride == 1
+};
+
+/// Everything one launch needs, by value (about 200 bytes of kernel parameters).
+struct MetadataParams {
+  const int32_t* query_start_loc;      // [num_requests + 1] row offsets; [0] == 0, non-decreasing
+  const int32_t* seq_lens;             // [num_requests] e_j
+  const int64_t* common_slot_mapping;  // [>= num_tokens]; null for the ring kind
+  const int32_t* block_table;          // (r, c) at r * row_stride + c * col_stride; r < num_requests, c < block_table_cols
+  int64_t row_stride;
+  int64_t col_stride;
+  int32_t block_table_cols;            // W
+  int32_t num_tokens;                  // N
+  int32_t num_requests;                // NR >= 1
+  int32_t num_work_rows;               // K (0 unless compressed)
+  int32_t kind;                        // kKindCompressed, kKindRing or kKindPassthrough
+  InvariantDivider compress_ratio;     // C (compressed; 1 otherwise)
+  InvariantDivider builder_ratio;      // Cb (visible_blocks)
+  InvariantDivider storage_block_size; // S (compressed; 1 otherwise)
+  InvariantDivider ring_capacity;      // R (ring; 1 otherwise)
+
+  int32_t* token_to_req;               // [num_tokens]
+  int64_t* logical_positions;          // [num_tokens]
+  int32_t* visible_blocks;             // [num_tokens]
+  int64_t* slot_mapping;               // [num_tokens]
+  int32_t* k_work_metadata;            // [num_work_rows][2], 8-byte aligned
+
+  int32_t rows_per_thread;             // 1..kMaxRowsPerThread
+  int32_t work_rows_per_thread;        // 1..kMaxWorkRowsPerThread
+  int32_t work_blocks;                 // blocks [0, work_blocks) build k-work tiles, the rest row tiles
+};
+
+/// Shared-memory words of a row tile: qsl [NR + 1], chunk starts [NR], ring blocks [NR], hints.
+constexpr int64_t row_tile_shared_words(int64_t num_requests, int64_t threads, int64_t rows_per_thread) {
+  return (num_requests + 1) + 2 * num_requests + (threads * rows_per_thread) / kChunkRows + 1;
+}
+
+/// Shared-memory words of a work tile: n_j then their prefix [NR], hints, warp totals.
+constexpr int64_t work_tile_shared_words(int64_t num_requests, int64_t threads, int64_t work_rows_per_thread) {
+  return num_requests + (threads * work_rows_per_thread) / kChunkRows + 1 + threads / 32;
+}
+
+}  // namespace qsa::cuda::detail

@@ -1,0 +1,332 @@
+#pragma once
+// metadata_staged_tiles_kernel: the whole SPEC 2 metadata of one step in one launch.
+//
+// Algorithm. The grid has two kinds of blocks, chosen by blockIdx.x (uniform per block):
+//
+//  * Work tiles (blocks [0, work_blocks), compressed kind only): block b owns k-work rows
+//    [b·WT, (b+1)·WT). It stages query_start_loc and seq_lens in shared memory, computes
+//    n_j = (q_j == 0 ? 0 : max(1, e_j/C - s_j/C)) and their exclusive prefix over all NR requests
+//    with a block-wide scan (each thread owns a contiguous run of requests; warp shuffles, then
+//    one shared array of warp totals). While writing the prefix, the owner of each request marks
+//    which request covers every 32nd work row of the tile (a search hint). Work row r < sum(n_j)
+//    then finds its request by a binary search between two neighbouring hints and writes
+//    (j, r - prefix_j); rows past the sum get (-1, -1).
+//  * Row tiles (the remaining blocks): block b owns rows [b·RT, (b+1)·RT). It stages
+//    query_start_loc, the chunk starts s_j = e_j - q_j and (ring kind) each request's ring block,
+//    and marks the request that covers every 32nd row of the tile. Row t < M then finds
+//    token_to_req by a binary search between two neighbouring hints (the largest j with
+//    qsl[j] <= t, so a zero-length request is never chosen), and writes its position,
+//    visible_blocks and slot; rows t >= M get the padding values.
+//
+// Every block redundantly stages the request table (O(NR) loads per block, from L2): no block
+// waits for another, so the launch has no inter-block dependency, no global workspace and no
+// host synchronisation; it is capturable in a CUDA graph. The common slot of every row is loaded
+// before the request table arrives, so a row waits on at most two dependent loads (the request
+// table, then, compressed kind only, its block-table entry). All arithmetic is integer.
+//
+// The template parameter selects a planted-bug variant (metadata_params.hpp); production code
+// instantiates MetadataVariant::kCorrect only.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/invariant_divider.hpp"
+#include "kernels/metadata_params.hpp"
+
+namespace qsa::cuda::detail {
+
+__device__ __forceinline__ int32_t warp_inclusive_sum(int32_t value) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+#pragma unroll
+  for (int delta = 1; delta < 32; delta <<= 1) {
+    const int32_t other = __shfl_up_sync(0xffffffffu, value, delta);
+    if (lane >= delta) value += other;
+  }
+  return value;
+}
+
+/// n_j of SPEC 2 for a request with rows [row_begin, row_end) and e_j = seq_len.
+template <MetadataVariant kVariant>
+__device__ __forceinline__ int32_t work_items(int32_t row_begin, int32_t row_end, int32_t seq_len, const InvariantDivider& c) {
+  const int32_t q = row_end - row_begin;
+  if constexpr (kVariant != MetadataVariant::kZeroLengthRequestGetsWork) {
+    if (q == 0) return 0;
+  }
+  return max(1, c.div(seq_len) - c.div(seq_len - q));
+}
+
+/// Records `owner` as the search hint of every chunk start tile_begin + 32k (k in [0, chunks])
+/// that lies in [begin, end).
+__device__ __forceinline__ void mark_chunk_starts(int32_t* hints, int32_t chunks, int32_t tile_begin, int32_t begin,
+                                                  int32_t end, int32_t owner) {
+  if (end <= begin || end <= tile_begin) return;
+  const int32_t first = begin <= tile_begin ? 0 : (begin - tile_begin + kChunkRows - 1) / kChunkRows;
+  const int32_t last = min(chunks, (end - 1 - tile_begin) / kChunkRows);
+  for (int32_t k = first; k <= last; ++k) hints[k] = owner;
+}
+
+/// Largest j in [lo, hi] with keys[j] <= value, given keys[lo] <= value and keys non-decreasing.
+template <bool kStrict>
+__device__ __forceinline__ int32_t search_last_at_most(const int32_t* keys, int32_t lo, int32_t hi, int32_t value) {
+  while (lo < hi) {
+    const int32_t mid = (lo + hi + 1) >> 1;
+    const bool inside = kStrict ? keys[mid] < value : keys[mid] <= value;
+    if (inside) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+template <MetadataVariant kVariant, int kThreads>
+__device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
+  const int32_t nr = p.num_requests;
+  const int32_t tile_rows = kThreads * p.work_rows_per_thread;
+  const int32_t chunks = tile_rows / kChunkRows;
+  int32_t* prefix_s = shared;                 // [nr] n_j, then their exclusive prefix
+  int32_t* hints = prefix_s + nr;             // [chunks + 1] request owning work row tile_begin + 32k
+  int32_t* warp_totals = hints + chunks + 1;  // [kThreads / 32]
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const int32_t tile_begin = tile * tile_rows;
+
+  // n_j of every request (coalesced loads, all of a batch issued before the first use).
+  for (int32_t base = 0; base < nr; base += kStageBatch * kThreads) {
+    int32_t begin[kStageBatch];
+    int32_t end[kStageBatch];
+    int32_t seq_len[kStageBatch];
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u) {
+      const int32_t j = base + u * kThreads + tid;
+      if (j < nr) {
+        begin[u] = __ldg(p.query_start_loc + j);
+        end[u] = __ldg(p.query_start_loc + j + 1);
+        seq_len[u] = __ldg(p.seq_lens + j);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u) {
+      const int32_t j = base + u * kThreads + tid;
+      if (j < nr) prefix_s[j] = work_items<kVariant>(begin[u], end[u], seq_len[u], p.compress_ratio);
+    }
+  }
+  __syncthreads();
+
+  // Exclusive prefix of n_j: thread tid owns requests [run_begin, run_end).
+  const int32_t per_thread = (nr + kThreads - 1) / kThreads;
+  const int32_t run_begin = min(nr, tid * per_thread);
+  const int32_t run_end = min(nr, run_begin + per_thread);
+  int32_t local = 0;
+  for (int32_t j = run_begin; j < run_end; ++j) local += prefix_s[j];
+  const int32_t inclusive = warp_inclusive_sum(local);
+  if (lane == 31) warp_totals[warp] = inclusive;
+  if constexpr (kVariant != MetadataVariant::kWorkPrefixRace) __syncthreads();
+  int32_t offset = inclusive - local;
+  int32_t total = 0;
+#pragma unroll
+  for (int w = 0; w < kThreads / 32; ++w) {
+    const int32_t warp_total = warp_totals[w];
+    total += warp_total;
+    if (w < warp) offset += warp_total;
+  }
+  for (int32_t j = run_begin; j < run_end; ++j) {
+    const int32_t n = prefix_s[j];
+    prefix_s[j] = offset;
+    mark_chunk_starts(hints, chunks, tile_begin, offset, offset + n, j);
+    offset += n;
+  }
+  __syncthreads();
+
+  // Work rows: (j, r - prefix_j) below the total, (-1, -1) after it.
+  int2* out = reinterpret_cast<int2*>(p.k_work_metadata);
+#pragma unroll
+  for (int i = 0; i < kMaxWorkRowsPerThread; ++i) {
+    if (i >= p.work_rows_per_thread) break;
+    const int32_t local_row = i * kThreads + tid;
+    const int32_t r = tile_begin + local_row;
+    if (r >= p.num_work_rows) break;
+    int2 item = make_int2(-1, -1);
+    if (r < total) {
+      const int32_t k = local_row / kChunkRows;
+      const int32_t lo = hints[k];
+      const int32_t hi = tile_begin + (k + 1) * kChunkRows < total ? hints[k + 1] : nr - 1;
+      const int32_t j = search_last_at_most<false>(prefix_s, lo, hi, r);
+      item = make_int2(j, r - prefix_s[j]);
+    } else if constexpr (kVariant == MetadataVariant::kWorkTailUnwritten) {
+      continue;
+    }
+    out[r] = item;
+  }
+}
+
+template <MetadataVariant kVariant, int kThreads>
+__device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
+  const int32_t nr = p.num_requests;
+  const int32_t tile_rows = kThreads * p.rows_per_thread;
+  const int32_t chunks = tile_rows / kChunkRows;
+  int32_t* qsl_s = shared;             // [nr + 1] query_start_loc
+  int32_t* start_s = qsl_s + nr + 1;   // [nr] chunk start s_j = e_j - q_j
+  int32_t* ring_s = start_s + nr;      // [nr] ring block block_table[j][0] (ring kind, W > 0), else -1
+  int32_t* hints = ring_s + nr;        // [chunks + 1] request owning row tile_begin + 32k
+  const int tid = static_cast<int>(threadIdx.x);
+  const int32_t tile_begin = tile * tile_rows;
+  const bool reads_common = p.kind != kKindRing;
+
+  // The common slots of this thread's rows do not depend on the request table: load them first.
+  int64_t common[kMaxRowsPerThread];
+#pragma unroll
+  for (int i = 0; i < kMaxRowsPerThread; ++i) {
+    const int32_t t = tile_begin + i * kThreads + tid;
+    common[i] = (reads_common && i < p.rows_per_thread && t < p.num_tokens) ? __ldg(p.common_slot_mapping + t) : -1;
+  }
+
+  // Stage the request table and the search hints; every load of a batch is issued before the
+  // first store (the hint loop's data-dependent trip count would otherwise serialise them).
+  const bool ring_blocks = p.kind == kKindRing && p.block_table_cols > 0;
+  for (int32_t base = 0; base < nr; base += kStageBatch * kThreads) {
+    int32_t begin[kStageBatch];
+    int32_t end[kStageBatch];
+    int32_t seq_len[kStageBatch];
+    int32_t ring_block[kStageBatch];
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u) {
+      const int32_t j = base + u * kThreads + tid;
+      if (j < nr) {
+        begin[u] = __ldg(p.query_start_loc + j);
+        end[u] = __ldg(p.query_start_loc + j + 1);
+        seq_len[u] = __ldg(p.seq_lens + j);
+        ring_block[u] = ring_blocks ? __ldg(p.block_table + static_cast<int64_t>(j) * p.row_stride) : -1;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u) {
+      const int32_t j = base + u * kThreads + tid;
+      if (j < nr) {
+        qsl_s[j] = begin[u];
+        if (j == nr - 1) qsl_s[nr] = end[u];
+        start_s[j] = seq_len[u] - (end[u] - begin[u]);
+        ring_s[j] = ring_block[u];
+        mark_chunk_starts(hints, chunks, tile_begin, begin[u], end[u], j);
+      }
+    }
+  }
+  __syncthreads();
+
+  // Phase 1, every row of this thread: its request, position, visible groups, and (compressed)
+  // the block-table load, issued before anything waits on it.
+  const int32_t m = qsl_s[nr];
+  int32_t request[kMaxRowsPerThread];
+  int32_t position[kMaxRowsPerThread];
+  int32_t visible[kMaxRowsPerThread];
+  int32_t block[kMaxRowsPerThread];
+  int32_t group[kMaxRowsPerThread];
+#pragma unroll
+  for (int i = 0; i < kMaxRowsPerThread; ++i) {
+    const int32_t local_row = i * kThreads + tid;
+    const int32_t t = tile_begin + local_row;
+    request[i] = 0;
+    position[i] = -1;
+    visible[i] = 0;
+    block[i] = -1;
+    group[i] = 0;
+    if (i >= p.rows_per_thread || t >= p.num_tokens || t >= m) continue;
+    // Row t lies in chunk k, whose start and the next chunk's start are covered by hints[k] and
+    // hints[k + 1] (or the next start is past M, and NR - 1 bounds the search).
+    const int32_t k = local_row / kChunkRows;
+    const int32_t lo = hints[k];
+    const int32_t hi = tile_begin + (k + 1) * kChunkRows < m ? hints[k + 1] : nr - 1;
+    const int32_t j = search_last_at_most<kVariant == MetadataVariant::kRequestSearchOffByOne>(qsl_s, lo, hi, t);
+    const int32_t begin = qsl_s[j];
+    const int32_t end = qsl_s[j + 1];
+    const int32_t start = start_s[j];
+    const int32_t pos = start + (t - begin);
+    const int32_t seq_len = start + (end - begin);
+    request[i] = j;
+    position[i] = pos;
+    visible[i] = max(0, min(p.builder_ratio.div(pos + 1), p.builder_ratio.div(seq_len)));
+    if (pos < 0) continue;
+    if (p.kind == kKindCompressed) {
+      if (p.compress_ratio.mod(pos + 1) == 0) {
+        const int32_t g = p.compress_ratio.div(pos);
+        const int32_t logical_block = p.storage_block_size.div(g);
+        const bool in_table = kVariant == MetadataVariant::kColumnBoundOffByOne ? logical_block <= p.block_table_cols
+                                                                                 : logical_block < p.block_table_cols;
+        const bool common_ok = kVariant == MetadataVariant::kNegativeCommonSlotIgnored || common[i] >= 0;
+        if (in_table && common_ok) {
+          const int64_t col_stride = kVariant == MetadataVariant::kColumnStrideIgnored ? 1 : p.col_stride;
+          block[i] = __ldg(p.block_table + static_cast<int64_t>(j) * p.row_stride + logical_block * col_stride);
+          group[i] = g;
+        }
+      }
+    } else if (p.kind == kKindRing) {
+      const bool kept = kVariant == MetadataVariant::kRingKeepsEveryRow || t + static_cast<int32_t>(p.ring_capacity.divisor) >= end;
+      if (kept) block[i] = ring_s[j];
+    }
+  }
+
+  // Phase 2: the stores (the slot waits on its block-table load).
+#pragma unroll
+  for (int i = 0; i < kMaxRowsPerThread; ++i) {
+    if (i >= p.rows_per_thread) break;
+    const int32_t t = tile_begin + i * kThreads + tid;
+    if (t >= p.num_tokens) break;
+    if (t >= m) {
+      if constexpr (kVariant != MetadataVariant::kPaddingRowsUnwritten) {
+        p.token_to_req[t] = 0;
+        p.logical_positions[t] = -1;
+        p.visible_blocks[t] = 0;
+        p.slot_mapping[t] = -1;
+      }
+      continue;
+    }
+    p.token_to_req[t] = request[i];
+    p.logical_positions[t] = position[i];
+    p.visible_blocks[t] = visible[i];
+    int64_t slot = -1;
+    if (p.kind == kKindCompressed) {
+      if (block[i] >= 0)
+        slot = static_cast<int64_t>(block[i]) * p.storage_block_size.divisor + p.storage_block_size.mod(group[i]);
+    } else if (p.kind == kKindRing) {
+      if (block[i] >= 0) slot = static_cast<int64_t>(block[i]) * p.ring_capacity.divisor + p.ring_capacity.mod(position[i]);
+    } else {
+      slot = common[i] >= 0 ? common[i] : -1;
+    }
+    p.slot_mapping[t] = slot;
+  }
+}
+
+template <MetadataVariant kVariant, int kThreads>
+__global__ void __launch_bounds__(kThreads) metadata_staged_tiles_kernel(const MetadataParams params) {
+  extern __shared__ int32_t shared[];
+  const auto block = static_cast<int32_t>(blockIdx.x);
+  if (block < params.work_blocks) build_work_tile<kVariant, kThreads>(params, shared, block);
+  else build_row_tile<kVariant, kThreads>(params, shared, block - params.work_blocks);
+}
+
+/// Raises the dynamic shared-memory limit of every block size of the kVariant instantiation.
+template <MetadataVariant kVariant>
+cudaError_t allow_metadata_shared_memory(int bytes) {
+  cudaError_t e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 256>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess) e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess) e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 1024>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  return e;
+}
+
+/// Launches the kVariant instantiation for `threads` (256, 512 or 1024) threads per block:
+/// `blocks` blocks, `shared_bytes` of dynamic shared memory.
+template <MetadataVariant kVariant>
+cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, int32_t threads, int32_t blocks, size_t shared_bytes,
+                                         cudaStream_t stream) {
+  if (blocks == 0) return cudaSuccess;
+  const auto grid = static_cast<unsigned>(blocks);
+  switch (threads) {
+    case 256: metadata_staged_tiles_kernel<kVariant, 256><<<grid, 256, shared_bytes, stream>>>(params); break;
+    case 512: metadata_staged_tiles_kernel<kVariant, 512><<<grid, 512, shared_bytes, stream>>>(params); break;
+    case 1024: metadata_staged_tiles_kernel<kVariant, 1024><<<grid, 1024, shared_bytes, stream>>>(params); break;
+    default: return cudaErrorInvalidConfiguration;
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace qsa::cuda::detail

@@ -1,0 +1,243 @@
+// Robustness of the metadata launch: CUDA-graph replay, determinism, streams, the largest
+// supported shapes, and the launch's own argument checks. Uses the device-level API directly.
+
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <memory>
+
+#include "qsa/cuda/backend.hpp"
+#include "qsa/cuda/metadata.hpp"
+#include "qsa/cuda/metadata_buffers.hpp"
+#include "qsa/reference/metadata.hpp"
+#include "qsa/traces/batch_generator.hpp"
+#include "qsa/traces/compare.hpp"
+#include "qsa/traces/rng.hpp"
+#include "support/differential.hpp"
+#include "support/gpu_guard.hpp"
+
+namespace qsa {
+namespace {
+
+#define ASSERT_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
+#define ASSERT_OK(call, error) ASSERT_EQ((call), Status::kOk) << #call << ": " << (error)
+
+// A step with NR requests over M <= N rows: decodes of 1 + 3 rows, a few long chunks, zero-length
+// requests in the middle and padded requests at the tail; block ids random with some -1.
+MetadataInput large_input(CacheKind kind, int64_t n, int64_t nr, uint64_t seed) {
+  traces::Rng rng(seed);
+  MetadataInput in;
+  in.cache.kind = kind;
+  if (kind == CacheKind::kCompressed) {
+    in.cache.compress_ratio = 4;
+    in.cache.storage_block_size = 16;
+  } else if (kind == CacheKind::kRing) {
+    in.cache.ring_capacity = 8;
+    in.cache.compress_ratio = 4;
+  }
+  const int64_t budget = n - n / 16;  // leave token-only padding
+  in.batch.query_start_loc.push_back(0);
+  int64_t max_seq = 0;
+  for (int64_t j = 0; j < nr; ++j) {
+    const int64_t left = budget - in.batch.query_start_loc.back();
+    const int64_t want = j >= nr - 8 ? 0 : rng.chance(1, 50) ? 0 : rng.chance(1, 20) ? rng.range(5, 2 * n / nr + 40) : 4;
+    const int64_t q = std::min(left, want);
+    const int64_t seq = q + (rng.chance(1, 4) ? 0 : rng.range(0, 40000 * 1024 / std::max<int64_t>(nr, 1024)));
+    in.batch.query_start_loc.push_back(in.batch.query_start_loc.back() + q);
+    in.batch.seq_lens.push_back(seq);
+    max_seq = std::max(max_seq, seq);
+  }
+  in.batch.num_actual_tokens = n;
+  const int64_t m = in.batch.query_start_loc.back();
+  for (int64_t t = 0; t < n; ++t) in.batch.common_slot_mapping.push_back(t < m && !rng.chance(1, 20) ? rng.range(0, 1 << 30) : -1);
+  const int64_t cols = kind == CacheKind::kCompressed ? max_seq / 64 + 1 : 1;
+  std::vector<std::vector<int32_t>> rows(static_cast<size_t>(nr), std::vector<int32_t>(static_cast<size_t>(cols)));
+  for (auto& r : rows)
+    for (auto& b : r) b = rng.chance(1, 30) ? -1 : static_cast<int32_t>(rng.range(0, 1 << 20));
+  in.block_table = rng.chance(1, 2) ? BlockTable::column_major(rows) : BlockTable::from_rows(rows);
+  return in;
+}
+
+MetadataInput mixed_input(CacheKind kind, uint64_t seed) {
+  traces::Rng rng(seed);
+  return traces::random_metadata_input(rng, kind, 3000).input;
+}
+
+class DeviceFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    QSA_SKIP_WITHOUT_GPU();
+    Error error;
+    ASSERT_OK(cuda::MetadataBuffers::create(capacity_, &buffers_, &error), error);
+    ASSERT_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  void TearDown() override {
+    buffers_.reset();
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+
+  // Uploads, poisons, launches on `stream` and downloads; the split comes from the host.
+  void run(const MetadataInput& in, cudaStream_t stream, MetadataOutput* out) {
+    Error error;
+    cuda::MetadataDeviceArgs args;
+    ASSERT_OK(buffers_->upload(in, stream, &args, &error), error);
+    ASSERT_OK(buffers_->poison_outputs(args, stream, &error), error);
+    ASSERT_OK(cuda::launch_metadata(args, stream, &error), error);
+    ASSERT_OK(buffers_->download(args, stream, out, &error), error);
+    out->split = reference::split_decodes_and_prefills(in.batch);
+  }
+
+  static void expect_equals_reference(const MetadataInput& in, const MetadataOutput& out) {
+    MetadataOutput expected;
+    Error error;
+    ASSERT_EQ(reference::build_metadata(in, &expected, &error), Status::kOk) << error;
+    const auto m = traces::compare_metadata(in, expected, out);
+    EXPECT_FALSE(m.has_value()) << m->to_string();
+  }
+
+  cuda::MetadataBuffers::Capacity capacity_{1 << 16, cuda::kMaxMetadataRequests, 1 << 22};
+  std::unique_ptr<cuda::MetadataBuffers> buffers_;
+  cudaStream_t stream_ = nullptr;
+};
+
+using MetadataCudaGraph = DeviceFixture;
+using MetadataCudaDeterminism = DeviceFixture;
+using MetadataCudaStreams = DeviceFixture;
+using MetadataCudaLimits = DeviceFixture;
+
+TEST_F(MetadataCudaGraph, ReplayEqualsEagerLaunch) {
+  for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough}) {
+    SCOPED_TRACE(to_string(kind));
+    const MetadataInput in = large_input(kind, 8192, 1024, 11);
+    MetadataOutput eager;
+    run(in, stream_, &eager);
+    expect_equals_reference(in, eager);
+
+    Error error;
+    cuda::MetadataDeviceArgs args;
+    ASSERT_OK(buffers_->upload(in, stream_, &args, &error), error);
+    ASSERT_OK(buffers_->poison_outputs(args, stream_, &error), error);
+    ASSERT_CUDA(cudaStreamSynchronize(stream_));
+    cudaGraph_t graph = nullptr;
+    ASSERT_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal));
+    const Status launched = cuda::launch_metadata(args, stream_, &error);
+    ASSERT_CUDA(cudaStreamEndCapture(stream_, &graph));
+    ASSERT_OK(launched, error);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    ASSERT_CUDA(cudaGraphLaunch(exec, stream_));
+    MetadataOutput replayed;
+    ASSERT_OK(buffers_->download(args, stream_, &replayed, &error), error);
+    replayed.split = eager.split;
+    EXPECT_EQ(replayed.token_to_req, eager.token_to_req);
+    EXPECT_EQ(replayed.logical_positions, eager.logical_positions);
+    EXPECT_EQ(replayed.visible_blocks, eager.visible_blocks);
+    EXPECT_EQ(replayed.slot_mapping, eager.slot_mapping);
+    EXPECT_EQ(replayed.k_work_metadata, eager.k_work_metadata);
+
+    // A new step's inputs in the same buffers, replayed by the same graph (fixed N and NR).
+    MetadataInput next = large_input(kind, 8192, 1024, 12);
+    ASSERT_OK(buffers_->upload(next, stream_, &args, &error), error);
+    ASSERT_OK(buffers_->poison_outputs(args, stream_, &error), error);
+    ASSERT_CUDA(cudaGraphLaunch(exec, stream_));
+    MetadataOutput next_out;
+    ASSERT_OK(buffers_->download(args, stream_, &next_out, &error), error);
+    next_out.split = reference::split_decodes_and_prefills(next.batch);
+    expect_equals_reference(next, next_out);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
+}
+
+TEST_F(MetadataCudaDeterminism, TwoRunsGiveIdenticalBytes) {
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    const MetadataInput in = seed % 3 == 0 ? large_input(static_cast<CacheKind>(seed % 3), 16384, 2048, seed)
+                                           : mixed_input(static_cast<CacheKind>(seed % 3), seed);
+    MetadataOutput a;
+    MetadataOutput b;
+    run(in, stream_, &a);
+    run(in, stream_, &b);
+    ASSERT_EQ(a.token_to_req.size(), b.token_to_req.size());
+    EXPECT_EQ(0, std::memcmp(a.token_to_req.data(), b.token_to_req.data(), a.token_to_req.size() * sizeof(int32_t)));
+    EXPECT_EQ(0, std::memcmp(a.logical_positions.data(), b.logical_positions.data(), a.logical_positions.size() * sizeof(int64_t)));
+    EXPECT_EQ(0, std::memcmp(a.visible_blocks.data(), b.visible_blocks.data(), a.visible_blocks.size() * sizeof(int32_t)));
+    EXPECT_EQ(0, std::memcmp(a.slot_mapping.data(), b.slot_mapping.data(), a.slot_mapping.size() * sizeof(int64_t)));
+    EXPECT_EQ(a.k_work_metadata, b.k_work_metadata);
+    expect_equals_reference(in, a);
+  }
+}
+
+TEST_F(MetadataCudaStreams, NonDefaultAndLegacyStreamsGiveTheReference) {
+  cudaStream_t blocking = nullptr;
+  ASSERT_CUDA(cudaStreamCreate(&blocking));
+  for (uint64_t seed = 0; seed < 12; ++seed) {
+    const MetadataInput in = mixed_input(static_cast<CacheKind>(seed % 3), 100 + seed);
+    MetadataOutput out;
+    run(in, seed % 3 == 0 ? stream_ : seed % 3 == 1 ? blocking : cudaStreamLegacy, &out);
+    expect_equals_reference(in, out);
+  }
+  cudaStreamDestroy(blocking);
+}
+
+TEST_F(MetadataCudaLimits, LargestShapesMatchTheReference) {
+  // N = 65 536 rows with NR = 4096 requests for every kind, and NR = kMaxMetadataRequests (the
+  // shared-memory path above 48 KiB per block).
+  for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough}) {
+    SCOPED_TRACE(to_string(kind));
+    const MetadataInput in = large_input(kind, 65536, 4096, 7);
+    MetadataOutput out;
+    run(in, stream_, &out);
+    expect_equals_reference(in, out);
+  }
+  const MetadataInput widest = large_input(CacheKind::kCompressed, 65536, cuda::kMaxMetadataRequests, 8);
+  MetadataOutput out;
+  run(widest, stream_, &out);
+  expect_equals_reference(widest, out);
+}
+
+TEST(MetadataCudaCapacity, RequestsBeyondTheKernelCapacityAreRefusedNotMiscomputed) {
+  // Needs no device: the capacity check runs right after validation.
+  MetadataInput in;
+  in.cache.kind = CacheKind::kPassthrough;
+  in.batch.query_start_loc.assign(cuda::kMaxMetadataRequests + 2, 0);
+  in.batch.seq_lens.assign(cuda::kMaxMetadataRequests + 1, 0);
+  in.block_table.rows = cuda::kMaxMetadataRequests + 1;
+  cuda::CudaBackend backend;
+  MetadataOutput out;
+  Error error;
+  EXPECT_EQ(backend.build_metadata(in, &out, &error), Status::kNotImplemented);
+  EXPECT_EQ(error.rule, "cuda-capacity");
+}
+
+TEST(MetadataCudaLaunch, RejectsBadLaunchArgumentsBeforeTouchingTheDevice) {
+  // Host-side argument checks only: no device is needed, nothing is launched.
+  cuda::MetadataDeviceArgs args;
+  Error error;
+  args.num_requests = 0;
+  EXPECT_EQ(cuda::launch_metadata(args, nullptr, &error), Status::kInvalidInput);
+  EXPECT_EQ(error.field, "num_requests");
+  args.num_requests = 2;
+  args.kind = CacheKind::kCompressed;
+  args.compress_ratio = 4;
+  args.storage_block_size = 16;
+  EXPECT_EQ(cuda::launch_metadata(args, nullptr, &error), Status::kInvalidInput);
+  EXPECT_EQ(error.field, "query_start_loc");
+  EXPECT_EQ(error.rule, "null-pointer");
+  static int32_t fake[8];
+  args.query_start_loc = fake;
+  args.seq_lens = fake;
+  args.num_tokens = 4;
+  args.common_slot_mapping = reinterpret_cast<const int64_t*>(fake);
+  args.token_to_req = fake;
+  args.logical_positions = reinterpret_cast<int64_t*>(fake);
+  args.visible_blocks = fake;
+  args.slot_mapping = reinterpret_cast<int64_t*>(fake);
+  args.k_work_metadata = fake + 1;  // 4-byte aligned only
+  EXPECT_EQ(cuda::launch_metadata(args, nullptr, &error), Status::kInvalidInput);
+  EXPECT_EQ(error.rule, "misaligned");
+}
+
+}  // namespace
+}  // namespace qsa

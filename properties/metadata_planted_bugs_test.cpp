@@ -1,0 +1,44 @@
+// Planted bugs: each compile-time variant of the metadata kernel with one realistic bug must be
+// caught by the GPU differential suite's fixed corpus (the corpus MetadataCudaVsReference runs).
+// A race may need more than one pass, so the corpus is run up to three times before giving up.
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include "planted/metadata_planted.hpp"
+#include "support/differential.hpp"
+#include "support/gpu_guard.hpp"
+
+namespace qsa {
+namespace {
+
+class MetadataCudaPlantedBugs : public ::testing::TestWithParam<testing::PlantedMetadataBug> {};
+
+TEST_P(MetadataCudaPlantedBugs, IsCaughtByTheDifferentialCorpus) {
+  QSA_SKIP_WITHOUT_GPU();
+  const testing::PlantedMetadataBug& bug = GetParam();
+  const int size = testing::corpus_size(200);
+  const std::vector<testing::CorpusCase> corpus = testing::differential_corpus(/*seed=*/1, size, size);
+  auto backend = testing::make_planted_cuda_backend(bug);
+  for (int pass = 1; pass <= 3; ++pass) {
+    for (size_t i = 0; i < corpus.size(); ++i) {
+      if (const auto failure = testing::differential_failure(*backend, corpus[i].input)) {
+        std::cout << "KILLED " << bug.name << " (pass " << pass << ", case " << i + 1 << "/" << corpus.size() << ", "
+                  << corpus[i].origin << "): " << *failure << "\n";
+        return;
+      }
+    }
+  }
+  ADD_FAILURE() << "SURVIVED " << bug.name << ": " << bug.description << " (" << 3 * corpus.size() << " differential runs)";
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, MetadataCudaPlantedBugs, ::testing::ValuesIn(testing::planted_metadata_bugs()),
+                         [](const ::testing::TestParamInfo<testing::PlantedMetadataBug>& param_info) {
+                           std::string name;
+                           for (char ch : param_info.param.name) name += ch == '-' ? '_' : ch;
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace qsa
