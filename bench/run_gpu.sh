@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The GPU bundle's runner (staged into bundle/ by `./dev gpu`; run on the GPU machine from inside
-# the bundle). Runs, with QSA_REQUIRE_GPU=1 so that a missing device fails instead of skipping:
-#   1. the gpu-labelled test binaries (differential, robustness, planted bugs);
-#   2. `qsacheck check --backend cuda` (the default campaign);
-#   3. the benchmarks, JSON to $OUT/bench.json;
-#   4. the differential and robustness tests again under compute-sanitizer memcheck, racecheck,
-#      initcheck and synccheck, with small corpora so that each stays short.
+# the bundle). Runs, with QSA_REQUIRE_GPU=1 so that a missing device fails instead of skipping,
+# the phases named in $QSA_PHASES (default "tests campaign sanitizers bench"; one device call is
+# limited to 10 minutes, so a session may run "tests campaign sanitizers" and "bench" apart):
+#   tests:      the gpu-labelled test binaries (differential, robustness, planted bugs);
+#   campaign:   `qsacheck check --backend cuda` (the default campaign, metadata and step update);
+#   sanitizers: the differential and robustness tests under compute-sanitizer memcheck, racecheck,
+#               initcheck and synccheck, with small corpora so that each stays short;
+#   bench:      the benchmarks, JSON to $OUT/bench.json and $OUT/step_bench.json.
 # Logs go to $OUT (./gpu-logs when OUT is unset), at most 8 files; the summary is printed last
 # and kept in $OUT/summary.txt. Exit status: 0 only when every step passed.
 set -u
@@ -54,72 +56,81 @@ SANITIZER=$(command -v compute-sanitizer || true)
 note "qsacheck GPU bundle run, $(date -u +%FT%TZ)"
 note "$(head -3 "$OUT/environment.log" | tail -1)"
 
-# 1. GPU tests.
-step "gpu_device_tests" tests.log 30 ./gpu_device_tests
-step "gpu_metadata_tests (differential + robustness)" tests.log 150 ./gpu_metadata_tests
-# One process per planted bug: a bug can fault the kernel (a race reading garbage hints reads
-# shared memory out of bounds), and a faulted context would fail every later test in the process.
+PHASES=" ${QSA_PHASES:-tests campaign sanitizers bench} "
+phase() { [[ "$PHASES" == *" $1 "* ]]; }
+
+# One process per planted bug: a bug can fault the kernel, and a faulted context would fail every
+# later test in the process.
 each_planted_bug() {
-  local rc=0 t
-  for t in $(./gpu_metadata_planted_tests --gtest_list_tests | awk '/^[^ ]/ {suite = $1} /^  / {print suite $1}'); do
-    ./gpu_metadata_planted_tests --gtest_filter="$t" || rc=1
+  local binary=$1 rc=0 t
+  for t in $("./$binary" --gtest_list_tests | awk '/^[^ ]/ {suite = $1} /^  / {print suite $1}'); do
+    "./$binary" --gtest_filter="$t" || rc=1
   done
   return $rc
 }
 export -f each_planted_bug
-step "gpu_metadata_planted_tests (one process per bug)" tests.log 120 bash -c each_planted_bug
-grep -hE "^(KILLED|SURVIVED)" "$OUT/tests.log" | cut -c1-200 | sed 's/^/         /' | tee -a "$SUMMARY"
-grep -h "fixed corpus:" "$OUT/tests.log" | sed 's/^/         /' | tee -a "$SUMMARY"
 
-# 2. The default campaign through the CLI.
-step "qsacheck check --backend cuda" qsacheck.log 90 ./qsacheck check --backend cuda
-grep -E "^(SPEC|metadata|RESULT)" "$OUT/qsacheck.log" | sed 's/^/         /' | tee -a "$SUMMARY"
-
-# 2b. A longer soak of the same checks (larger corpus, more RapidCheck cases, another seed).
-step "soak: differential suite, corpus 3000 per kind, 1000 RapidCheck cases per kind" tests.log 90 \
-  env QSA_CORPUS_SIZE=3000 RC_PARAMS="max_success=1000" ./gpu_metadata_tests --gtest_filter='MetadataCudaVsReference.*'
-grep -h "fixed corpus:" "$OUT/tests.log" | tail -1 | sed 's/^/         soak /' | tee -a "$SUMMARY"
-step "soak: qsacheck check --backend cuda --seed 7 --batches 30000" qsacheck.log 90 ./qsacheck check --backend cuda --seed 7 --batches 30000
-grep -E "^metadata|^RESULT" "$OUT/qsacheck.log" | tail -2 | sed 's/^/         /' | tee -a "$SUMMARY"
-
-# 3. Benchmarks.
-step "metadata_bench" bench.log 150 ./metadata_bench --benchmark_out="$OUT/bench.json" --benchmark_out_format=json --benchmark_color=false
-
-# 4. Sanitizers on the differential and robustness tests, small corpora.
-FILTER='MetadataCudaVsReference.*:MetadataCudaGraph.*:MetadataCudaDeterminism.*:MetadataCudaStreams.*:MetadataCudaLimits.*'
-if [ -z "$SANITIZER" ]; then
-  note "FAIL     compute-sanitizer not found"
-  failed=1
-else
-  for tool in memcheck racecheck initcheck synccheck; do
-    step "compute-sanitizer --tool $tool" sanitizers.log 75 \
-      env QSA_CORPUS_SIZE=50 RC_PARAMS="max_success=25" \
-      "$SANITIZER" --tool "$tool" --error-exitcode 86 ./gpu_metadata_tests --gtest_filter="$FILTER"
-    grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$OUT/sanitizers.log" | tail -1 | sed "s/^/         $tool: /" | tee -a "$SUMMARY"
-  done
+if phase tests; then
+  step "gpu_device_tests" tests.log 30 ./gpu_device_tests
+  step "gpu_metadata_tests (differential + robustness)" tests.log 120 ./gpu_metadata_tests
+  step "gpu_metadata_planted_tests (one process per bug)" tests.log 90 bash -c "each_planted_bug gpu_metadata_planted_tests"
+  step "gpu_step_update_tests (scenario differential, conversions, robustness)" tests.log 150 ./gpu_step_update_tests
+  step "gpu_step_update_planted_tests (one process per bug)" tests.log 90 bash -c "each_planted_bug gpu_step_update_planted_tests"
+  grep -hE "^(KILLED|SURVIVED)" "$OUT/tests.log" | cut -c1-220 | sed 's/^/         /' | tee -a "$SUMMARY"
 fi
 
-# 5. Optional (QSA_NCU=1): Nsight Compute on a few launches of our kernel (durations, stall reasons).
+if phase campaign; then
+  step "qsacheck check --backend cuda (default campaign)" qsacheck.log 200 ./qsacheck check --backend cuda --json "$OUT/check.json"
+  grep -E "^(SPEC|metadata|scenarios|coverage|          |RESULT)" "$OUT/qsacheck.log" | sed 's/^/         /' | tee -a "$SUMMARY"
+fi
+
+if phase sanitizers; then
+  META_FILTER='MetadataCudaVsReference.*:MetadataCudaGraph.*:MetadataCudaDeterminism.*:MetadataCudaStreams.*'
+  STEP_FILTER='StepUpdateCudaVsReference.HandScenarios*:StepUpdateCudaVsReference.GroupPosition*:StepUpdateCudaVsReference.InvalidStep*:StepUpdateCudaConversions.*'
+  if [ -z "$SANITIZER" ]; then
+    note "FAIL     compute-sanitizer not found"
+    failed=1
+  else
+    # The metadata kernel under all four tools when QSA_SANITIZE_METADATA=1 (it ran clean under all
+    # four in its own issue's runs), memcheck otherwise.
+    for tool in memcheck racecheck initcheck synccheck; do
+      if [ "$tool" = memcheck ] || [ "${QSA_SANITIZE_METADATA:-0}" = 1 ]; then
+        step "compute-sanitizer --tool $tool: metadata" sanitizers.log 45 \
+          env QSA_CORPUS_SIZE=50 RC_PARAMS="max_success=25" \
+          "$SANITIZER" --tool "$tool" --error-exitcode 86 ./gpu_metadata_tests --gtest_filter="$META_FILTER"
+        grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$OUT/sanitizers.log" | tail -1 | sed "s/^/         $tool: /" | tee -a "$SUMMARY"
+      fi
+      step "compute-sanitizer --tool $tool: step update" sanitizers.log 60 \
+        "$SANITIZER" --tool "$tool" --error-exitcode 86 ./gpu_step_update_tests --gtest_filter="$STEP_FILTER"
+      grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$OUT/sanitizers.log" | tail -1 | sed "s/^/         $tool: /" | tee -a "$SUMMARY"
+    done
+  fi
+fi
+
+if phase bench; then
+  step "step_update_bench" step_bench.log 200 ./step_update_bench --benchmark_out="$OUT/step_bench.json" --benchmark_out_format=json --benchmark_color=false
+  step "metadata_bench" bench.log 150 ./metadata_bench --benchmark_out="$OUT/bench.json" --benchmark_out_format=json --benchmark_color=false
+  echo
+  sed -n '/^Summary: time per step/,$p' "$OUT/step_bench.log" | tee -a "$SUMMARY"
+  sed -n '/^Summary: time per step/,/^Other GPU/p' "$OUT/bench.log" | tee -a "$SUMMARY"
+fi
+
+# Optional (QSA_NCU=1): Nsight Compute on a few launches of the kernels (durations, throughput).
 if [ "${QSA_NCU:-0}" = 1 ]; then
   NCU=$(command -v ncu || true)
   [ -z "$NCU" ] && [ -x /usr/local/cuda/bin/ncu ] && NCU=/usr/local/cuda/bin/ncu
   if [ -n "$NCU" ]; then
-    # Warm caches (--cache-control none), as in the graph replays; the second launch of each shape
-    # is the first replayed from its graph.
-    for filter in BM_Metadata/cuda/kind:compressed/tokens:1024/ BM_Metadata/cuda/kind:compressed/tokens:8192/requests:1024/ \
-                  BM_Metadata/cuda/kind:compressed/tokens:65536/; do
-      step "ncu $filter" ncu.log 60 "$NCU" --clock-control none --cache-control none -k regex:metadata_staged_tiles \
-        --launch-count 2 --section SpeedOfLight --section LaunchStats --section WarpStateStats \
-        ./metadata_bench --quick --benchmark_min_time=0.0001 --benchmark_filter="$filter"
+    for filter in BM_StepUpdate/cuda/shape:decode/tokens:1024/ BM_StepUpdate/cuda/shape:prefill/tokens:16384/requests:4/dtype:bf16; do
+      step "ncu $filter" ncu.log 60 "$NCU" --clock-control none --cache-control none -k regex:step_update_row_teams \
+        --launch-count 2 --section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
+        ./step_update_bench --quick --benchmark_min_time=0.0001 --benchmark_filter="$filter"
     done
-    grep -E "metadata_staged_tiles_kernel|Duration|Elapsed Cycles|Warp Cycles Per Issued" "$OUT/ncu.log" | sed 's/^/         /' | tee -a "$SUMMARY"
+    grep -E "step_update_row_teams_kernel|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per" "$OUT/ncu.log" | sed 's/^/         /' | tee -a "$SUMMARY"
   else
     note "SKIPPED  ncu (not found)"
   fi
 fi
 
-echo
-sed -n '/^Summary: time per step/,$p' "$OUT/bench.log" | tee -a "$SUMMARY"
 echo
 note "=== summary"
 cat "$SUMMARY" | grep -E "^(PASS|FAIL|SKIPPED)"

@@ -5,6 +5,7 @@
 #include "qsa/cuda/cuda_check.hpp"
 #include "qsa/cuda/device.hpp"
 #include "qsa/cuda/metadata_buffers.hpp"
+#include "qsa/cuda/step_buffers.hpp"
 #include "qsa/reference/metadata.hpp"
 #include "qsa/validate.hpp"
 
@@ -13,9 +14,11 @@ namespace qsa::cuda {
 struct CudaBackend::DeviceState {
   cudaStream_t stream = nullptr;
   std::unique_ptr<MetadataBuffers> buffers;
+  std::unique_ptr<StepBuffers> step;
 
   ~DeviceState() {
     buffers.reset();
+    step.reset();
     if (stream != nullptr) cudaStreamDestroy(stream);
   }
 };
@@ -25,15 +28,15 @@ CudaBackend::CudaBackend()
         return launch_metadata(args, stream, error);
       }) {}
 
-CudaBackend::CudaBackend(std::string name, MetadataLauncher launcher)
-    : name_(std::move(name)), launcher_(std::move(launcher)), device_(std::make_unique<DeviceState>()) {}
+CudaBackend::CudaBackend(std::string name, MetadataLauncher launcher, StepLauncher step_launcher)
+    : name_(std::move(name)), launcher_(std::move(launcher)), step_launcher_(std::move(step_launcher)), device_(std::make_unique<DeviceState>()) {}
 
 CudaBackend::~CudaBackend() = default;
 
 Status CudaBackend::probe(std::string* reason) const { return probe_device(reason); }
 
-Status CudaBackend::build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) {
-  if (Status s = validate(input, error); s != Status::kOk) return s;
+// The stream and metadata buffers that fit `input` (created or grown on demand).
+Status CudaBackend::prepare(const MetadataInput& input, Error* error) {
   const int64_t nr = input.batch.num_requests();
   if (nr > kMaxMetadataRequests) {
     if (error != nullptr)
@@ -61,6 +64,13 @@ Status CudaBackend::build_metadata(const MetadataInput& input, MetadataOutput* o
     d.buffers.reset();
     if (Status s = MetadataBuffers::create(capacity, &d.buffers, error); s != Status::kOk) return s;
   }
+  return Status::kOk;
+}
+
+Status CudaBackend::build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) {
+  if (Status s = validate(input, error); s != Status::kOk) return s;
+  if (Status s = prepare(input, error); s != Status::kOk) return s;
+  DeviceState& d = *device_;
   MetadataDeviceArgs args;
   if (Status s = d.buffers->upload(input, d.stream, &args, error); s != Status::kOk) return s;
   if (Status s = d.buffers->poison_outputs(args, d.stream, error); s != Status::kOk) return s;
@@ -70,8 +80,24 @@ Status CudaBackend::build_metadata(const MetadataInput& input, MetadataOutput* o
   return Status::kOk;
 }
 
+Status CudaBackend::step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) {
+  if (Status s = validate_step(input, *caches, error); s != Status::kOk) return s;
+  const MetadataInput compressed = input.compressed_metadata_input();
+  if (Status s = prepare(compressed, error); s != Status::kOk) return s;
+  DeviceState& d = *device_;
+  if (!d.step) d.step = std::make_unique<StepBuffers>();
+  // The k-work of the compressed group comes from the (production) metadata kernel, as in vLLM.
+  MetadataDeviceArgs metadata;
+  if (Status s = d.buffers->upload(compressed, d.stream, &metadata, error); s != Status::kOk) return s;
+  if (Status s = launch_metadata(metadata, d.stream, error); s != Status::kOk) return s;
+  StepUpdateDeviceArgs args;
+  if (Status s = d.step->upload(input, *caches, metadata, d.stream, &args, error); s != Status::kOk) return s;
+  if (Status s = step_launcher_(args, d.stream, error); s != Status::kOk) return s;
+  return d.step->download(args, d.stream, caches, output, error);
+}
+
 void register_backends(BackendRegistry& registry) {
-  registry.add("cuda", "CUDA kernels (optimized/): one-launch metadata kernel, bit-exact with the reference",
+  registry.add("cuda", "CUDA kernels (optimized/): one-launch metadata and fused step-update kernels, bit-exact with the reference",
                [] { return std::make_unique<CudaBackend>(); });
 }
 

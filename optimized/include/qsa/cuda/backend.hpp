@@ -7,6 +7,7 @@
 
 #include "qsa/backend.hpp"
 #include "qsa/cuda/metadata.hpp"
+#include "qsa/cuda/step_update.hpp"
 
 namespace qsa::cuda {
 
@@ -14,26 +15,35 @@ namespace qsa::cuda {
 /// in the tests). Must not synchronize: the backend downloads and synchronizes afterwards.
 using MetadataLauncher = std::function<Status(const MetadataDeviceArgs& args, cudaStream_t stream, Error* error)>;
 
+/// Launches one step update on `stream` (launch_step_update in production; a planted-bug variant
+/// in the tests). Must not synchronize.
+using StepLauncher = std::function<Status(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error)>;
+
 /// build_metadata validates the host input with qsa::validate() (returning its status and error
 /// unchanged), uploads it into persistent device buffers (grown on demand), poisons the outputs,
 /// runs one launch on the backend's own non-blocking stream and downloads the result. The batch
 /// split is computed on the host from the same host copies, as vLLM does
-/// (split_decodes_and_prefills reads query_start_loc_cpu). step_update is not implemented yet.
+/// (split_decodes_and_prefills reads query_start_loc_cpu). step_update validates with
+/// qsa::validate_step(), uploads the step and its caches, builds the compressed group's k-work with
+/// the metadata kernel, runs the fused step-update launch and downloads caches, q_out and status.
 class CudaBackend : public Backend {
  public:
   CudaBackend();
-  /// A backend named `name` that launches through `launcher` (test variants).
-  CudaBackend(std::string name, MetadataLauncher launcher);
+  /// A backend named `name` that launches through these launchers (test variants).
+  CudaBackend(std::string name, MetadataLauncher launcher, StepLauncher step_launcher = launch_step_update);
   ~CudaBackend() override;
 
   std::string name() const override { return name_; }
   Status probe(std::string* reason) const override;
   [[nodiscard]] Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override;
+  [[nodiscard]] Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) override;
 
  private:
+  [[nodiscard]] Status prepare(const MetadataInput& input, Error* error);
   struct DeviceState;
   std::string name_;
   MetadataLauncher launcher_;
+  StepLauncher step_launcher_;
   std::unique_ptr<DeviceState> device_;
 };
 

@@ -1,0 +1,346 @@
+// BM_StepUpdate/<backend>/shape:<s>/tokens:<N>/requests:<NR>/dtype:<d>: one step update per launch
+// with the real configuration (D = 128, HQ = 4, rd = 64, C = 4, MRoPE with positions cached).
+//
+//  * cuda: our fused launch; baseline: the unfused three-launch baseline (baseline_step_update.cu);
+//    reference: the CPU oracle (small shapes only). Each GPU benchmark first checks caches, q_out
+//    and the status against the reference, then captures a CUDA graph of back-to-back launches that
+//    rotate through enough input sets (each its own q, k, q_out and positions) that the working set is
+//    four times the 60 MB L2, and reports the time per launch from CUDA events around one replay
+//    (UseManualTime), median of 5 repetitions. Bytes processed: step_bytes() (what must move).
+//    The sets rotate q, k, q_out and positions; the caches and the RoPE table are shared.
+//  * BM_Copy/device_to_device: a 1 GiB device-to-device copy, bytes read plus written: the ceiling.
+//  * BM_Floor/empty_kernel: an empty kernel launched the same way.
+// The run ends with a summary table (shape, dtype, ours, baseline, floor, GB/s, share of the copy
+// ceiling). --quick: one repetition, the CPU part only without a device (the bench-smoke entry).
+
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "qsa/reference/step_update.hpp"
+#include "support/step_shapes.hpp"
+
+#ifdef QSA_HAVE_CUDA
+#include "baseline_metadata.hpp"
+#include "baseline_step_update.hpp"
+#include "step_tuning.hpp"
+#include "qsa/cuda/cuda_check.hpp"
+#include "qsa/cuda/device.hpp"
+#include "qsa/cuda/metadata_buffers.hpp"
+#include "qsa/cuda/step_buffers.hpp"
+#include "support/cuda_timer.hpp"
+#endif
+
+namespace qsa::bench {
+namespace {
+
+bool quick_mode = false;
+bool verification_failed = false;
+constexpr int kGpuIterations = 30;
+
+void configure(benchmark::internal::Benchmark* b, bool gpu) {
+  b->Unit(benchmark::kMicrosecond);
+  if (gpu) b->UseManualTime();
+  if (quick_mode) return;
+  if (gpu) b->Iterations(kGpuIterations);
+  else b->MinTime(0.2);
+  b->Repetitions(5)->ReportAggregatesOnly(true);
+}
+
+std::string suffix(const StepShape& s) {
+  return "shape:" + s.name + "/tokens:" + std::to_string(s.tokens) + "/requests:" + std::to_string(s.requests) + "/dtype:" + to_string(s.dtype);
+}
+
+struct ShapeCase {
+  StepShape shape;
+  StepCase step;
+  int64_t bytes = 0;
+};
+std::vector<std::unique_ptr<ShapeCase>> shape_cases;
+
+void run_reference(benchmark::State& state, const ShapeCase* c) {
+  StepCaches caches = c->step.caches;
+  StepOutput out;
+  Error error;
+  for (auto _ : state) {
+    const Status s = reference::step_update(c->step.input, &caches, &out, &error);
+    benchmark::DoNotOptimize(s);
+  }
+  state.SetBytesProcessed(state.iterations() * c->bytes);
+}
+
+#ifdef QSA_HAVE_CUDA
+using StepLaunch = std::function<Status(const cuda::StepUpdateDeviceArgs&, cudaStream_t, Error*)>;
+
+// One GPU benchmark: `sets` device copies of its inputs and caches, the first verified against
+// the reference, then a graph of launches that cycle through the sets.
+struct GpuCase {
+  std::string name;
+  const ShapeCase* shape = nullptr;  // null: the floor or the copy
+  StepLaunch launch;
+  bool copy = false;
+  bool copy_by_kernel = false;
+  std::unique_ptr<cuda::MetadataBuffers> metadata;
+  std::vector<std::unique_ptr<cuda::StepBuffers>> sets;
+  std::vector<cuda::StepUpdateDeviceArgs> args;
+  void* copy_src = nullptr;
+  void* copy_dst = nullptr;
+  GraphReplayTimer timer;
+  bool prepared = false;
+  std::string failure;
+
+  ~GpuCase() {
+    cudaFree(copy_src);
+    cudaFree(copy_dst);
+  }
+
+  static constexpr size_t kCopyBytes = size_t{1} << 30;
+
+  Status prepare(Error* error) {
+    cudaStream_t stream = nullptr;
+    if (Status s = timer.stream(&stream, error); s != Status::kOk) return s;
+    if (copy) {
+      QSA_CUDA_TRY(cudaMalloc(&copy_src, kCopyBytes), error);
+      QSA_CUDA_TRY(cudaMalloc(&copy_dst, kCopyBytes), error);
+      QSA_CUDA_TRY(cudaMemset(copy_src, 1, kCopyBytes), error);
+      return timer.capture(4, [&](cudaStream_t st) -> Status {
+        if (copy_by_kernel) return launch_copy_kernel(copy_src, copy_dst, kCopyBytes, st, error);
+        QSA_CUDA_TRY(cudaMemcpyAsync(copy_dst, copy_src, kCopyBytes, cudaMemcpyDeviceToDevice, st), error);
+        return Status::kOk;
+      }, error);
+    }
+    if (!shape) return timer.capture(200, [&](cudaStream_t st) { return launch_empty_kernel(st, 1, error); }, error);
+
+    const StepInput& in = shape->step.input;
+    const MetadataInput compressed = in.compressed_metadata_input();
+    const cuda::MetadataBuffers::Capacity capacity{in.batch.num_actual_tokens, in.batch.num_requests(),
+                                                   static_cast<int64_t>(in.block_table.storage.size())};
+    if (Status s = cuda::MetadataBuffers::create(capacity, &metadata, error); s != Status::kOk) return s;
+    cuda::MetadataDeviceArgs m;
+    if (Status s = metadata->upload(compressed, stream, &m, error); s != Status::kOk) return s;
+    if (Status s = cuda::launch_metadata(m, stream, error); s != Status::kOk) return s;
+    // Enough sets of the streaming tensors (q, k, q_out, positions) that the data of one round is
+    // four times the 60 MB L2. The caches, the RoPE table and the weights are shared by every set,
+    // as in vLLM: a set per launch with its own multi-megabyte cache would measure TLB misses.
+    const int64_t wanted = (4 * (int64_t{60} << 20) + shape->bytes - 1) / shape->bytes;
+    const int64_t count = std::max<int64_t>(2, std::min<int64_t>(wanted, 256));
+    for (int64_t i = 0; i < count; ++i) {
+      sets.push_back(std::make_unique<cuda::StepBuffers>());
+      args.emplace_back();
+      if (Status s = sets.back()->upload(in, shape->step.caches, m, stream, &args.back(), error); s != Status::kOk) return s;
+      if (i == 0) continue;
+      args.back().ring = args[0].ring;
+      args.back().compressed = args[0].compressed;
+      args.back().cos_sin = args[0].cos_sin;
+      args.back().w_k = args[0].w_k;
+      args.back().w_q = args[0].w_q;
+      args.back().ring_block_table = args[0].ring_block_table;
+    }
+    // Verify set 0 against the reference before timing.
+    if (Status s = launch(args[0], stream, error); s != Status::kOk) return s;
+    StepCaches actual = shape->step.caches;
+    StepOutput out;
+    if (Status s = sets[0]->download(args[0], stream, &actual, &out, error); s != Status::kOk) return s;
+    StepCaches expected = shape->step.caches;
+    StepOutput reference_out;
+    if (Status s = reference::step_update(in, &expected, &reference_out, error); s != Status::kOk) return s;
+    if (actual.ring.bytes != expected.ring.bytes || actual.compressed.bytes != expected.compressed.bytes || out.q_out != reference_out.q_out ||
+        out.step_status != reference_out.step_status)
+      return invalid(error, "output", -1, "differs-from-reference", name + ": caches, q_out or status differ from the reference");
+    int64_t next = 0;
+    const int launches = static_cast<int>(std::max<int64_t>(count, 20));
+    return timer.capture(launches, [&](cudaStream_t st) { return launch(args[static_cast<size_t>(next++ % count)], st, error); }, error);
+  }
+};
+
+std::vector<std::unique_ptr<GpuCase>> gpu_cases;
+
+void run_gpu(benchmark::State& state, GpuCase* c) {
+  if (!c->prepared) {
+    c->prepared = true;
+    Error error;
+    if (c->prepare(&error) != Status::kOk) c->failure = to_string(error);
+    if (!c->failure.empty()) {
+      verification_failed = true;
+      std::fprintf(stderr, "FAILED to prepare %s: %s\n", c->name.c_str(), c->failure.c_str());
+    }
+  }
+  if (!c->failure.empty()) {
+    state.SkipWithError(c->failure.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    double seconds = 0;
+    Error error;
+    if (c->timer.replay(&seconds, &error) != Status::kOk) {
+      state.SkipWithError(to_string(error).c_str());
+      verification_failed = true;
+      break;
+    }
+    state.SetIterationTime(seconds);
+  }
+  if (c->copy) state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * GpuCase::kCopyBytes));
+  else if (c->shape) state.SetBytesProcessed(state.iterations() * c->shape->bytes);
+}
+
+GpuCase* add_gpu_case(const std::string& name, const ShapeCase* shape, StepLaunch launch) {
+  gpu_cases.push_back(std::make_unique<GpuCase>());
+  gpu_cases.back()->name = name;
+  gpu_cases.back()->shape = shape;
+  gpu_cases.back()->launch = std::move(launch);
+  return gpu_cases.back().get();
+}
+#endif
+
+void register_benchmarks(bool gpu) {
+  for (const StepShape& shape : step_shapes()) {
+    shape_cases.push_back(std::make_unique<ShapeCase>());
+    ShapeCase* c = shape_cases.back().get();
+    c->shape = shape;
+    c->step = make_step_case(shape, 7);
+    c->bytes = step_bytes(c->step.input);
+    if (shape.tokens <= 4096) configure(benchmark::RegisterBenchmark(("BM_StepUpdate/reference/" + suffix(shape)).c_str(), run_reference, c), false);
+#ifdef QSA_HAVE_CUDA
+    if (!gpu) continue;
+    const std::string base = "BM_StepUpdate/baseline/" + suffix(shape);
+    const std::string ours = "BM_StepUpdate/cuda/" + suffix(shape);
+    configure(benchmark::RegisterBenchmark(base.c_str(), run_gpu, add_gpu_case(base, c, launch_baseline_step_update)), true);
+    configure(benchmark::RegisterBenchmark(ours.c_str(), run_gpu,
+                                           add_gpu_case(ours, c, [](const cuda::StepUpdateDeviceArgs& a, cudaStream_t s, Error* e) {
+                                             return cuda::launch_step_update(a, s, e);
+                                           })),
+              true);
+#else
+    (void)gpu;
+#endif
+  }
+#ifdef QSA_HAVE_CUDA
+  if (!gpu) return;
+  // Tunings of the kernel on the real shapes (bf16): docs/cuda-step-update.md records the choice.
+  if (!quick_mode) {
+    for (const auto& c : shape_cases) {
+      if (c->shape.dtype != StoreDtype::kBf16 || (c->shape.tokens != 1024 && c->shape.tokens != 16384 && c->shape.tokens != 8192)) continue;
+      for (const StepTuning& tuning : step_tunings()) {
+        const std::string name = "BM_StepUpdateTuning/cuda/" + suffix(c->shape) + "/" + tuning.name;
+        configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, add_gpu_case(name, c.get(), tuning.launch)), true);
+      }
+    }
+  }
+  configure(benchmark::RegisterBenchmark("BM_Floor/empty_kernel", run_gpu, add_gpu_case("BM_Floor/empty_kernel", nullptr, {})), true);
+  GpuCase* copy = add_gpu_case("BM_Copy/device_to_device", nullptr, {});
+  copy->copy = true;
+  configure(benchmark::RegisterBenchmark("BM_Copy/device_to_device", run_gpu, copy), true);
+  GpuCase* kernel_copy = add_gpu_case("BM_Copy/kernel", nullptr, {});
+  kernel_copy->copy = true;
+  kernel_copy->copy_by_kernel = true;
+  configure(benchmark::RegisterBenchmark("BM_Copy/kernel", run_gpu, kernel_copy), true);
+#endif
+}
+
+// The console reporter, also keeping each benchmark's median time and bytes per second.
+class SummaryReporter : public benchmark::ConsoleReporter {
+ public:
+  explicit SummaryReporter(bool color) : ConsoleReporter(color ? OO_ColorTabular : OO_Tabular) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.error_occurred) continue;
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      const bool single = run.run_type == Run::RT_Iteration && run.repetitions <= 1;
+      if (!median && !single) continue;
+      micros_[run.run_name.function_name] = run.GetAdjustedRealTime();
+      const auto it = run.counters.find("bytes_per_second");
+      if (it != run.counters.end()) bytes_per_second_[run.run_name.function_name] = it->second.value;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+  void print_summary() const {
+    auto get = [](const std::map<std::string, double>& m, const std::string& name) {
+      auto it = m.find(name);
+      return it == m.end() ? -1.0 : it->second;
+    };
+    const double floor = get(micros_, "BM_Floor/empty_kernel");
+    // The ceiling: the faster of cudaMemcpyAsync and a plain vector-copy kernel.
+    const double ceiling = std::max(get(bytes_per_second_, "BM_Copy/device_to_device"), get(bytes_per_second_, "BM_Copy/kernel"));
+    std::printf("\nSummary: time per step (median, microseconds), bandwidth counting the bytes that must move\n");
+    std::printf("copy ceiling %.2f TB/s, empty-kernel floor %.2f us\n", ceiling / 1e12, floor);
+    std::printf("%-8s %-9s %6s %5s %9s %9s %9s %8s %8s %9s\n", "shape", "dtype", "N", "NR", "ours", "baseline", "reference", "TB/s",
+                "of copy", "base/ours");
+    for (const auto& c : shape_cases) {
+      const std::string s = suffix(c->shape);
+      const double ours = get(micros_, "BM_StepUpdate/cuda/" + s);
+      const double base = get(micros_, "BM_StepUpdate/baseline/" + s);
+      const double ref = get(micros_, "BM_StepUpdate/reference/" + s);
+      const double tbps = ours > 0 ? static_cast<double>(c->bytes) / (ours * 1e-6) / 1e12 : -1;
+      auto cell = [](double v, const char* format) {
+        if (v < 0) return std::string("-");
+        char text[32];
+        std::snprintf(text, sizeof(text), format, v);
+        return std::string(text);
+      };
+      std::printf("%-8s %-9s %6lld %5lld %9s %9s %9s %8s %8s %9s\n", c->shape.name.c_str(), to_string(c->shape.dtype),
+                  static_cast<long long>(c->shape.tokens), static_cast<long long>(c->shape.requests), cell(ours, "%.2f").c_str(),
+                  cell(base, "%.2f").c_str(), cell(ref, "%.1f").c_str(), cell(tbps, "%.2f").c_str(),
+                  cell(tbps > 0 && ceiling > 0 ? 100.0 * tbps * 1e12 / ceiling : -1, "%.0f%%").c_str(),
+                  cell(ours > 0 && base > 0 ? base / ours : -1, "%.2f").c_str());
+    }
+    std::printf("\nTunings (median, microseconds per step)\n");
+    for (const auto& [name, micros] : micros_)
+      if (name.rfind("BM_StepUpdateTuning/", 0) == 0) std::printf("%-110s %9.2f\n", name.c_str(), micros);
+  }
+
+ private:
+  std::map<std::string, double> micros_;
+  std::map<std::string, double> bytes_per_second_;
+};
+
+}  // namespace
+}  // namespace qsa::bench
+
+int main(int argc, char** argv) {
+  using namespace qsa::bench;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick_mode = true;
+    else args.push_back(argv[i]);
+  }
+  int count = static_cast<int>(args.size());
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
+  bool gpu = false;
+  std::string reason = "this build has no CUDA backend";
+#ifdef QSA_HAVE_CUDA
+  gpu = qsa::cuda::probe_device(&reason) == qsa::Status::kOk;
+  if (gpu) benchmark::AddCustomContext("device", qsa::cuda::device_description());
+#endif
+  if (!gpu) {
+    std::fprintf(stderr, "GPU benchmarks skipped: %s\n", reason.c_str());
+    const char* required = std::getenv("QSA_REQUIRE_GPU");
+    if (required != nullptr && std::strcmp(required, "1") == 0) {
+      std::fprintf(stderr, "QSA_REQUIRE_GPU=1: a missing GPU is an error\n");
+      return 1;
+    }
+  }
+  register_benchmarks(gpu);
+  SummaryReporter reporter(isatty(fileno(stdout)) != 0);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  reporter.print_summary();
+  benchmark::Shutdown();
+  if (verification_failed) {
+    std::fprintf(stderr, "FAILED: a GPU benchmark's output differs from the reference or a CUDA call failed\n");
+    return 1;
+  }
+  return 0;
+}

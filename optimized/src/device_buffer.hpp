@@ -1,0 +1,48 @@
+#pragma once
+// A grow-only device allocation: reused across calls, reallocated (cudaMalloc) only when a call
+// needs more bytes than it holds. Host code; private to the CUDA backend.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "qsa/cuda/cuda_check.hpp"
+
+namespace qsa::cuda {
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer() { cudaFree(data_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  /// Makes room for `bytes` (at least 1); keeps the allocation when it is large enough.
+  [[nodiscard]] Status reserve(size_t bytes, const char* what, Error* error) {
+    if (bytes <= capacity_ && data_ != nullptr) return Status::kOk;
+    cudaFree(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+    const size_t size = bytes > 0 ? bytes : 1;
+    const cudaError_t code = cudaMalloc(&data_, size);
+    if (code != cudaSuccess) return device_error(code, what, error);
+    capacity_ = size;
+    return Status::kOk;
+  }
+
+  /// reserve() then an asynchronous copy of `bytes` from pageable host memory.
+  [[nodiscard]] Status upload(const void* host, size_t bytes, cudaStream_t stream, const char* what, Error* error) {
+    if (Status s = reserve(bytes, what, error); s != Status::kOk) return s;
+    if (bytes > 0) QSA_CUDA_TRY(cudaMemcpyAsync(data_, host, bytes, cudaMemcpyHostToDevice, stream), error);
+    return Status::kOk;
+  }
+
+  template <typename T>
+  T* as() const { return static_cast<T*>(data_); }
+
+ private:
+  void* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+}  // namespace qsa::cuda

@@ -1,0 +1,33 @@
+#pragma once
+// SPEC 6 on the device: bf16 and fp8 conversions and the canonical operations, each rounded
+// exactly as the reference (qsa/numerics.hpp) rounds. Every float operation is an explicit _rn
+// intrinsic, so neither contraction into FMA nor a flush to zero can change a bit.
+
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+#include <cstdint>
+
+namespace qsa::cuda::detail {
+
+__device__ __forceinline__ float bf16_to_float(uint16_t x) { return __uint_as_float(static_cast<uint32_t>(x) << 16); }
+
+// Round to nearest even; any NaN -> 0x7FFF (the reference's bf16_from_float). One cvt.rn.bf16.f32,
+// whose canonical NaN is 0x7FFF (StepUpdateCudaConversions checks every rounding class).
+__device__ __forceinline__ uint16_t float_to_bf16(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
+
+// Two at once (one cvt.rn.bf16x2.f32): low half from `lo`, high half from `hi`.
+__device__ __forceinline__ uint32_t float2_to_bf16x2(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+
+// bf16 -> e4m3fn, round to nearest even, finite values beyond +-448 and infinities -> +-448,
+// NaN -> 0x7F whatever its sign (SPEC 6.4).
+template <bool Saturate = true>
+__device__ __forceinline__ uint8_t bf16_to_e4m3(uint16_t x) {
+  if ((x & 0x7FFFu) > 0x7F80u) return 0x7F;
+  return static_cast<uint8_t>(__nv_cvt_float_to_fp8(bf16_to_float(x), Saturate ? __NV_SATFINITE : __NV_NOSAT, __NV_E4M3));
+}
+
+}  // namespace qsa::cuda::detail

@@ -1,0 +1,78 @@
+#pragma once
+// The kernel-side copy of StepUpdateDeviceArgs (passed by value), with the derived launch facts.
+// Host and device code include it; no CUDA-only types.
+
+#include <cstdint>
+
+namespace qsa::cuda::detail {
+
+inline constexpr int kStepThreads = 128;
+inline constexpr int kDefaultHeadsPerPass = 2;  // Q-path heads whose loads and shuffles interleave
+inline constexpr int kDefaultMinBlocks = 6;     // 85 registers: 6 blocks, 24 warps per SM (docs/cuda-step-update.md)
+
+/// Planted bugs (tests only, properties/planted/): the production kernel is step_update_row_teams_kernel<D, kNoBug>.
+enum StepBug : int {
+  kNoBug = 0,
+  kCommitBeforeRead,          // item (j, 0) commits the ring suffix before pooling its group
+  kRingOneRowShort,           // ring rows addressed by position mod (R - 1)
+  kWrongMropeAxis,            // h and w swapped in the MRoPE axis selection
+  kFp8NoSaturation,           // fp8 store without saturation (beyond +-448 -> NaN)
+  kRingBlockUnchecked,        // no bound check on the ring block: a block past the cache is read and written
+  kQOutSkipsPadding,          // the Q path stops at M = qsl[NR] rows, padding rows unwritten
+  kReversedTree,              // the cross-lane sum of squares with offsets kLanes/2 .. 1: another tree
+  kGroupPositionIgnoresTail,  // the group rotated at (gC, gC, gC) although the ring caches positions
+};
+
+struct StepParams {
+  const int32_t* query_start_loc;
+  const int32_t* seq_lens;
+  const int64_t* common_slot_mapping;
+  const int32_t* block_table;
+  int64_t block_table_row_stride;
+  int64_t block_table_col_stride;
+  int32_t block_table_cols;
+  const int32_t* ring_block_table;
+  int64_t ring_block_table_row_stride;
+  int32_t ring_block_table_cols;
+  const int32_t* k_work_metadata;  // [num_work_rows][2]
+  int64_t num_work_rows;           // K
+  int32_t num_tokens;
+  int32_t num_requests;
+
+  int32_t compress_ratio;
+  int32_t storage_block_size;
+  int32_t ring_capacity;
+  int32_t rotary_dim;
+  int32_t num_heads;
+  float eps;
+  int32_t mrope_sections[3];
+  bool mrope;
+  bool ring_positions;
+  bool fp8;
+  int32_t max_position;
+  int32_t ring_tail_offset;  // P = 4·ceil(D/4): element offset of the (t, h, w) tail
+
+  const uint16_t* keys;
+  const uint16_t* queries;
+  const int64_t* positions;
+  int32_t position_axes;
+  const uint16_t* cos_sin;
+  const uint16_t* w_k;
+  const uint16_t* w_q;
+
+  uint16_t* ring;
+  int64_t ring_num_blocks;
+  int64_t ring_block_stride;
+  int64_t ring_row_stride;
+  void* compressed;
+  int64_t compressed_num_blocks;
+  int64_t compressed_block_stride;
+  int64_t compressed_row_stride;
+
+  void* q_out;
+  int32_t* status;
+
+  int32_t item_blocks;  // blocks [0, item_blocks) run k-work items, the rest Q rows
+};
+
+}  // namespace qsa::cuda::detail

@@ -1,0 +1,20 @@
+#pragma once
+// Host side of a step-update launch, shared by the production launcher and the test-only planted
+// variants: the argument checks and the kernel's parameter block. Host code (g++).
+
+#include "kernels/step_update_params.hpp"
+#include "qsa/cuda/step_update.hpp"
+
+namespace qsa::cuda::detail {
+
+/// kInvalidInput naming the first bad host-side argument (D, rd, sizes, null or misaligned pointers).
+[[nodiscard]] Status check_step_args(const StepUpdateDeviceArgs& args, Error* error);
+
+/// The kernel's parameter block (item_blocks is set by the launcher).
+StepParams make_step_params(const StepUpdateDeviceArgs& args);
+
+/// Whether the fast instantiation applies to head dim D: every row 16-byte aligned (ring rows 8),
+/// the RoPE table's rows 16-byte aligned, and rd/2 a power-of-two multiple of the lane chunk.
+bool fast_layout(const StepParams& p, int head_dim);
+
+}  // namespace qsa::cuda::detail

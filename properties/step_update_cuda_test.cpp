@@ -1,0 +1,203 @@
+// GPU differential of the fused step update (label gpu): scenarios of every workload, every head
+// dim, the real configuration, hand-built corner cases, step by step through the scenario runner
+// (caches and q_out bitwise equal to the reference's, the model oracle, the SPEC 7.5 write check,
+// outputs poisoned before every launch), and the device's conversions over every bit pattern.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "qsa/cuda/backend.hpp"
+#include "qsa/cuda/step_update.hpp"
+#include "qsa/reference/step_update.hpp"
+#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/traces/simulator.hpp"
+#include "qsa/validate.hpp"
+#include "qsa/traces/workloads.hpp"
+#include "support/backend_under_test.hpp"
+#include "support/gpu_guard.hpp"
+#include "support/hand_scenarios.hpp"
+
+namespace qsa {
+namespace {
+
+std::string describe(const std::optional<traces::RunFailure>& f) { return f ? traces::to_string(*f) : "passed"; }
+
+traces::RunOptions every_check() {
+  traces::RunOptions options;
+  options.sweep_every = 8;
+  return options;
+}
+
+TEST(StepUpdateCudaConversions, MatchTheReferenceForEveryRoundingClassAndEveryBf16) {
+  QSA_SKIP_WITHOUT_GPU();
+  std::vector<uint32_t> bits;
+  const uint32_t lows[] = {0x0000, 0x0001, 0x7FFF, 0x8000, 0x8001, 0xFFFF};
+  for (uint32_t high = 0; high < 0x10000; ++high)
+    for (uint32_t low : lows) bits.push_back(high << 16 | low);
+  std::vector<uint16_t> bf16;
+  std::vector<uint8_t> e4m3;
+  Error error;
+  ASSERT_EQ(cuda::convert_on_device(bits, &bf16, &e4m3, &error), Status::kOk) << error;
+  int64_t bf16_mismatches = 0;
+  int64_t e4m3_mismatches = 0;
+  for (size_t i = 0; i < bits.size(); ++i) {
+    float f;
+    std::memcpy(&f, &bits[i], 4);
+    if (bf16[i] != bf16_from_float(f) && bf16_mismatches++ == 0) ADD_FAILURE() << std::hex << "bf16 of 0x" << bits[i] << ": device 0x" << bf16[i];
+    const auto pattern = static_cast<uint16_t>(bits[i] >> 16);  // the high half sweeps every bf16 pattern
+    if (e4m3[i] != e4m3_from_bf16(pattern) && e4m3_mismatches++ == 0)
+      ADD_FAILURE() << std::hex << "e4m3 of bf16 0x" << pattern << ": device 0x" << int{e4m3[i]} << ", reference 0x" << int{e4m3_from_bf16(pattern)};
+  }
+  EXPECT_EQ(bf16_mismatches, 0);
+  EXPECT_EQ(e4m3_mismatches, 0);
+}
+
+TEST(StepUpdateCudaVsReference, HandScenariosMatchBitwiseWithEveryFeature) {
+  QSA_SKIP_WITHOUT_GPU();
+  cuda::CudaBackend backend;
+  for (bool mrope : {false, true})
+    for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3})
+      for (const traces::Scenario& s : {testing::hand_scenario(mrope, dtype), testing::hand_scenario_with_zero_length_request(mrope, dtype)}) {
+        const auto failure = traces::run_scenario(s, backend, every_check());
+        EXPECT_FALSE(failure.has_value()) << "mrope " << mrope << " " << to_string(dtype) << ": " << describe(failure);
+      }
+}
+
+TEST(StepUpdateCudaVsReference, EveryWorkloadMatchesStepByStep) {
+  QSA_SKIP_WITHOUT_GPU();
+  cuda::CudaBackend backend;
+  for (const std::string& name : traces::workload_names()) {
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+      const traces::Scenario s = traces::simulate(traces::workload_by_name(name), seed, testing::scaled(120));
+      const auto failure = traces::run_scenario(s, backend, every_check());
+      EXPECT_FALSE(failure.has_value()) << name << " seed " << seed << ": " << describe(failure);
+    }
+  }
+}
+
+TEST(StepUpdateCudaVsReference, EveryHeadDimAndRotaryDimMatches) {
+  QSA_SKIP_WITHOUT_GPU();
+  cuda::CudaBackend backend;
+  struct Geometry {
+    int64_t d, rd, heads;
+  };
+  for (const Geometry g : {Geometry{32, 32, 1}, Geometry{64, 6, 3}, Geometry{128, 64, 4}, Geometry{256, 128, 2}, Geometry{512, 200, 1}}) {
+    for (const char* workload : {"default", "mrope-fp8"}) {
+      traces::Workload w = traces::workload_by_name(workload);
+      w.config.head_dim = g.d;
+      w.config.rotary_dim = g.rd;
+      w.config.num_heads = g.heads;
+      const traces::Scenario s = traces::simulate(w, 3, testing::scaled(40));
+      const auto failure = traces::run_scenario(s, backend, every_check());
+      EXPECT_FALSE(failure.has_value()) << "D " << g.d << " rd " << g.rd << " " << workload << ": " << describe(failure);
+    }
+  }
+}
+
+TEST(StepUpdateCudaVsReference, RealConfigurationMatchesInBf16AndFp8) {
+  QSA_SKIP_WITHOUT_GPU();
+  cuda::CudaBackend backend;
+  for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
+    traces::Workload w = traces::workload_by_name("azure-conv");
+    w.config.head_dim = 128;
+    w.config.rotary_dim = 64;
+    w.config.num_heads = 4;
+    w.config.mrope = true;
+    w.config.store_dtype = dtype;
+    const traces::Scenario s = traces::simulate(w, 5, testing::scaled(80));
+    const auto failure = traces::run_scenario(s, backend, every_check());
+    EXPECT_FALSE(failure.has_value()) << to_string(dtype) << ": " << describe(failure);
+  }
+}
+
+TEST(StepUpdateCudaVsReference, InvalidStepGivesTheReferenceErrorAndWritesNothing) {
+  QSA_SKIP_WITHOUT_GPU();
+  const traces::Scenario s = testing::hand_scenario();
+  traces::ScenarioState state(s.config);
+  StepInput in = state.step_input(s.steps[0], 0);
+  in.ring_block_table = BlockTable::from_rows({{1}, {1}});  // both requests in ring block 1
+  StepCaches caches = traces::make_poisoned_caches(s.config);
+  const StepCaches before = caches;
+  StepOutput out = make_poisoned_step_output(in);
+  Error expected;
+  ASSERT_EQ(validate_step(in, caches, &expected), Status::kInvalidInput);
+  cuda::CudaBackend backend;
+  Error error;
+  EXPECT_EQ(backend.step_update(in, &caches, &out, &error), Status::kInvalidInput);
+  EXPECT_EQ(error, expected) << error;
+  EXPECT_EQ(caches.ring.bytes, before.ring.bytes);
+  EXPECT_EQ(caches.compressed.bytes, before.compressed.bytes);
+}
+
+TEST(StepUpdateCudaVsReference, GroupPositionOutOfRangeIsReportedLikeTheReference) {
+  QSA_SKIP_WITHOUT_GPU();
+  traces::Scenario s = testing::hand_scenario(/*mrope=*/true);
+  traces::ScenarioState state(s.config);
+  state.apply(s.steps[0], 0);  // request 2 has committed 9 positions; its next chunk starts mid-group
+  const StepInput in = state.step_input(s.steps[1], 1);
+  StepCaches cpu = traces::make_poisoned_caches(s.config);
+  // Request 2's ring block 2 holds position 8 (the open group's first member) with t = max_position.
+  const int64_t slot = 2 * s.config.ring_capacity + 8 % s.config.ring_capacity;
+  const int64_t tail[3] = {s.config.max_position, 1, 1};
+  std::memcpy(cpu.ring.bytes.data() + cpu.ring.layout.byte_offset(slot, ring_position_offset(s.config.head_dim)), tail, sizeof tail);
+  StepCaches gpu = cpu;
+  StepOutput expected;
+  StepOutput actual;
+  Error error;
+  ASSERT_EQ(reference::step_update(in, &cpu, &expected, &error), Status::kOk) << error;
+  ASSERT_EQ(expected.step_status, StepStatus::kPositionOutOfRange);
+  cuda::CudaBackend backend;
+  ASSERT_EQ(backend.step_update(in, &gpu, &actual, &error), Status::kOk) << error;
+  EXPECT_EQ(actual.step_status, StepStatus::kPositionOutOfRange);
+  EXPECT_EQ(gpu.compressed.bytes, cpu.compressed.bytes);
+  EXPECT_EQ(gpu.ring.bytes, cpu.ring.bytes);
+  EXPECT_EQ(actual.q_out, expected.q_out);
+}
+
+TEST(StepUpdateCudaRobustness, TwoRunsGiveIdenticalBytes) {
+  QSA_SKIP_WITHOUT_GPU();
+  const traces::Scenario s = traces::simulate(traces::workload_by_name("adversarial"), 11, 60);
+  cuda::CudaBackend first;
+  cuda::CudaBackend second;
+  traces::ScenarioRunner a(s.config, first);
+  traces::ScenarioRunner b(s.config, second);
+  for (const traces::StepRecord& step : s.steps) {
+    ASSERT_FALSE(a.step(step).has_value());
+    ASSERT_FALSE(b.step(step).has_value());
+    ASSERT_EQ(a.caches().ring.bytes, b.caches().ring.bytes);
+    ASSERT_EQ(a.caches().compressed.bytes, b.caches().compressed.bytes);
+  }
+}
+
+TEST(StepUpdateCudaLimits, LargestPrefillMatchesTheReference) {
+  QSA_SKIP_WITHOUT_GPU();
+  // N = 65 536 rows: 16 prefill chunks of 4096 with the real head geometry, one step.
+  traces::Scenario s;
+  s.config.seed = 9;
+  s.config.head_dim = 128;
+  s.config.rotary_dim = 64;
+  s.config.num_heads = 4;
+  s.config.mrope = true;
+  s.config.compress_ratio = 4;
+  s.config.block_size = 64;
+  s.config.num_speculative_tokens = 3;
+  s.config.ring_capacity = 8;
+  s.config.max_position = 4096 + 128;
+  s.config.num_compressed_blocks = 16 * 64 + 8;
+  s.config.num_ring_blocks = 16;
+  traces::StepRecord step;
+  step.reorder_batch_threshold = 4;
+  for (int r = 0; r < 16; ++r) {
+    std::vector<int32_t> blocks;
+    for (int b = 0; b < 64; ++b) blocks.push_back(r * 64 + b);
+    step.chunks.push_back(traces::ChunkRecord{r, -1, 4096, 0, 4096, 4096, blocks, r, {}});
+  }
+  s.steps.push_back(step);
+  cuda::CudaBackend backend;
+  const auto failure = traces::run_scenario(s, backend);
+  EXPECT_FALSE(failure.has_value()) << describe(failure);
+}
+
+}  // namespace
+}  // namespace qsa
