@@ -17,17 +17,14 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <unistd.h>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "qsa/reference/metadata.hpp"
 #include "qsa/types.hpp"
+#include "support/bench_main.hpp"
 #include "support/metadata_shapes.hpp"
 
 #ifdef QSA_HAVE_CUDA
@@ -42,8 +39,6 @@
 namespace qsa::bench {
 namespace {
 
-bool quick_mode = false;
-bool verification_failed = false;
 constexpr CacheKind kKinds[] = {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough};
 
 std::string shape_suffix(CacheKind kind, const MetadataShape& shape) {
@@ -232,94 +227,39 @@ void register_benchmarks(bool gpu) {
 #endif
 }
 
-// The console reporter, also keeping each benchmark's median (or only) time for the summary.
-class SummaryReporter : public benchmark::ConsoleReporter {
- public:
-  explicit SummaryReporter(bool color) : ConsoleReporter(color ? OO_ColorTabular : OO_Tabular) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.error_occurred) continue;
-      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
-      const bool single = run.run_type == Run::RT_Iteration && run.repetitions <= 1;
-      if (median || single) micros_[run.run_name.function_name] = run.GetAdjustedRealTime();
+// The table after the run: each shape's reference, baseline, ours and floor, and ours/floor.
+void print_summary(const MedianReporter& reporter) {
+  auto get = [&](const std::string& name) { return reporter.micros(name); };
+  const double floor = get("BM_Floor/empty_kernel");
+  std::printf("\nSummary: time per step (median), microseconds; ours/floor target <= 2\n");
+  std::printf("%-8s %-12s %7s %6s %13s %11s %9s %9s %10s\n", "shape", "kind", "N", "NR", "reference_cpu", "baseline", "ours",
+              "floor", "ours/floor");
+  for (CacheKind kind : kKinds) {
+    for (const MetadataShape& shape : metadata_bench_shapes()) {
+      const std::string suffix = shape_suffix(kind, shape);
+      const double ref = get("BM_Metadata/reference/" + suffix);
+      const double base = get("BM_Metadata/baseline/" + suffix);
+      const double ours = get("BM_Metadata/cuda/" + suffix);
+      auto cell = [](double v) {
+        if (v < 0) return std::string("-");
+        char text[32];
+        std::snprintf(text, sizeof(text), "%.2f", v);
+        return std::string(text);
+      };
+      const std::string ratio = ours > 0 && floor > 0 ? cell(ours / floor) : "-";
+      std::printf("%-8s %-12s %7lld %6lld %13s %11s %9s %9s %10s\n", shape.family.c_str(), to_string(kind),
+                  static_cast<long long>(shape.tokens), static_cast<long long>(shape.requests), cell(ref).c_str(), cell(base).c_str(),
+                  cell(ours).c_str(), cell(floor).c_str(), ratio.c_str());
     }
-    ConsoleReporter::ReportRuns(runs);
   }
-
-  void print_summary() const {
-    auto get = [&](const std::string& name) {
-      auto it = micros_.find(name);
-      return it == micros_.end() ? -1.0 : it->second;
-    };
-    const double floor = get("BM_Floor/empty_kernel");
-    std::printf("\nSummary: time per step (median), microseconds; ours/floor target <= 2\n");
-    std::printf("%-8s %-12s %7s %6s %13s %11s %9s %9s %10s\n", "shape", "kind", "N", "NR", "reference_cpu", "baseline", "ours",
-                "floor", "ours/floor");
-    for (CacheKind kind : kKinds) {
-      for (const MetadataShape& shape : metadata_bench_shapes()) {
-        const std::string suffix = shape_suffix(kind, shape);
-        const double ref = get("BM_Metadata/reference/" + suffix);
-        const double base = get("BM_Metadata/baseline/" + suffix);
-        const double ours = get("BM_Metadata/cuda/" + suffix);
-        auto cell = [](double v) {
-          if (v < 0) return std::string("-");
-          char text[32];
-          std::snprintf(text, sizeof(text), "%.2f", v);
-          return std::string(text);
-        };
-        const std::string ratio = ours > 0 && floor > 0 ? cell(ours / floor) : "-";
-        std::printf("%-8s %-12s %7lld %6lld %13s %11s %9s %9s %10s\n", shape.family.c_str(), to_string(kind),
-                    static_cast<long long>(shape.tokens), static_cast<long long>(shape.requests), cell(ref).c_str(), cell(base).c_str(),
-                    cell(ours).c_str(), cell(floor).c_str(), ratio.c_str());
-      }
-    }
-    std::printf("\nOther GPU measurements (median, microseconds per launch)\n");
-    for (const auto& [name, micros] : micros_)
-      if (name.rfind("BM_Floor/", 0) == 0 || name.rfind("BM_MetadataTiling/", 0) == 0) std::printf("%-110s %9.2f\n", name.c_str(), micros);
-  }
-
- private:
-  std::map<std::string, double> micros_;
-};
+  std::printf("\nOther GPU measurements (median, microseconds per launch)\n");
+  for (const auto& [name, micros] : reporter.all_micros())
+    if (name.rfind("BM_Floor/", 0) == 0 || name.rfind("BM_MetadataTiling/", 0) == 0) std::printf("%-110s %9.2f\n", name.c_str(), micros);
+}
 
 }  // namespace
 }  // namespace qsa::bench
 
 int main(int argc, char** argv) {
-  using namespace qsa::bench;
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a run cut short by a timeout still leaves its lines
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick_mode = true;
-    else args.push_back(argv[i]);
-  }
-  int count = static_cast<int>(args.size());
-  benchmark::Initialize(&count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
-
-  bool gpu = false;
-  std::string reason = "this build has no CUDA backend";
-#ifdef QSA_HAVE_CUDA
-  gpu = qsa::cuda::probe_device(&reason) == qsa::Status::kOk;
-  if (gpu) benchmark::AddCustomContext("device", qsa::cuda::device_description());
-#endif
-  if (!gpu) {
-    std::fprintf(stderr, "GPU benchmarks skipped: %s\n", reason.c_str());
-    const char* required = std::getenv("QSA_REQUIRE_GPU");
-    if (required != nullptr && std::strcmp(required, "1") == 0) {
-      std::fprintf(stderr, "QSA_REQUIRE_GPU=1: a missing GPU is an error\n");
-      return 1;
-    }
-  }
-  register_benchmarks(gpu);
-  SummaryReporter reporter(isatty(fileno(stdout)) != 0);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.print_summary();
-  benchmark::Shutdown();
-  if (verification_failed) {
-    std::fprintf(stderr, "FAILED: a GPU benchmark's output differs from the reference or a CUDA call failed\n");
-    return 1;
-  }
-  return 0;
+  return qsa::bench::run_benchmark_main(argc, argv, qsa::bench::register_benchmarks, qsa::bench::print_summary);
 }

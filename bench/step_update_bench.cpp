@@ -15,19 +15,16 @@
 
 #include <benchmark/benchmark.h>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "qsa/reference/step_update.hpp"
+#include "support/bench_main.hpp"
 #include "support/step_shapes.hpp"
 
 #ifdef QSA_HAVE_CUDA
@@ -44,8 +41,6 @@
 namespace qsa::bench {
 namespace {
 
-bool quick_mode = false;
-bool verification_failed = false;
 constexpr int kGpuIterations = 30;
 
 void configure(benchmark::internal::Benchmark* b, bool gpu) {
@@ -247,100 +242,42 @@ void register_benchmarks(bool gpu) {
 #endif
 }
 
-// The console reporter, also keeping each benchmark's median time and bytes per second.
-class SummaryReporter : public benchmark::ConsoleReporter {
- public:
-  explicit SummaryReporter(bool color) : ConsoleReporter(color ? OO_ColorTabular : OO_Tabular) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.error_occurred) continue;
-      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
-      const bool single = run.run_type == Run::RT_Iteration && run.repetitions <= 1;
-      if (!median && !single) continue;
-      micros_[run.run_name.function_name] = run.GetAdjustedRealTime();
-      const auto it = run.counters.find("bytes_per_second");
-      if (it != run.counters.end()) bytes_per_second_[run.run_name.function_name] = it->second.value;
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-
-  void print_summary() const {
-    auto get = [](const std::map<std::string, double>& m, const std::string& name) {
-      auto it = m.find(name);
-      return it == m.end() ? -1.0 : it->second;
+// The table after the run: each shape's time, bandwidth against the copy ceiling, and speedup
+// over the unfused baseline; then the tuning variants.
+void print_summary(const MedianReporter& reporter) {
+  const double floor = reporter.micros("BM_Floor/empty_kernel");
+  // The ceiling: the faster of cudaMemcpyAsync and a plain vector-copy kernel.
+  const double ceiling = std::max(reporter.bytes_per_second("BM_Copy/device_to_device"), reporter.bytes_per_second("BM_Copy/kernel"));
+  std::printf("\nSummary: time per step (median, microseconds), bandwidth counting the bytes that must move\n");
+  std::printf("copy ceiling %.2f TB/s, empty-kernel floor %.2f us\n", ceiling / 1e12, floor);
+  std::printf("%-8s %-9s %6s %5s %9s %9s %9s %8s %8s %9s\n", "shape", "dtype", "N", "NR", "ours", "baseline", "reference", "TB/s",
+              "of copy", "base/ours");
+  for (const auto& c : shape_cases) {
+    const std::string s = suffix(c->shape);
+    const double ours = reporter.micros("BM_StepUpdate/cuda/" + s);
+    const double base = reporter.micros("BM_StepUpdate/baseline/" + s);
+    const double ref = reporter.micros("BM_StepUpdate/reference/" + s);
+    const double tbps = ours > 0 ? static_cast<double>(c->bytes) / (ours * 1e-6) / 1e12 : -1;
+    auto cell = [](double v, const char* format) {
+      if (v < 0) return std::string("-");
+      char text[32];
+      std::snprintf(text, sizeof(text), format, v);
+      return std::string(text);
     };
-    const double floor = get(micros_, "BM_Floor/empty_kernel");
-    // The ceiling: the faster of cudaMemcpyAsync and a plain vector-copy kernel.
-    const double ceiling = std::max(get(bytes_per_second_, "BM_Copy/device_to_device"), get(bytes_per_second_, "BM_Copy/kernel"));
-    std::printf("\nSummary: time per step (median, microseconds), bandwidth counting the bytes that must move\n");
-    std::printf("copy ceiling %.2f TB/s, empty-kernel floor %.2f us\n", ceiling / 1e12, floor);
-    std::printf("%-8s %-9s %6s %5s %9s %9s %9s %8s %8s %9s\n", "shape", "dtype", "N", "NR", "ours", "baseline", "reference", "TB/s",
-                "of copy", "base/ours");
-    for (const auto& c : shape_cases) {
-      const std::string s = suffix(c->shape);
-      const double ours = get(micros_, "BM_StepUpdate/cuda/" + s);
-      const double base = get(micros_, "BM_StepUpdate/baseline/" + s);
-      const double ref = get(micros_, "BM_StepUpdate/reference/" + s);
-      const double tbps = ours > 0 ? static_cast<double>(c->bytes) / (ours * 1e-6) / 1e12 : -1;
-      auto cell = [](double v, const char* format) {
-        if (v < 0) return std::string("-");
-        char text[32];
-        std::snprintf(text, sizeof(text), format, v);
-        return std::string(text);
-      };
-      std::printf("%-8s %-9s %6lld %5lld %9s %9s %9s %8s %8s %9s\n", c->shape.name.c_str(), to_string(c->shape.dtype),
-                  static_cast<long long>(c->shape.tokens), static_cast<long long>(c->shape.requests), cell(ours, "%.2f").c_str(),
-                  cell(base, "%.2f").c_str(), cell(ref, "%.1f").c_str(), cell(tbps, "%.2f").c_str(),
-                  cell(tbps > 0 && ceiling > 0 ? 100.0 * tbps * 1e12 / ceiling : -1, "%.0f%%").c_str(),
-                  cell(ours > 0 && base > 0 ? base / ours : -1, "%.2f").c_str());
-    }
-    std::printf("\nTunings (median, microseconds per step)\n");
-    for (const auto& [name, micros] : micros_)
-      if (name.rfind("BM_StepUpdateTuning/", 0) == 0) std::printf("%-110s %9.2f\n", name.c_str(), micros);
+    std::printf("%-8s %-9s %6lld %5lld %9s %9s %9s %8s %8s %9s\n", c->shape.name.c_str(), to_string(c->shape.dtype),
+                static_cast<long long>(c->shape.tokens), static_cast<long long>(c->shape.requests), cell(ours, "%.2f").c_str(),
+                cell(base, "%.2f").c_str(), cell(ref, "%.1f").c_str(), cell(tbps, "%.2f").c_str(),
+                cell(tbps > 0 && ceiling > 0 ? 100.0 * tbps * 1e12 / ceiling : -1, "%.0f%%").c_str(),
+                cell(ours > 0 && base > 0 ? base / ours : -1, "%.2f").c_str());
   }
-
- private:
-  std::map<std::string, double> micros_;
-  std::map<std::string, double> bytes_per_second_;
-};
+  std::printf("\nTunings (median, microseconds per step)\n");
+  for (const auto& [name, micros] : reporter.all_micros())
+    if (name.rfind("BM_StepUpdateTuning/", 0) == 0) std::printf("%-110s %9.2f\n", name.c_str(), micros);
+}
 
 }  // namespace
 }  // namespace qsa::bench
 
 int main(int argc, char** argv) {
-  using namespace qsa::bench;
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick_mode = true;
-    else args.push_back(argv[i]);
-  }
-  int count = static_cast<int>(args.size());
-  benchmark::Initialize(&count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
-  bool gpu = false;
-  std::string reason = "this build has no CUDA backend";
-#ifdef QSA_HAVE_CUDA
-  gpu = qsa::cuda::probe_device(&reason) == qsa::Status::kOk;
-  if (gpu) benchmark::AddCustomContext("device", qsa::cuda::device_description());
-#endif
-  if (!gpu) {
-    std::fprintf(stderr, "GPU benchmarks skipped: %s\n", reason.c_str());
-    const char* required = std::getenv("QSA_REQUIRE_GPU");
-    if (required != nullptr && std::strcmp(required, "1") == 0) {
-      std::fprintf(stderr, "QSA_REQUIRE_GPU=1: a missing GPU is an error\n");
-      return 1;
-    }
-  }
-  register_benchmarks(gpu);
-  SummaryReporter reporter(isatty(fileno(stdout)) != 0);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.print_summary();
-  benchmark::Shutdown();
-  if (verification_failed) {
-    std::fprintf(stderr, "FAILED: a GPU benchmark's output differs from the reference or a CUDA call failed\n");
-    return 1;
-  }
-  return 0;
+  return qsa::bench::run_benchmark_main(argc, argv, qsa::bench::register_benchmarks, qsa::bench::print_summary);
 }
