@@ -192,18 +192,17 @@ ScenarioFile read_scenario(std::istream& in) {
         continue;
       }
       json step = j;
-      std::string digest;
+      std::optional<StepDigest> digest;
       if (step.is_object() && step.contains("digest")) {
-        if (!step["digest"].is_string()) fail("digest", line, "wrong-type", "digest must be a string");
-        digest = step["digest"].get<std::string>();
+        digest = digest_from_json(step["digest"], line);
         step.erase("digest");
       }
       StepRecord record = step_from_json(step, line);
       if (step.value("step", int64_t{-1}) != static_cast<int64_t>(file.scenario.steps.size()))
         fail("step", line, "out-of-order", "expected step " + std::to_string(file.scenario.steps.size()));
-      if (!digest.empty() && file.digests.size() != file.scenario.steps.size()) fail("digest", line, "partial", "every step or none carries a digest");
-      if (!digest.empty()) file.digests.push_back(digest);
-      else if (!file.digests.empty()) fail("digest", line, "partial", "every step or none carries a digest");
+      const bool digests_so_far = file.scenario.steps.empty() ? digest.has_value() : !file.digests.empty();
+      if (digest.has_value() != digests_so_far) fail("digest", line, "partial", "every step or none carries a digest");
+      if (digest) file.digests.push_back(std::move(*digest));
       file.scenario.steps.push_back(std::move(record));
     } catch (const InputError& e) {
       Error error = e.error();
@@ -221,17 +220,36 @@ ScenarioFile read_scenario_file(const std::string& path) {
   return read_scenario(in);
 }
 
-void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<std::string>& digests) {
+json digest_to_json(const StepDigest& digest) {
+  json j = json::object();
+  for (const auto& [name, hash] : digest.outputs) j[name] = digest_hex(hash);
+  return j;
+}
+
+StepDigest digest_from_json(const json& j, int64_t line) {
+  if (!j.is_object()) fail("digest", line, "wrong-type", "digest must be an object of output name -> 16 hex digits");
+  if (j.empty()) fail("digest", line, "empty", "a digest names at least one output");
+  StepDigest digest;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!is_digest_output(it.key())) fail("digest." + it.key(), line, "unknown-field", "not an output a digest covers");
+    const std::optional<uint64_t> hash = it.value().is_string() ? parse_digest_hex(it.value().get<std::string>()) : std::nullopt;
+    if (!hash) fail("digest." + it.key(), line, "wrong-type", "expected 16 lower-case hex digits");
+    digest.set(it.key(), *hash);
+  }
+  return digest;
+}
+
+void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests) {
   json header = {{"format", "qsacheck-scenario"}, {"version", kScenarioFormatVersion}, {"config", config_to_json(scenario.config)}};
   out << header.dump() << "\n";
   for (size_t i = 0; i < scenario.steps.size(); ++i) {
     json step = step_to_json(scenario.steps[i], static_cast<int64_t>(i));
-    if (i < digests.size()) step["digest"] = digests[i];
+    if (i < digests.size()) step["digest"] = digest_to_json(digests[i]);
     out << step.dump() << "\n";
   }
 }
 
-void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<std::string>& digests) {
+void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<StepDigest>& digests) {
   std::ofstream out(path);
   if (!out) fail("output", -1, "unwritable", "cannot write " + path);
   write_scenario(out, scenario, digests);
