@@ -74,6 +74,22 @@ TEST(ScenarioRunner, ContradictoryScenarioIsReportedAsInvalid) {
   EXPECT_EQ(failure->step, 1);
 }
 
+TEST(ScenarioConfig, MropeSectionsAreValidForEveryRotaryDim) {
+  traces::ScenarioConfig c;
+  c.mrope = true;
+  for (int64_t rd = 2; rd <= 512; rd += 2) {
+    c.rotary_dim = rd;
+    const auto s = c.mrope_sections();
+    ASSERT_TRUE(s.has_value());
+    EXPECT_TRUE((*s)[0] >= 0 && (*s)[1] >= 0 && (*s)[2] >= 0) << "rd " << rd;
+    EXPECT_EQ((*s)[0] + (*s)[1] + (*s)[2], rd / 2) << "rd " << rd;
+  }
+  c.rotary_dim = 64;
+  EXPECT_EQ(c.mrope_sections(), (std::array<int64_t, 3>{11, 11, 10})) << "the real model's sections";
+  c.rotary_dim = 2;
+  EXPECT_EQ(c.mrope_sections(), (std::array<int64_t, 3>{0, 1, 0})) << "fuzz/regressions/fuzz_scenario/07d04daa...";
+}
+
 TEST(ScenarioFile, WritesAndReadsBackTheSameScenario) {
   const traces::Scenario s = testing::hand_scenario(true, StoreDtype::kFp8E4m3);
   traces::StepDigest digest;
