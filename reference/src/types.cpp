@@ -67,16 +67,21 @@ bool BatchSplit::operator==(const BatchSplit& o) const {
 
 int64_t k_work_rows(const MetadataInput& input) {
   if (input.cache.kind != CacheKind::kCompressed) return 0;
-  const int64_t c = input.cache.compress_ratio.value_or(1);
-  if (c < 1) return 0;
-  const int64_t n = std::max<int64_t>(0, input.batch.num_actual_tokens);
-  return (n + (c - 1) * input.batch.num_requests()) / c;
+  // Exact for every valid input. The operands are first clamped to SPEC 1.3's limits, so an invalid
+  // input (poisoned before validate() rejects it) cannot overflow: fuzz/FINDINGS.md, finding 2.
+  const int64_t c = std::clamp<int64_t>(input.cache.compress_ratio.value_or(1), 1, kMaxCompressRatio);
+  const int64_t n = std::clamp<int64_t>(input.batch.num_actual_tokens, 0, kMaxTokens);
+  const int64_t nr = std::min(input.batch.num_requests(), kMaxRequests);
+  return (n + (c - 1) * nr) / c;
 }
 
 MetadataOutput make_poisoned_metadata_output(const MetadataInput& input) {
-  // Clamped to the SPEC limits so that poisoning an invalid input never allocates without bound.
-  const auto n = static_cast<size_t>(std::clamp<int64_t>(input.batch.num_actual_tokens, 0, kMaxTokens));
-  const auto k = static_cast<size_t>(std::clamp<int64_t>(k_work_rows(input), 0, kMaxTokens + kMaxTokens));
+  // An N outside SPEC 1.3's limits gets empty outputs: validate() rejects the input, so nothing
+  // may be written, and poisoning must not allocate for a number the input merely claims.
+  const int64_t tokens = input.batch.num_actual_tokens;
+  const bool in_limits = tokens >= 0 && tokens <= kMaxTokens;
+  const auto n = static_cast<size_t>(in_limits ? tokens : 0);
+  const auto k = static_cast<size_t>(in_limits ? k_work_rows(input) : 0);
   MetadataOutput out;
   out.token_to_req.assign(n, kPoison32);
   out.logical_positions.assign(n, kPoison64);

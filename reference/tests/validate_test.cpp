@@ -203,5 +203,21 @@ TEST(Validate, ReportsTheFirstFailureInSpecOrder) {
   EXPECT_EQ(rejected(in).field, "compress_ratio");
 }
 
+// fuzz/regressions/fuzz_metadata/02621f48...: the caller poisons the output before validate()
+// rejects the input; K used to overflow for a huge C, and a huge N allocated 2^24 rows.
+TEST(Validate, PoisoningAnInvalidInputNeitherOverflowsNorAllocatesForItsNumbers) {
+  MetadataInput in = valid_input();
+  in.cache.compress_ratio = INT64_MAX - 2;
+  in.batch.num_actual_tokens = 9;
+  EXPECT_EQ(k_work_rows(in), (9 + 1023 * 2) / 1024) << "operands clamped to SPEC 1.3's limits";
+  in.batch.num_actual_tokens = INT64_MAX;
+  const MetadataOutput out = make_poisoned_metadata_output(in);
+  EXPECT_TRUE(out.token_to_req.empty() && out.slot_mapping.empty() && out.k_work_metadata.empty());
+  expect_error(in, "compress_ratio", -1, "out-of-range");
+  in = valid_input();
+  EXPECT_EQ(k_work_rows(in), (6 + 3 * 2) / 4) << "exact for a valid input";
+  EXPECT_EQ(make_poisoned_metadata_output(in).k_work_metadata.size(), 6u);
+}
+
 }  // namespace
 }  // namespace qsa
