@@ -190,6 +190,8 @@ TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
   EXPECT_EQ(error_of(bad_ring).rule, "spec-3");
   EXPECT_EQ(error_of(header + "{\"step\": 3, \"reorder_batch_threshold\": 1, \"chunks\": []}\n").rule, "out-of-order");
   EXPECT_EQ(error_of(header + "{not json\n").rule, "malformed-json");
+  EXPECT_EQ(error_of("8e388\n").rule, "malformed-json") << "fuzz/regressions/fuzz_trace_reader/8a886297...: a number beyond double";
+  EXPECT_EQ(error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1e999, \"chunks\": []}\n").index, 2);
 }
 
 TEST(Shrinker, KeepsOnlyWhatTheFailureNeeds) {

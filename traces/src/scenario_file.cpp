@@ -176,7 +176,7 @@ ScenarioFile read_scenario(std::istream& in) {
     json j;
     try {
       j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, or out_of_range for a number beyond double ("1e999")
       fail("line", line, "malformed-json", e.what());
     }
     try {
