@@ -23,8 +23,14 @@ std::optional<CacheKind> parse_cache_kind(std::string_view text) {
 bool BlockTable::is_well_formed() const {
   if (rows < 0 || cols < 0 || row_stride < 0 || col_stride < 0) return false;
   if (rows == 0 || cols == 0) return true;
-  const int64_t last = (rows - 1) * row_stride + (cols - 1) * col_stride;
-  return last < static_cast<int64_t>(storage.size());
+  // The last element, (rows - 1)·row_stride + (cols - 1)·col_stride, must be <= size - 1. Checked
+  // term by term with divisions, so strides near 2^63 cannot overflow (fuzz/FINDINGS.md, finding 4).
+  const auto size = static_cast<int64_t>(storage.size());
+  if (size == 0) return false;
+  const int64_t limit = size - 1;
+  if (row_stride != 0 && rows - 1 > limit / row_stride) return false;
+  const int64_t row_part = (rows - 1) * row_stride;  // <= limit
+  return col_stride == 0 || cols - 1 <= (limit - row_part) / col_stride;
 }
 
 BlockTable BlockTable::from_rows(const std::vector<std::vector<int32_t>>& rows) {

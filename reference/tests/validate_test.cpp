@@ -186,6 +186,25 @@ TEST(Validate, Rule6BlockTableWhoseStridesLeaveItsStorage) {
   expect_error(in, "block_table", -1, "malformed");
 }
 
+// fuzz/regressions/fuzz_metadata/9afe124b...: strides near 2^63 made the coverage check overflow.
+TEST(Validate, Rule6StridesThatWouldOverflowAreMalformedNotUndefined) {
+  MetadataInput in = valid_input();
+  for (int64_t stride : {INT64_MAX, INT64_MAX / 2 + 1, int64_t{7087576650198116715}}) {
+    in.block_table.row_stride = stride;
+    expect_error(in, "block_table", -1, "malformed");
+    in.block_table.row_stride = 2;
+    in.block_table.col_stride = stride;
+    expect_error(in, "block_table", -1, "malformed");
+    in.block_table.col_stride = 1;
+  }
+  in.block_table.row_stride = 0;  // every row aliases row 0: inside the storage, so well formed
+  in.block_table.col_stride = 3;  // column 1 at element 3, the last one
+  Error error;
+  EXPECT_EQ(validate(in, &error), Status::kOk) << error;
+  in.block_table.col_stride = 4;
+  expect_error(in, "block_table", -1, "malformed");
+}
+
 TEST(Validate, ReportsTheFirstFailureInSpecOrder) {
   MetadataInput in = valid_input();
   in.batch.seq_lens = {10};                 // rule 4
