@@ -190,6 +190,10 @@ TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
   EXPECT_EQ(error_of(bad_ring).rule, "spec-3");
   EXPECT_EQ(error_of(header + "{\"step\": 3, \"reorder_batch_threshold\": 1, \"chunks\": []}\n").rule, "out-of-order");
   EXPECT_EQ(error_of(header + "{not json\n").rule, "malformed-json");
+  const Error no_blocks = error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
+                                            "\"start\": 0, \"length\": 3, \"accepted\": 3, \"ring_block\": 0}]}\n");
+  EXPECT_EQ(no_blocks.field, "chunks[0].blocks") << "required: FORMAT.md gives it no default";
+  EXPECT_EQ(no_blocks.rule, "missing");
   EXPECT_EQ(error_of("8e388\n").rule, "malformed-json") << "fuzz/regressions/fuzz_trace_reader/8a886297...: a number beyond double";
   EXPECT_EQ(error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1e999, \"chunks\": []}\n").index, 2);
 }

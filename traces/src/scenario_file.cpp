@@ -23,7 +23,7 @@ void check_range(const std::string& field, int64_t value, int64_t lo, int64_t hi
 
 std::vector<int32_t> int32_array(JsonObjectReader& r, const char* field, const std::string& context, int64_t line) {
   std::vector<int32_t> out;
-  for (int64_t v : r.integer_array(field, false)) {
+  for (int64_t v : r.integer_array(field, true)) {  // required: FORMAT.md gives no default (finding 5)
     check_range(context + field, v, -1, kMaxInt32, line);
     out.push_back(static_cast<int32_t>(v));
   }
