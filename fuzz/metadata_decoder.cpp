@@ -138,7 +138,14 @@ void perturb(Decoder& in, MetadataInput& input) {
     case 9:
       if (b.query_start_loc.size() > 2) std::swap(b.query_start_loc[1], b.query_start_loc.back());
       break;
-    case 10: b.num_actual_tokens = in.flag() ? in.wild() : b.num_mapped_tokens() + in.range(-2, 2); break;
+    case 10: {
+      b.num_actual_tokens = in.flag() ? in.wild() : b.num_mapped_tokens() + in.range(-2, 2);
+      // A valid N far beyond M only costs memory (every output has N rows): past M + 2^16 it is
+      // moved just beyond SPEC 1.3's limit instead, which stays a cheap rejection.
+      if (b.num_actual_tokens > b.num_mapped_tokens() + (int64_t{1} << 16) && b.num_actual_tokens <= (int64_t{1} << 24))
+        b.num_actual_tokens = (int64_t{1} << 24) + 1;
+      break;
+    }
     case 11: b.seq_lens.resize(static_cast<size_t>(std::max<int64_t>(0, b.num_requests() + in.range(-2, 2)))); break;
     case 12:
       if (!b.seq_lens.empty()) b.seq_lens[any_index(b.seq_lens.size())] = in.wild();
