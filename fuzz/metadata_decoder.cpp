@@ -139,10 +139,12 @@ void perturb(Decoder& in, MetadataInput& input) {
       if (b.query_start_loc.size() > 2) std::swap(b.query_start_loc[1], b.query_start_loc.back());
       break;
     case 10: {
-      b.num_actual_tokens = in.flag() ? in.wild() : b.num_mapped_tokens() + in.range(-2, 2);
+      // M may be anything after an earlier perturbation of qsl: clamped so nothing here overflows.
+      const int64_t m = std::clamp<int64_t>(b.num_mapped_tokens(), -(int64_t{1} << 40), int64_t{1} << 40);
+      b.num_actual_tokens = in.flag() ? in.wild() : m + in.range(-2, 2);
       // A valid N far beyond M only costs memory (every output has N rows): past M + 2^16 it is
       // moved just beyond SPEC 1.3's limit instead, which stays a cheap rejection.
-      if (b.num_actual_tokens > b.num_mapped_tokens() + (int64_t{1} << 16) && b.num_actual_tokens <= (int64_t{1} << 24))
+      if (b.num_actual_tokens > m + (int64_t{1} << 16) && b.num_actual_tokens <= (int64_t{1} << 24))
         b.num_actual_tokens = (int64_t{1} << 24) + 1;
       break;
     }
