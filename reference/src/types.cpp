@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "qsa/validate.hpp"
+
 namespace qsa {
 
 const char* to_string(CacheKind kind) {
@@ -82,12 +84,12 @@ int64_t k_work_rows(const MetadataInput& input) {
 }
 
 MetadataOutput make_poisoned_metadata_output(const MetadataInput& input) {
-  // An N outside SPEC 1.3's limits gets empty outputs: validate() rejects the input, so nothing
-  // may be written, and poisoning must not allocate for a number the input merely claims.
-  const int64_t tokens = input.batch.num_actual_tokens;
-  const bool in_limits = tokens >= 0 && tokens <= kMaxTokens;
-  const auto n = static_cast<size_t>(in_limits ? tokens : 0);
-  const auto k = static_cast<size_t>(in_limits ? k_work_rows(input) : 0);
+  // An invalid input gets empty outputs: the backend must reject it and write nothing, and
+  // poisoning must not allocate for a number the input merely claims (fuzz/FINDINGS.md, 2).
+  Error ignored;
+  const bool valid = validate(input, &ignored) == Status::kOk;
+  const auto n = static_cast<size_t>(valid ? input.batch.num_actual_tokens : 0);
+  const auto k = static_cast<size_t>(valid ? k_work_rows(input) : 0);
   MetadataOutput out;
   out.token_to_req.assign(n, kPoison32);
   out.logical_positions.assign(n, kPoison64);

@@ -233,6 +233,8 @@ TEST(Validate, PoisoningAnInvalidInputNeitherOverflowsNorAllocatesForItsNumbers)
   const MetadataOutput out = make_poisoned_metadata_output(in);
   EXPECT_TRUE(out.token_to_req.empty() && out.slot_mapping.empty() && out.k_work_metadata.empty());
   expect_error(in, "compress_ratio", -1, "out-of-range");
+  in.batch.num_actual_tokens = int64_t{1} << 24;  // within the limits, but the input is invalid
+  EXPECT_TRUE(make_poisoned_metadata_output(in).slot_mapping.empty()) << "no 2^24 rows for a rejected input";
   in = valid_input();
   EXPECT_EQ(k_work_rows(in), (6 + 3 * 2) / 4) << "exact for a valid input";
   EXPECT_EQ(make_poisoned_metadata_output(in).k_work_metadata.size(), 6u);

@@ -104,8 +104,8 @@ struct MetadataOutput {
 int64_t k_work_rows(const MetadataInput& input);
 
 /// Output buffers of the right sizes, every element set to a poison value that no valid output
-/// takes, so an element a backend forgets to write cannot pass a comparison. An input whose N lies
-/// outside [0, 2^24] (invalid) gets empty buffers.
+/// takes, so an element a backend forgets to write cannot pass a comparison. An input validate()
+/// rejects gets empty buffers (nothing may be written for it).
 MetadataOutput make_poisoned_metadata_output(const MetadataInput& input);
 inline constexpr int32_t kPoison32 = static_cast<int32_t>(0xA5A5A5A5u);
 inline constexpr int64_t kPoison64 = static_cast<int64_t>(0xA5A5A5A5A5A5A5A5ull);
