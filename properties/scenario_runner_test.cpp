@@ -194,6 +194,10 @@ TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
                                             "\"start\": 0, \"length\": 3, \"accepted\": 3, \"ring_block\": 0}]}\n");
   EXPECT_EQ(no_blocks.field, "chunks[0].blocks") << "required: FORMAT.md gives it no default";
   EXPECT_EQ(no_blocks.rule, "missing");
+  const Error wide_ring = error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
+                                             "\"start\": 0, \"length\": 3, \"accepted\": 3, \"blocks\": [], \"ring_block\": 82147483647}]}\n");
+  EXPECT_EQ(wide_ring.field, "chunks[0].ring_block") << "checked before it is narrowed to int32";
+  EXPECT_EQ(wide_ring.rule, "out-of-range");
   EXPECT_EQ(error_of("8e388\n").rule, "malformed-json") << "fuzz/regressions/fuzz_trace_reader/8a886297...: a number beyond double";
   EXPECT_EQ(error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1e999, \"chunks\": []}\n").index, 2);
 }

@@ -152,8 +152,9 @@ StepRecord step_from_json(const json& j, int64_t line) {
     c.accepted = cr.integer("accepted");
     check_range(context + "accepted", c.accepted, 0, c.length, line);
     c.blocks = int32_array(cr, "blocks", context, line);
-    c.ring_block = static_cast<int32_t>(cr.integer("ring_block"));
-    check_range(context + "ring_block", c.ring_block, -1, kMaxInt32, line);
+    const int64_t ring_block = cr.integer("ring_block");
+    check_range(context + "ring_block", ring_block, -1, kMaxInt32, line);  // before narrowing (finding 6)
+    c.ring_block = static_cast<int32_t>(ring_block);
     c.negative_common_slots = cr.integer_array("negative_common_slots", false);
     for (int64_t o : c.negative_common_slots) check_range(context + "negative_common_slots", o, 0, std::max<int64_t>(0, c.length - 1), line);
     cr.reject_unknown_fields();
