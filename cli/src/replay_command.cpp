@@ -2,6 +2,7 @@
 // step by step with every check of the scenario runner, and compares each step's outputs with the
 // digests a recorded trace carries. The first line names what is replayed.
 // `qsacheck record-expected FILE...`: rewrites the files' digests from the reference.
+// `qsacheck simulate --workload NAME [--seed S] [--steps N] FILE`: writes a simulated scenario.
 
 #include <cstdio>
 #include <iostream>
@@ -16,6 +17,8 @@
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/shrinker.hpp"
+#include "qsa/traces/simulator.hpp"
+#include "qsa/traces/workloads.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -93,7 +96,35 @@ int record_expected(const std::vector<std::string>& files) {
   return exit_code;
 }
 
+int simulate(const std::string& workload, uint64_t seed, int64_t steps, const std::string& path) {
+  const traces::Scenario s = traces::simulate(traces::workload_by_name(workload), seed, steps);
+  traces::write_scenario_file(path, s);
+  const traces::Coverage c = traces::coverage_of(s);
+  std::cout << "wrote " << path << ": " << s.steps.size() << " steps, " << c.requests << " requests of workload " << workload << " (seed " << seed
+            << ", " << describe(s.config) << "); " << c.rows << " rows, " << c.ring_wraps << " ring wraps, " << c.drafts_rejected
+            << " drafts rejected, " << c.preemptions << " preemptions, " << c.prefix_hits << " prefix hits, " << c.padded_steps << " padded steps"
+            << std::endl;
+  return kExitOk;
+}
+
 }  // namespace
+
+void add_simulate_command(CLI::App& app, int* exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "simulate",
+      "Write the scenario a workload model produces (traces/FORMAT.md, no digests), e.g. to read it\n"
+      "or to record a trace: qsacheck simulate --workload prefix-sharing --steps 200 FILE, then\n"
+      "qsacheck record-expected FILE. The same workload, seed and steps give the same file.");
+  auto workload = std::make_shared<std::string>("default");
+  auto seed = std::make_shared<uint64_t>(1);
+  auto steps = std::make_shared<int64_t>(200);
+  auto file = std::make_shared<std::string>();
+  cmd->add_option("--workload", *workload, "Workload model:\n" + traces::workload_help())->capture_default_str();
+  cmd->add_option("--seed", *seed, "Scenario seed")->capture_default_str();
+  cmd->add_option("--steps", *steps, "Steps (fewer when a bounded workload ends first)")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("file", *file, "Scenario file to write")->required();
+  cmd->callback([=] { *exit_code = simulate(*workload, *seed, *steps, *file); });
+}
 
 void add_record_expected_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
