@@ -78,11 +78,16 @@ TEST(ReplayCommand, AContradictoryScenarioIsBadInput) {
   EXPECT_NE(r.out.find("unsupported-version"), std::string::npos) << r.out;
 }
 
-TEST(RecordExpected, WritesDigestsThatReplayComparesAndAMismatchNamesStepAndOutput) {
+TEST(RecordExpected, SimulatedFileGetsDigestsThatReplayComparesAndAMismatchNamesStepAndOutput) {
   const std::string dir = temp_dir();
   const std::string file = dir + "/trace.scenario";
   const traces::Scenario s = traces::simulate(traces::workload_by_name("default"), 5, 12);
-  traces::write_scenario_file(file, s);
+  const auto simulated = run_qsacheck("simulate --workload default --seed 5 --steps 12 " + file);
+  ASSERT_EQ(simulated.exit_code, 0) << simulated.out;
+  EXPECT_NE(simulated.out.find("wrote " + file + ": 12 steps"), std::string::npos) << simulated.out;
+  const traces::ScenarioFile written = traces::read_scenario_file(file);
+  EXPECT_TRUE(written.scenario.config == s.config && written.scenario.steps.size() == s.steps.size() && written.digests.empty())
+      << "qsacheck simulate writes traces::simulate's scenario";
 
   const auto recorded = run_qsacheck("record-expected " + file);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.out;
