@@ -7,6 +7,8 @@
 // any other failure is a finding. Both print the scenario file that replays it and trap.
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <sstream>
 #include <string>
@@ -47,9 +49,25 @@ void run_on(Backend& backend, const traces::Scenario& s) {
   }
 }
 
+// QSA_FUZZ_PRINT=1: each input's scenario, its coverage line, then the file (to see what the
+// bytes mean, e.g. `QSA_FUZZ_PRINT=1 build/bin/fuzz_scenario fuzz/corpus/fuzz_scenario`).
+void print(const traces::Scenario& s) {
+  static const bool enabled = std::getenv("QSA_FUZZ_PRINT") != nullptr;
+  if (!enabled) return;
+  const traces::Coverage c = traces::coverage_of(s);
+  std::fprintf(stderr, "scenario: %lld steps, %lld requests, %lld rows, %lld ring wraps, %lld drafts rejected, %lld preemptions, "
+                       "%lld prefix hits, %lld padded steps, %lld groups, %lld negative common slots%s%s\n%s",
+               static_cast<long long>(c.steps), static_cast<long long>(c.requests), static_cast<long long>(c.rows),
+               static_cast<long long>(c.ring_wraps), static_cast<long long>(c.drafts_rejected), static_cast<long long>(c.preemptions),
+               static_cast<long long>(c.prefix_hits), static_cast<long long>(c.padded_steps), static_cast<long long>(c.groups_closed),
+               static_cast<long long>(c.negative_common_slots), s.config.mrope ? ", MRoPE" : "",
+               s.config.store_dtype == StoreDtype::kFp8E4m3 ? ", fp8" : "", as_file(s).c_str());
+}
+
 void run(const uint8_t* data, size_t size) {
   fuzz::Decoder in(data, size);
   const traces::Scenario s = fuzz::build_scenario(in);
+  print(s);
   try {
     traces::validate_config(s.config);
   } catch (const traces::InputError& e) {
