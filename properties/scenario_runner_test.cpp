@@ -198,6 +198,9 @@ TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
                                              "\"start\": 0, \"length\": 3, \"accepted\": 3, \"blocks\": [], \"ring_block\": 82147483647}]}\n");
   EXPECT_EQ(wide_ring.field, "chunks[0].ring_block") << "checked before it is narrowed to int32";
   EXPECT_EQ(wide_ring.rule, "out-of-range");
+  const Error empty_key = error_of(header.substr(0, header.rfind('}')) + ", \"\": []}\n");
+  EXPECT_EQ(empty_key.field, "\"\"") << "the empty key is named, not an empty field";
+  EXPECT_EQ(empty_key.rule, "unknown-field");
   EXPECT_EQ(error_of("8e388\n").rule, "malformed-json") << "fuzz/regressions/fuzz_trace_reader/8a886297...: a number beyond double";
   EXPECT_EQ(error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1e999, \"chunks\": []}\n").index, 2);
 }

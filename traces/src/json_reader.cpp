@@ -120,8 +120,12 @@ const nlohmann::json* JsonObjectReader::optional_raw(const char* field) {
 }
 
 void JsonObjectReader::reject_unknown_fields() const {
-  for (auto it = object_.begin(); it != object_.end(); ++it)
-    if (used_.count(it.key()) == 0) fail(it.key(), -1, "unknown-field", "this field is not part of the schema (a typo?)");
+  for (auto it = object_.begin(); it != object_.end(); ++it) {
+    if (used_.count(it.key()) != 0) continue;
+    // The empty key is named as written, "", so the error still names a field (finding 7).
+    const std::string name = it.key().empty() ? "\"\"" : it.key();
+    fail(name, -1, "unknown-field", "this field is not part of the schema (a typo?)");
+  }
 }
 
 }  // namespace qsa::traces
