@@ -21,6 +21,7 @@ namespace {
 using namespace qsa;
 using fuzz::finding;
 constexpr const char* kTarget = "fuzz_metadata";
+constexpr int64_t kMaxValidRows = int64_t{1} << 20;  // valid batches up to 2^20 rows are run
 
 bool same_output(const MetadataOutput& a, const MetadataOutput& b) {
   return a.token_to_req == b.token_to_req && a.logical_positions == b.logical_positions && a.visible_blocks == b.visible_blocks &&
@@ -90,7 +91,10 @@ void run(const uint8_t* data, size_t size) {
   fuzz::Decoder in(data, size);
   const MetadataInput input = fuzz::decode_metadata_input(in);
   if (const auto expected = fuzz::spec_validation(input)) check_invalid(input, *expected);
-  else check_valid(input);
+  else if (input.batch.num_actual_tokens <= kMaxValidRows) check_valid(input);
+  // else: a valid batch of more rows (a qsl entry perturbed to near 2^24 with matching seq_lens)
+  // costs about 1 GB of outputs and says nothing new; the 10-minute run's RSS grew to 1.6 GB on
+  // such rare inputs, close to libFuzzer's limit.
 }
 
 }  // namespace
