@@ -201,6 +201,14 @@ TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
   const Error empty_key = error_of(header.substr(0, header.rfind('}')) + ", \"\": []}\n");
   EXPECT_EQ(empty_key.field, "\"\"") << "the empty key is named, not an empty field";
   EXPECT_EQ(empty_key.rule, "unknown-field");
+  auto with_seed = [&](const std::string& value) {  // the header with another seed value
+    std::string h = header;
+    const size_t at = h.find("\"seed\":") + 7;
+    return h.replace(at, h.find(',', at) - at, value);
+  };
+  EXPECT_EQ(error_of(with_seed("-1")).field, "config.seed") << "a negative seed is rejected: it would be written back as 2^64 - 1";
+  std::stringstream big(with_seed("18446744073709551615"));
+  EXPECT_EQ(traces::read_scenario(big).scenario.config.seed, 18446744073709551615ull) << "every uint64 seed reads back";
   EXPECT_EQ(error_of("8e388\n").rule, "malformed-json") << "fuzz/regressions/fuzz_trace_reader/8a886297...: a number beyond double";
   EXPECT_EQ(error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1e999, \"chunks\": []}\n").index, 2);
 }

@@ -74,8 +74,11 @@ json config_to_json(const ScenarioConfig& c) {
 ScenarioConfig config_from_json(const json& j, int64_t line) {
   JsonObjectReader r(j, "config.");
   ScenarioConfig c;
-  const int64_t seed = r.integer("seed");
-  c.seed = static_cast<uint64_t>(seed);
+  // The seed is a uint64 and is written as one: read the whole range, reject negatives (finding 8).
+  const json& seed = r.raw("seed");
+  if (seed.is_number_unsigned()) c.seed = seed.get<uint64_t>();
+  else if (seed.is_number_integer()) fail("config.seed", line, "out-of-range", "the seed is an unsigned 64-bit integer");
+  else fail("config.seed", line, "wrong-type", std::string("expected an integer, got ") + seed.type_name());
   c.workload = r.string("workload");
   c.compress_ratio = r.integer("compress_ratio");
   c.block_size = r.integer("block_size");
