@@ -74,15 +74,97 @@ TEST(ScenarioRunner, ContradictoryScenarioIsReportedAsInvalid) {
   EXPECT_EQ(failure->step, 1);
 }
 
+TEST(ScenarioConfig, MropeSectionsAreValidForEveryRotaryDim) {
+  traces::ScenarioConfig c;
+  c.mrope = true;
+  for (int64_t rd = 2; rd <= 512; rd += 2) {
+    c.rotary_dim = rd;
+    const auto s = c.mrope_sections();
+    ASSERT_TRUE(s.has_value());
+    EXPECT_TRUE((*s)[0] >= 0 && (*s)[1] >= 0 && (*s)[2] >= 0) << "rd " << rd;
+    EXPECT_EQ((*s)[0] + (*s)[1] + (*s)[2], rd / 2) << "rd " << rd;
+  }
+  c.rotary_dim = 64;
+  EXPECT_EQ(c.mrope_sections(), (std::array<int64_t, 3>{11, 11, 10})) << "the real model's sections";
+  c.rotary_dim = 2;
+  EXPECT_EQ(c.mrope_sections(), (std::array<int64_t, 3>{0, 1, 0})) << "fuzz/regressions/fuzz_scenario/07d04daa...";
+}
+
 TEST(ScenarioFile, WritesAndReadsBackTheSameScenario) {
   const traces::Scenario s = testing::hand_scenario(true, StoreDtype::kFp8E4m3);
+  traces::StepDigest digest;
+  digest.set("q_out", 0x0123456789abcdefull);
+  digest.set("metadata.ring", 42);
   std::stringstream text;
-  traces::write_scenario(text, s, std::vector<std::string>(s.steps.size(), "abc"));
+  traces::write_scenario(text, s, std::vector<traces::StepDigest>(s.steps.size(), digest));
   const traces::ScenarioFile back = traces::read_scenario(text);
   EXPECT_TRUE(back.scenario.config == s.config);
   ASSERT_EQ(back.scenario.steps.size(), s.steps.size());
   for (size_t i = 0; i < s.steps.size(); ++i) EXPECT_TRUE(back.scenario.steps[i] == s.steps[i]) << i;
-  EXPECT_EQ(back.digests, std::vector<std::string>(s.steps.size(), "abc"));
+  EXPECT_EQ(back.digests, std::vector<traces::StepDigest>(s.steps.size(), digest));
+  EXPECT_EQ(back.digests[0].outputs.front().first, "metadata.ring") << "entries keep the report order";
+}
+
+TEST(ScenarioFile, DigestsAreObjectsOfKnownOutputsOnEveryStepOrNone) {
+  auto error_of = [](const std::string& text) {
+    std::stringstream in(text);
+    try {
+      traces::read_scenario(in);
+    } catch (const traces::InputError& e) {
+      return e.error();
+    }
+    return Error{};
+  };
+  std::stringstream good;
+  traces::write_scenario(good, testing::hand_scenario());
+  const std::string header = good.str().substr(0, good.str().find('\n') + 1);
+  const std::string step0 = "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": []";
+  const std::string step1 = "{\"step\": 1, \"reorder_batch_threshold\": 1, \"chunks\": []";
+  const std::string digest = ", \"digest\": {\"q_out\": \"00000000000000ff\"}}\n";
+  EXPECT_EQ(error_of(header + step0 + digest + step1 + digest).rule, "");
+  EXPECT_EQ(error_of(header + step0 + digest + step1 + "}\n").rule, "partial");
+  EXPECT_EQ(error_of(header + step0 + "}\n" + step1 + digest).rule, "partial");
+  EXPECT_EQ(error_of(header + step0 + ", \"digest\": \"9f1c\"}\n").rule, "wrong-type");
+  EXPECT_EQ(error_of(header + step0 + ", \"digest\": {}}\n").rule, "empty");
+  EXPECT_EQ(error_of(header + step0 + ", \"digest\": {\"q_out\": \"00000000000000FF\"}}\n").rule, "wrong-type");
+  const Error unknown = error_of(header + step0 + ", \"digest\": {\"k_out\": \"00000000000000ff\"}}\n");
+  EXPECT_EQ(unknown.rule, "unknown-field");
+  EXPECT_EQ(unknown.field, "digest.k_out");
+}
+
+TEST(ScenarioRunner, DigestsNameTheStepAndTheFirstDifferingOutput) {
+  const traces::Scenario s = testing::hand_scenario();
+  reference::ReferenceBackend reference;
+  traces::RunOptions record;
+  record.compute_digests = true;
+  traces::ScenarioRunner recorder(s.config, reference, record);
+  std::vector<traces::StepDigest> digests;
+  for (const auto& step : s.steps) {
+    ASSERT_FALSE(recorder.step(step).has_value());
+    digests.push_back(recorder.last_digest());
+    EXPECT_EQ(digests.back().outputs.size(), traces::kDigestOutputs.size());
+  }
+  traces::RunOptions replay;
+  replay.expected_digests = &digests;
+  EXPECT_FALSE(traces::run_scenario(s, reference, replay).has_value()) << "the reference reproduces its own digests";
+
+  // A recorded digest that no longer matches (as when the reference's behaviour changed) is named
+  // by its step and output; the outputs before it agree.
+  std::vector<traces::StepDigest> stale = digests;
+  stale[5].set("cache.ring", stale[5].find("cache.ring").value() + 1);
+  replay.expected_digests = &stale;
+  const auto failure = traces::run_scenario(s, reference, replay);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->check, "digest");
+  EXPECT_EQ(failure->step, 5);
+  EXPECT_EQ(failure->message.rfind("output cache.ring: expected " + traces::digest_hex(stale[5].find("cache.ring").value()), 0), 0u)
+      << failure->message;
+
+  traces::StepDigest changed = digests[3];
+  changed.set("q_out", changed.find("q_out").value() ^ 1);
+  const auto difference = traces::compare_digests(digests[3], changed);
+  ASSERT_TRUE(difference.has_value());
+  EXPECT_EQ(difference->rfind("q_out: expected ", 0), 0u) << *difference;
 }
 
 TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
@@ -108,6 +190,27 @@ TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
   EXPECT_EQ(error_of(bad_ring).rule, "spec-3");
   EXPECT_EQ(error_of(header + "{\"step\": 3, \"reorder_batch_threshold\": 1, \"chunks\": []}\n").rule, "out-of-order");
   EXPECT_EQ(error_of(header + "{not json\n").rule, "malformed-json");
+  const Error no_blocks = error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
+                                            "\"start\": 0, \"length\": 3, \"accepted\": 3, \"ring_block\": 0}]}\n");
+  EXPECT_EQ(no_blocks.field, "chunks[0].blocks") << "required: FORMAT.md gives it no default";
+  EXPECT_EQ(no_blocks.rule, "missing");
+  const Error wide_ring = error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
+                                             "\"start\": 0, \"length\": 3, \"accepted\": 3, \"blocks\": [], \"ring_block\": 82147483647}]}\n");
+  EXPECT_EQ(wide_ring.field, "chunks[0].ring_block") << "checked before it is narrowed to int32";
+  EXPECT_EQ(wide_ring.rule, "out-of-range");
+  const Error empty_key = error_of(header.substr(0, header.rfind('}')) + ", \"\": []}\n");
+  EXPECT_EQ(empty_key.field, "\"\"") << "the empty key is named, not an empty field";
+  EXPECT_EQ(empty_key.rule, "unknown-field");
+  auto with_seed = [&](const std::string& value) {  // the header with another seed value
+    std::string h = header;
+    const size_t at = h.find("\"seed\":") + 7;
+    return h.replace(at, h.find(',', at) - at, value);
+  };
+  EXPECT_EQ(error_of(with_seed("-1")).field, "config.seed") << "a negative seed is rejected: it would be written back as 2^64 - 1";
+  std::stringstream big(with_seed("18446744073709551615"));
+  EXPECT_EQ(traces::read_scenario(big).scenario.config.seed, 18446744073709551615ull) << "every uint64 seed reads back";
+  EXPECT_EQ(error_of("8e388\n").rule, "malformed-json") << "fuzz/regressions/fuzz_trace_reader/8a886297...: a number beyond double";
+  EXPECT_EQ(error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1e999, \"chunks\": []}\n").index, 2);
 }
 
 TEST(Shrinker, KeepsOnlyWhatTheFailureNeeds) {

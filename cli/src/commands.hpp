@@ -8,6 +8,8 @@ namespace qsa::cli {
 void add_eval_commands(CLI::App& app, int* exit_code);
 void add_check_command(CLI::App& app, int* exit_code);
 void add_replay_command(CLI::App& app, int* exit_code);
+void add_record_expected_command(CLI::App& app, int* exit_code);
+void add_simulate_command(CLI::App& app, int* exit_code);
 void add_mutants_command(CLI::App& app, int* exit_code);
 
 }  // namespace qsa::cli

@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   qsa::cli::add_eval_commands(app, &exit_code);
   qsa::cli::add_check_command(app, &exit_code);
   qsa::cli::add_replay_command(app, &exit_code);
+  qsa::cli::add_record_expected_command(app, &exit_code);
+  qsa::cli::add_simulate_command(app, &exit_code);
   qsa::cli::add_mutants_command(app, &exit_code);
 
   try {

@@ -15,6 +15,8 @@
 
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/shrinker.hpp"
+#include "qsa/traces/simulator.hpp"
+#include "qsa/traces/workloads.hpp"
 #include "run_command.hpp"
 
 namespace qsa {
@@ -74,6 +76,42 @@ TEST(ReplayCommand, AContradictoryScenarioIsBadInput) {
   const auto r = run_qsacheck("replay " + dir + "/bad.scenario");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("unsupported-version"), std::string::npos) << r.out;
+}
+
+TEST(RecordExpected, SimulatedFileGetsDigestsThatReplayComparesAndAMismatchNamesStepAndOutput) {
+  const std::string dir = temp_dir();
+  const std::string file = dir + "/trace.scenario";
+  const traces::Scenario s = traces::simulate(traces::workload_by_name("default"), 5, 12);
+  const auto simulated = run_qsacheck("simulate --workload default --seed 5 --steps 12 " + file);
+  ASSERT_EQ(simulated.exit_code, 0) << simulated.out;
+  EXPECT_NE(simulated.out.find("wrote " + file + ": 12 steps"), std::string::npos) << simulated.out;
+  const traces::ScenarioFile written = traces::read_scenario_file(file);
+  EXPECT_TRUE(written.scenario.config == s.config && written.scenario.steps.size() == s.steps.size() && written.digests.empty())
+      << "qsacheck simulate writes traces::simulate's scenario";
+
+  const auto recorded = run_qsacheck("record-expected " + file);
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.out;
+  EXPECT_NE(recorded.out.find("recorded " + file + ": " + std::to_string(s.steps.size()) + " step digests"), std::string::npos) << recorded.out;
+  traces::ScenarioFile back = traces::read_scenario_file(file);
+  ASSERT_EQ(back.digests.size(), s.steps.size());
+  EXPECT_EQ(back.digests[0].outputs.size(), traces::kDigestOutputs.size());
+
+  const auto replayed = run_qsacheck("replay " + file);
+  EXPECT_EQ(replayed.exit_code, 0) << replayed.out;
+  EXPECT_NE(replayed.out.find("every digest matches"), std::string::npos) << replayed.out;
+
+  // A stale digest at step 3: the replay names the step and the output.
+  back.digests[3].set("cache.ring", back.digests[3].find("cache.ring").value() ^ 0x10);
+  traces::write_scenario_file(file, back.scenario, back.digests);
+  const auto stale = run_qsacheck("replay " + file);
+  EXPECT_EQ(stale.exit_code, 1) << stale.out;
+  EXPECT_NE(stale.out.find("FAIL step 3: digest: output cache.ring: expected "), std::string::npos) << stale.out;
+
+  // record-expected repairs it, and says how many steps changed.
+  const auto again = run_qsacheck("record-expected " + file);
+  EXPECT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_NE(again.out.find("(1 changed)"), std::string::npos) << again.out;
+  EXPECT_EQ(run_qsacheck("replay " + file).exit_code, 0);
 }
 
 TEST(MutantsCommand, ListsEveryPlantedBug) {

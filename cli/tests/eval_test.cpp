@@ -78,6 +78,7 @@ TEST(EvalMetadataCommand, MalformedJsonIsAnErrorNotACrash) {
   expect_error("eval metadata", R"({"kind": "ring", )", "input", 17, "malformed-json");
   expect_error("eval metadata", "", "input", 0, "malformed-json");
   expect_error("eval metadata", "[1, 2]", "input", -1, "wrong-type");
+  expect_error("eval metadata", R"({"kind": "ring", "ring_capacity": 1e999})", "input", -1, "malformed-json");  // beyond double
 }
 
 TEST(EvalMetadataCommand, SchemaErrorsNameTheField) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "qsa/validate.hpp"
+
 namespace qsa {
 
 const char* to_string(CacheKind kind) {
@@ -23,8 +25,14 @@ std::optional<CacheKind> parse_cache_kind(std::string_view text) {
 bool BlockTable::is_well_formed() const {
   if (rows < 0 || cols < 0 || row_stride < 0 || col_stride < 0) return false;
   if (rows == 0 || cols == 0) return true;
-  const int64_t last = (rows - 1) * row_stride + (cols - 1) * col_stride;
-  return last < static_cast<int64_t>(storage.size());
+  // The last element, (rows - 1)·row_stride + (cols - 1)·col_stride, must be <= size - 1. Checked
+  // term by term with divisions, so strides near 2^63 cannot overflow (fuzz/FINDINGS.md, finding 4).
+  const auto size = static_cast<int64_t>(storage.size());
+  if (size == 0) return false;
+  const int64_t limit = size - 1;
+  if (row_stride != 0 && rows - 1 > limit / row_stride) return false;
+  const int64_t row_part = (rows - 1) * row_stride;  // <= limit
+  return col_stride == 0 || cols - 1 <= (limit - row_part) / col_stride;
 }
 
 BlockTable BlockTable::from_rows(const std::vector<std::vector<int32_t>>& rows) {
@@ -67,16 +75,21 @@ bool BatchSplit::operator==(const BatchSplit& o) const {
 
 int64_t k_work_rows(const MetadataInput& input) {
   if (input.cache.kind != CacheKind::kCompressed) return 0;
-  const int64_t c = input.cache.compress_ratio.value_or(1);
-  if (c < 1) return 0;
-  const int64_t n = std::max<int64_t>(0, input.batch.num_actual_tokens);
-  return (n + (c - 1) * input.batch.num_requests()) / c;
+  // Exact for every valid input. The operands are first clamped to SPEC 1.3's limits, so an invalid
+  // input (poisoned before validate() rejects it) cannot overflow: fuzz/FINDINGS.md, finding 2.
+  const int64_t c = std::clamp<int64_t>(input.cache.compress_ratio.value_or(1), 1, kMaxCompressRatio);
+  const int64_t n = std::clamp<int64_t>(input.batch.num_actual_tokens, 0, kMaxTokens);
+  const int64_t nr = std::min(input.batch.num_requests(), kMaxRequests);
+  return (n + (c - 1) * nr) / c;
 }
 
 MetadataOutput make_poisoned_metadata_output(const MetadataInput& input) {
-  // Clamped to the SPEC limits so that poisoning an invalid input never allocates without bound.
-  const auto n = static_cast<size_t>(std::clamp<int64_t>(input.batch.num_actual_tokens, 0, kMaxTokens));
-  const auto k = static_cast<size_t>(std::clamp<int64_t>(k_work_rows(input), 0, kMaxTokens + kMaxTokens));
+  // An invalid input gets empty outputs: the backend must reject it and write nothing, and
+  // poisoning must not allocate for a number the input merely claims (fuzz/FINDINGS.md, 2).
+  Error ignored;
+  const bool valid = validate(input, &ignored) == Status::kOk;
+  const auto n = static_cast<size_t>(valid ? input.batch.num_actual_tokens : 0);
+  const auto k = static_cast<size_t>(valid ? k_work_rows(input) : 0);
   MetadataOutput out;
   out.token_to_req.assign(n, kPoison32);
   out.logical_positions.assign(n, kPoison64);

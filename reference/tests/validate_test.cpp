@@ -186,6 +186,25 @@ TEST(Validate, Rule6BlockTableWhoseStridesLeaveItsStorage) {
   expect_error(in, "block_table", -1, "malformed");
 }
 
+// fuzz/regressions/fuzz_metadata/9afe124b...: strides near 2^63 made the coverage check overflow.
+TEST(Validate, Rule6StridesThatWouldOverflowAreMalformedNotUndefined) {
+  MetadataInput in = valid_input();
+  for (int64_t stride : {INT64_MAX, INT64_MAX / 2 + 1, int64_t{7087576650198116715}}) {
+    in.block_table.row_stride = stride;
+    expect_error(in, "block_table", -1, "malformed");
+    in.block_table.row_stride = 2;
+    in.block_table.col_stride = stride;
+    expect_error(in, "block_table", -1, "malformed");
+    in.block_table.col_stride = 1;
+  }
+  in.block_table.row_stride = 0;  // every row aliases row 0: inside the storage, so well formed
+  in.block_table.col_stride = 3;  // column 1 at element 3, the last one
+  Error error;
+  EXPECT_EQ(validate(in, &error), Status::kOk) << error;
+  in.block_table.col_stride = 4;
+  expect_error(in, "block_table", -1, "malformed");
+}
+
 TEST(Validate, ReportsTheFirstFailureInSpecOrder) {
   MetadataInput in = valid_input();
   in.batch.seq_lens = {10};                 // rule 4
@@ -201,6 +220,24 @@ TEST(Validate, ReportsTheFirstFailureInSpecOrder) {
   EXPECT_EQ(rejected(in).field, "block_table");
   in.cache.compress_ratio = 1;               // rule 1 beats everything
   EXPECT_EQ(rejected(in).field, "compress_ratio");
+}
+
+// fuzz/regressions/fuzz_metadata/02621f48...: the caller poisons the output before validate()
+// rejects the input; K used to overflow for a huge C, and a huge N allocated 2^24 rows.
+TEST(Validate, PoisoningAnInvalidInputNeitherOverflowsNorAllocatesForItsNumbers) {
+  MetadataInput in = valid_input();
+  in.cache.compress_ratio = INT64_MAX - 2;
+  in.batch.num_actual_tokens = 9;
+  EXPECT_EQ(k_work_rows(in), (9 + 1023 * 2) / 1024) << "operands clamped to SPEC 1.3's limits";
+  in.batch.num_actual_tokens = INT64_MAX;
+  const MetadataOutput out = make_poisoned_metadata_output(in);
+  EXPECT_TRUE(out.token_to_req.empty() && out.slot_mapping.empty() && out.k_work_metadata.empty());
+  expect_error(in, "compress_ratio", -1, "out-of-range");
+  in.batch.num_actual_tokens = int64_t{1} << 24;  // within the limits, but the input is invalid
+  EXPECT_TRUE(make_poisoned_metadata_output(in).slot_mapping.empty()) << "no 2^24 rows for a rejected input";
+  in = valid_input();
+  EXPECT_EQ(k_work_rows(in), (6 + 3 * 2) / 4) << "exact for a valid input";
+  EXPECT_EQ(make_poisoned_metadata_output(in).k_work_metadata.size(), 6u);
 }
 
 }  // namespace

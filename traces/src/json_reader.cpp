@@ -12,6 +12,9 @@ nlohmann::json parse_json(const std::string& text) {
     // nlohmann counts bytes read (1-based); the error index is the 0-based offset of the bad byte.
     const auto offset = e.byte > 0 ? static_cast<int64_t>(e.byte) - 1 : 0;
     throw InputError(Error{"input", offset, "malformed-json", e.what()});
+  } catch (const nlohmann::json::exception& e) {
+    // The parser also throws out_of_range (406: a number beyond double, "1e999"): no byte offset.
+    throw InputError(Error{"input", -1, "malformed-json", e.what()});
   }
 }
 
@@ -117,8 +120,12 @@ const nlohmann::json* JsonObjectReader::optional_raw(const char* field) {
 }
 
 void JsonObjectReader::reject_unknown_fields() const {
-  for (auto it = object_.begin(); it != object_.end(); ++it)
-    if (used_.count(it.key()) == 0) fail(it.key(), -1, "unknown-field", "this field is not part of the schema (a typo?)");
+  for (auto it = object_.begin(); it != object_.end(); ++it) {
+    if (used_.count(it.key()) != 0) continue;
+    // The empty key is named as written, "", so the error still names a field (finding 7).
+    const std::string name = it.key().empty() ? "\"\"" : it.key();
+    fail(name, -1, "unknown-field", "this field is not part of the schema (a typo?)");
+  }
 }
 
 }  // namespace qsa::traces

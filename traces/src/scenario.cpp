@@ -12,7 +12,9 @@ MropeSections ScenarioConfig::mrope_sections() const {
   // The real model splits 32 pairs as (11, 11, 10); other sizes keep those proportions.
   const int64_t hp = rotary_dim / 2;
   const int64_t h = (hp * 11 + 31) / 32;
-  const int64_t w = (hp * 10 + 31) / 32;
+  // Rounding both up overshoots a single pair (rd = 2 gave (-1, 1, 1), which validate_step()
+  // rejects on every step: fuzz/FINDINGS.md); w takes what is left. Unchanged for rd >= 4.
+  const int64_t w = std::min((hp * 10 + 31) / 32, hp - h);
   return std::array<int64_t, 3>{hp - h - w, h, w};
 }
 

@@ -23,7 +23,7 @@ void check_range(const std::string& field, int64_t value, int64_t lo, int64_t hi
 
 std::vector<int32_t> int32_array(JsonObjectReader& r, const char* field, const std::string& context, int64_t line) {
   std::vector<int32_t> out;
-  for (int64_t v : r.integer_array(field, false)) {
+  for (int64_t v : r.integer_array(field, true)) {  // required: FORMAT.md gives no default (finding 5)
     check_range(context + field, v, -1, kMaxInt32, line);
     out.push_back(static_cast<int32_t>(v));
   }
@@ -74,8 +74,11 @@ json config_to_json(const ScenarioConfig& c) {
 ScenarioConfig config_from_json(const json& j, int64_t line) {
   JsonObjectReader r(j, "config.");
   ScenarioConfig c;
-  const int64_t seed = r.integer("seed");
-  c.seed = static_cast<uint64_t>(seed);
+  // The seed is a uint64 and is written as one: read the whole range, reject negatives (finding 8).
+  const json& seed = r.raw("seed");
+  if (seed.is_number_unsigned()) c.seed = seed.get<uint64_t>();
+  else if (seed.is_number_integer()) fail("config.seed", line, "out-of-range", "the seed is an unsigned 64-bit integer");
+  else fail("config.seed", line, "wrong-type", std::string("expected an integer, got ") + seed.type_name());
   c.workload = r.string("workload");
   c.compress_ratio = r.integer("compress_ratio");
   c.block_size = r.integer("block_size");
@@ -152,8 +155,9 @@ StepRecord step_from_json(const json& j, int64_t line) {
     c.accepted = cr.integer("accepted");
     check_range(context + "accepted", c.accepted, 0, c.length, line);
     c.blocks = int32_array(cr, "blocks", context, line);
-    c.ring_block = static_cast<int32_t>(cr.integer("ring_block"));
-    check_range(context + "ring_block", c.ring_block, -1, kMaxInt32, line);
+    const int64_t ring_block = cr.integer("ring_block");
+    check_range(context + "ring_block", ring_block, -1, kMaxInt32, line);  // before narrowing (finding 6)
+    c.ring_block = static_cast<int32_t>(ring_block);
     c.negative_common_slots = cr.integer_array("negative_common_slots", false);
     for (int64_t o : c.negative_common_slots) check_range(context + "negative_common_slots", o, 0, std::max<int64_t>(0, c.length - 1), line);
     cr.reject_unknown_fields();
@@ -176,7 +180,7 @@ ScenarioFile read_scenario(std::istream& in) {
     json j;
     try {
       j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, or out_of_range for a number beyond double ("1e999")
       fail("line", line, "malformed-json", e.what());
     }
     try {
@@ -192,18 +196,17 @@ ScenarioFile read_scenario(std::istream& in) {
         continue;
       }
       json step = j;
-      std::string digest;
+      std::optional<StepDigest> digest;
       if (step.is_object() && step.contains("digest")) {
-        if (!step["digest"].is_string()) fail("digest", line, "wrong-type", "digest must be a string");
-        digest = step["digest"].get<std::string>();
+        digest = digest_from_json(step["digest"], line);
         step.erase("digest");
       }
       StepRecord record = step_from_json(step, line);
       if (step.value("step", int64_t{-1}) != static_cast<int64_t>(file.scenario.steps.size()))
         fail("step", line, "out-of-order", "expected step " + std::to_string(file.scenario.steps.size()));
-      if (!digest.empty() && file.digests.size() != file.scenario.steps.size()) fail("digest", line, "partial", "every step or none carries a digest");
-      if (!digest.empty()) file.digests.push_back(digest);
-      else if (!file.digests.empty()) fail("digest", line, "partial", "every step or none carries a digest");
+      const bool digests_so_far = file.scenario.steps.empty() ? digest.has_value() : !file.digests.empty();
+      if (digest.has_value() != digests_so_far) fail("digest", line, "partial", "every step or none carries a digest");
+      if (digest) file.digests.push_back(std::move(*digest));
       file.scenario.steps.push_back(std::move(record));
     } catch (const InputError& e) {
       Error error = e.error();
@@ -221,17 +224,36 @@ ScenarioFile read_scenario_file(const std::string& path) {
   return read_scenario(in);
 }
 
-void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<std::string>& digests) {
+json digest_to_json(const StepDigest& digest) {
+  json j = json::object();
+  for (const auto& [name, hash] : digest.outputs) j[name] = digest_hex(hash);
+  return j;
+}
+
+StepDigest digest_from_json(const json& j, int64_t line) {
+  if (!j.is_object()) fail("digest", line, "wrong-type", "digest must be an object of output name -> 16 hex digits");
+  if (j.empty()) fail("digest", line, "empty", "a digest names at least one output");
+  StepDigest digest;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!is_digest_output(it.key())) fail("digest." + it.key(), line, "unknown-field", "not an output a digest covers");
+    const std::optional<uint64_t> hash = it.value().is_string() ? parse_digest_hex(it.value().get<std::string>()) : std::nullopt;
+    if (!hash) fail("digest." + it.key(), line, "wrong-type", "expected 16 lower-case hex digits");
+    digest.set(it.key(), *hash);
+  }
+  return digest;
+}
+
+void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests) {
   json header = {{"format", "qsacheck-scenario"}, {"version", kScenarioFormatVersion}, {"config", config_to_json(scenario.config)}};
   out << header.dump() << "\n";
   for (size_t i = 0; i < scenario.steps.size(); ++i) {
     json step = step_to_json(scenario.steps[i], static_cast<int64_t>(i));
-    if (i < digests.size()) step["digest"] = digests[i];
+    if (i < digests.size()) step["digest"] = digest_to_json(digests[i]);
     out << step.dump() << "\n";
   }
 }
 
-void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<std::string>& digests) {
+void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<StepDigest>& digests) {
   std::ofstream out(path);
   if (!out) fail("output", -1, "unwritable", "cannot write " + path);
   write_scenario(out, scenario, digests);

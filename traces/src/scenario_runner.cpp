@@ -103,7 +103,8 @@ RunFailure ScenarioRunner::failure(const std::string& check, const std::string& 
 
 std::optional<RunFailure> ScenarioRunner::check_metadata(const StepInput& input, const StepRecord& record) {
   const MetadataInput inputs[3] = {input.compressed_metadata_input(), input.ring_metadata_input(), passthrough_input(input)};
-  for (const MetadataInput& in : inputs) {
+  for (int kind_index = 0; kind_index < 3; ++kind_index) {
+    const MetadataInput& in = inputs[kind_index];
     const std::string kind = to_string(in.cache.kind);
     MetadataOutput out = make_poisoned_metadata_output(in);
     Error error;
@@ -115,17 +116,18 @@ std::optional<RunFailure> ScenarioRunner::check_metadata(const StepInput& input,
       if (reference::build_metadata(in, &expected, &error) != Status::kOk) return failure("reference", qsa::to_string(error));
       if (auto m = compare_metadata(in, expected, out)) return failure("metadata-differential", kind + ": " + m->to_string());
     }
-    if (in.cache.kind == CacheKind::kCompressed) compressed_metadata_ = std::move(out);
+    metadata_[kind_index] = std::move(out);
   }
+  const MetadataOutput& compressed_metadata = metadata_[0];
   // SPEC 7.3: a committed query sees no group beyond its request's committed length.
   int64_t t = 0;
   const int64_t c = input.config.compress_ratio;
   for (const ChunkRecord& chunk : record.chunks) {
     for (int64_t o = 0; o < chunk.length; ++o, ++t) {
       const int64_t committed_after = chunk.start + chunk.accepted;
-      if (o < chunk.accepted && compressed_metadata_.visible_blocks[t] > committed_after / c)
+      if (o < chunk.accepted && compressed_metadata.visible_blocks[t] > committed_after / c)
         return failure("7.3-stale-rows-visible", "row " + str(t) + " (request " + str(chunk.request) + ", position " + str(chunk.start + o) +
-                                                     ") sees " + str(compressed_metadata_.visible_blocks[t]) + " groups, but only " +
+                                                     ") sees " + str(compressed_metadata.visible_blocks[t]) + " groups, but only " +
                                                      str(committed_after / c) + " are complete after verification");
     }
   }
@@ -162,6 +164,41 @@ std::optional<RunFailure> ScenarioRunner::check_step_update(const StepInput& inp
     if (auto w = unnamed_write("ring", before.ring, caches_.ring, written_slots(ring, caches_.ring.layout))) return failure("7.5-writes", *w);
   }
   if (auto v = oracle_.check_queries(input, out.q_out)) return failure("q-path", qsa::to_string(*v));
+  output_ = std::move(out);
+  return std::nullopt;
+}
+
+std::optional<RunFailure> ScenarioRunner::check_digest(const StepInput& input, bool update_ran) {
+  digest_ = StepDigest{};
+  static const char* const kMetadataNames[3] = {"metadata.compressed", "metadata.ring", "metadata.passthrough"};
+  const MetadataInput inputs[3] = {input.compressed_metadata_input(), input.ring_metadata_input(), passthrough_input(input)};
+  for (int k = 0; k < 3; ++k) {
+    MetadataOutput out = metadata_[k];
+    if (!options_.check_metadata) {  // the checks did not build it: ask the backend now
+      out = make_poisoned_metadata_output(inputs[k]);
+      Error error;
+      if (backend_.build_metadata(inputs[k], &out, &error) != Status::kOk) return failure("metadata-status", qsa::to_string(error));
+    }
+    digest_.set(kMetadataNames[k], digest_metadata(out));
+  }
+  if (update_ran) {
+    // The rows this step names, by the contract's metadata (the reference builder), not the backend's.
+    MetadataOutput compressed;
+    MetadataOutput ring;
+    Error error;
+    if (reference::build_metadata(inputs[0], &compressed, &error) != Status::kOk || reference::build_metadata(inputs[1], &ring, &error) != Status::kOk)
+      return failure("reference", qsa::to_string(error));
+    digest_.set("q_out", digest_q_out(output_.q_out));
+    digest_.set("cache.compressed", digest_cache_rows(caches_.compressed, compressed.slot_mapping));
+    digest_.set("cache.ring", digest_cache_rows(caches_.ring, ring.slot_mapping));
+    digest_.set("step_status", digest_step_status(output_.step_status));
+  }
+  const std::vector<StepDigest>* expected = options_.expected_digests;
+  if (expected == nullptr) return std::nullopt;
+  if (static_cast<size_t>(index_) >= expected->size())
+    return failure("digest", "the file records " + str(static_cast<int64_t>(expected->size())) + " digests, this is step " + str(index_));
+  if (auto difference = compare_digests((*expected)[static_cast<size_t>(index_)], digest_))
+    return failure("digest", "output " + *difference + " (digest recorded from the reference; the outputs listed before it agree)");
   return std::nullopt;
 }
 
@@ -198,8 +235,11 @@ std::optional<RunFailure> ScenarioRunner::step(const StepRecord& record) {
   std::map<int64_t, int64_t> committed_before;
   for (const auto& [id, ledger] : state_.requests()) committed_before[id] = ledger.committed;
   state_.apply(record, index_);
-  if (update && step_update_supported_)
+  const bool update_ran = update && step_update_supported_;
+  if (update_ran)
     if (auto f = check_oracle(record, committed_before)) return f;
+  if (options_.compute_digests || options_.expected_digests != nullptr)
+    if (auto f = check_digest(input, update_ran)) return f;
   ++index_;
   return std::nullopt;
 }

@@ -99,11 +99,13 @@ struct MetadataOutput {
   BatchSplit split;
 };
 
-/// K = (N + (C-1)·NR) / C k-work rows for the compressed kind, 0 for the others.
+/// K = (N + (C-1)·NR) / C k-work rows for the compressed kind, 0 for the others. Defined (without
+/// overflow) for invalid inputs too: N, NR and C are clamped to SPEC 1.3's limits first.
 int64_t k_work_rows(const MetadataInput& input);
 
 /// Output buffers of the right sizes, every element set to a poison value that no valid output
-/// takes, so an element a backend forgets to write cannot pass a comparison.
+/// takes, so an element a backend forgets to write cannot pass a comparison. An input validate()
+/// rejects gets empty buffers (nothing may be written for it).
 MetadataOutput make_poisoned_metadata_output(const MetadataInput& input);
 inline constexpr int32_t kPoison32 = static_cast<int32_t>(0xA5A5A5A5u);
 inline constexpr int64_t kPoison64 = static_cast<int64_t>(0xA5A5A5A5A5A5A5A5ull);

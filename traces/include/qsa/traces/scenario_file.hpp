@@ -9,16 +9,18 @@
 #include <nlohmann/json.hpp>
 
 #include "qsa/traces/scenario.hpp"
+#include "qsa/traces/step_digest.hpp"
 
 namespace qsa::traces {
 
 inline constexpr int kScenarioFormatVersion = 1;
 inline constexpr int64_t kMaxScenarioCacheBytes = int64_t{1} << 31;  // both caches together
 
-/// Per-step digests recorded with a trace (issue: recorded traces); empty when absent.
+/// A scenario and, for a recorded trace, the digest of the reference's outputs after each step
+/// (`qsacheck record-expected` writes them; replays compare them).
 struct ScenarioFile {
   Scenario scenario;
-  std::vector<std::string> digests;  // [steps] or empty
+  std::vector<StepDigest> digests;  // [steps] or empty
 };
 
 /// Reads a scenario; throws InputError naming the field, the 1-based line (as index) and the rule.
@@ -27,8 +29,8 @@ ScenarioFile read_scenario(std::istream& in);
 ScenarioFile read_scenario_file(const std::string& path);
 
 /// Writes a scenario (and digests, when given) that read_scenario() reads back to the same scenario.
-void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<std::string>& digests = {});
-void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<std::string>& digests = {});
+void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests = {});
+void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<StepDigest>& digests = {});
 
 /// Checks a configuration (ranges, SPEC 3's ring capacity, cache sizes); throws InputError.
 void validate_config(const ScenarioConfig& config);
@@ -37,6 +39,10 @@ nlohmann::json config_to_json(const ScenarioConfig& config);
 ScenarioConfig config_from_json(const nlohmann::json& json, int64_t line);
 nlohmann::json step_to_json(const StepRecord& step, int64_t index);
 StepRecord step_from_json(const nlohmann::json& json, int64_t line);
+/// A step's "digest" object: output name -> 16 hex digits (FORMAT.md). The reader rejects unknown
+/// names, other spellings and an empty object.
+nlohmann::json digest_to_json(const StepDigest& digest);
+StepDigest digest_from_json(const nlohmann::json& json, int64_t line);
 
 bool operator==(const ChunkRecord& a, const ChunkRecord& b);
 bool operator==(const StepRecord& a, const StepRecord& b);

@@ -8,11 +8,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "qsa/backend.hpp"
 #include "qsa/model_oracle.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/traces/scenario_state.hpp"
+#include "qsa/traces/step_digest.hpp"
 
 namespace qsa::traces {
 
@@ -22,11 +24,15 @@ struct RunOptions {
   bool differential = true;     // compare with the reference bit for bit (not when the backend is the reference)
   bool check_writes = true;     // SPEC 7.5: bytes change only in rows the metadata names
   int64_t sweep_every = 32;     // re-check every complete group of every live request every n steps (0: never)
+  bool compute_digests = false; // digest the backend's outputs after each step (last_digest())
+  /// Recorded digests ([steps], e.g. ScenarioFile::digests): each step's digest must equal its
+  /// entry (check "digest", naming the first differing output). Implies compute_digests.
+  const std::vector<StepDigest>* expected_digests = nullptr;
 };
 
 struct RunFailure {
   int64_t step = -1;
-  std::string check;    // e.g. "metadata-differential", "7.1-compressed-row", "7.5-writes", "scenario"
+  std::string check;    // e.g. "metadata-differential", "7.1-compressed-row", "7.5-writes", "scenario", "digest"
   std::string message;  // names the request, position, slot and both values where it can
   bool invalid_scenario = false;  // the scenario itself contradicts SPEC 7 (no backend is at fault)
 };
@@ -46,11 +52,15 @@ class ScenarioRunner {
   const ScenarioState& state() const { return state_; }
   /// The backend's caches after the steps run so far.
   const StepCaches& caches() const { return caches_; }
+  /// The digest of the backend's outputs in the last step run (with compute_digests or
+  /// expected_digests; empty otherwise). Metadata entries only when the step update did not run.
+  const StepDigest& last_digest() const { return digest_; }
 
  private:
   std::optional<RunFailure> check_metadata(const StepInput& input, const StepRecord& record);
   std::optional<RunFailure> check_step_update(const StepInput& input);
   std::optional<RunFailure> check_oracle(const StepRecord& record, const std::map<int64_t, int64_t>& committed_before);
+  std::optional<RunFailure> check_digest(const StepInput& input, bool update_ran);
   RunFailure failure(const std::string& check, const std::string& message) const;
 
   ScenarioState state_;
@@ -60,7 +70,9 @@ class ScenarioRunner {
   RunOptions options_;
   StepCaches caches_;            // the backend's caches
   StepCaches reference_caches_;  // the reference's, for the differential check
-  MetadataOutput compressed_metadata_;  // the backend's compressed-kind metadata of this step
+  MetadataOutput metadata_[3];   // the backend's metadata of this step: compressed, ring, passthrough
+  StepOutput output_;            // the backend's step output of this step (when the update ran)
+  StepDigest digest_;
   int64_t index_ = 0;
   bool step_update_supported_ = true;
 };

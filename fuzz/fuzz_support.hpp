@@ -1,0 +1,62 @@
+#pragma once
+// What every fuzz target shares: how a finding is reported (printed, then a trap, so libFuzzer
+// records the input and the replay executables fail), the backends a target compares with the
+// reference (differential mode), and an edge-biased decoder for FuzzedDataProvider.
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include "qsa/backend.hpp"
+
+namespace qsa::fuzz {
+
+/// Prints "FINDING <target>: <check>: <detail>" on stderr and traps (never returns, never throws).
+/// `detail` names the step, the check and the element where it can.
+[[noreturn]] void finding(const char* target, const std::string& check, const std::string& detail);
+
+/// The reference backend (created once).
+Backend& reference_backend();
+
+/// The backends compared with the reference bit for bit, created once per process:
+/// - QSA_FUZZ_BACKEND unset: every backend registered by traces::register_builtin_backends()
+///   other than "reference" whose probe() is kOk (the CUDA backend on a GPU build with a device);
+/// - QSA_FUZZ_BACKEND=name[,name...]: exactly those (an unknown or unavailable one is a usage
+///   error: the process prints why and exits 2);
+/// - QSA_FUZZ_BACKEND=none: none (the reference against the invariants and the oracle only).
+/// The planted `bug:` backends are not linked into the fuzzers.
+const std::vector<std::unique_ptr<Backend>>& differential_backends();
+
+/// Prints, once per process, which backends the target compares (the replay tools and libFuzzer
+/// both show it at start-up).
+void announce_backends(const char* target);
+
+/// FuzzedDataProvider with helpers that favour the edge values a property generator would pick.
+class Decoder {
+ public:
+  Decoder(const uint8_t* data, size_t size) : fdp_(data, size) {}
+
+  bool empty() { return fdp_.remaining_bytes() == 0; }
+  bool flag() { return fdp_.ConsumeBool(); }
+  /// True with probability about n / 256.
+  bool one_in_256(int n) { return fdp_.ConsumeIntegral<uint8_t>() < n; }
+  int64_t range(int64_t lo, int64_t hi) { return fdp_.ConsumeIntegralInRange<int64_t>(lo, hi); }
+  /// One of `values`.
+  int64_t pick(std::initializer_list<int64_t> values) {
+    return *(values.begin() + fdp_.ConsumeIntegralInRange<size_t>(0, values.size() - 1));
+  }
+  /// Usually one of `edges`, sometimes anything in [lo, hi].
+  int64_t edgy(int64_t lo, int64_t hi, std::initializer_list<int64_t> edges);
+  /// Any 64-bit value, biased toward the limits of SPEC 1.3 and the integer types.
+  int64_t wild();
+  FuzzedDataProvider& provider() { return fdp_; }
+
+ private:
+  FuzzedDataProvider fdp_;
+};
+
+}  // namespace qsa::fuzz
