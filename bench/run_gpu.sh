@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The GPU bundle's runner (staged into bundle/ by `./dev gpu`; run on the GPU machine from inside
 # the bundle). Runs, with QSA_REQUIRE_GPU=1 so that a missing device fails instead of skipping,
-# the phases named in $QSA_PHASES (default "tests campaign sanitizers bench"; one device call is
-# limited to 10 minutes, so a session may run "tests campaign sanitizers" and "bench" apart):
+# the phases named in $QSA_PHASES (default "tests replays campaign sanitizers bench"; one device
+# call is limited to 10 minutes, so a session may run "tests campaign sanitizers" and "bench" apart):
 #   tests:      the gpu-labelled test binaries (differential, robustness, planted bugs);
+#   replays:    the recorded traces (../traces/recorded) against their digests on the CUDA backend,
+#               and the fuzz corpora and regressions (../fuzz) with the CUDA backend compared;
 #   campaign:   `qsacheck check --backend cuda` (the default campaign, metadata and step update);
 #   sanitizers: the differential and robustness tests under compute-sanitizer memcheck, racecheck,
 #               initcheck and synccheck, with small corpora so that each stays short;
@@ -56,7 +58,7 @@ SANITIZER=$(command -v compute-sanitizer || true)
 note "qsacheck GPU bundle run, $(date -u +%FT%TZ)"
 note "$(head -3 "$OUT/environment.log" | tail -1)"
 
-PHASES=" ${QSA_PHASES:-tests campaign sanitizers bench} "
+PHASES=" ${QSA_PHASES:-tests replays campaign sanitizers bench} "
 phase() { [[ "$PHASES" == *" $1 "* ]]; }
 
 # One process per planted bug: a bug can fault the kernel, and a faulted context would fail every
@@ -77,6 +79,17 @@ if phase tests; then
   step "gpu_step_update_tests (scenario differential, conversions, robustness)" tests.log 150 ./gpu_step_update_tests
   step "gpu_step_update_planted_tests (one process per bug)" tests.log 90 bash -c "each_planted_bug gpu_step_update_planted_tests"
   grep -hE "^(KILLED|SURVIVED)" "$OUT/tests.log" | cut -c1-220 | sed 's/^/         /' | tee -a "$SUMMARY"
+fi
+
+if phase replays; then
+  # The bundle sits in a checkout: the traces and corpora are read from beside it.
+  step "trace_tests (recorded traces, digests, cuda)" replays.log 60 \
+    env QSA_RECORDED_TRACES_DIR=../traces/recorded ./trace_tests --gtest_filter='*Cuda*'
+  step "qsacheck replay --backend cuda (recorded traces)" replays.log 60 bash -c './qsacheck replay --backend cuda ../traces/recorded/*.scenario'
+  for target in fuzz_metadata fuzz_scenario; do
+    step "$target replay (corpus, regressions; cuda compared)" replays.log 90 \
+      env QSA_FUZZ_BACKEND=cuda "./$target" "../fuzz/corpus/$target" "../fuzz/regressions/$target"
+  done
 fi
 
 if phase campaign; then

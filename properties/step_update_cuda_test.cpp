@@ -170,6 +170,22 @@ TEST(StepUpdateCudaRobustness, TwoRunsGiveIdenticalBytes) {
   }
 }
 
+// One backend through scenarios whose RoPE tables have the same size and different contents (the
+// fuzz replay's pattern): each scenario's table is freed before the next one is built, so the
+// allocator tends to hand out the same address again. The backend once kept only the address of
+// the table it had uploaded and rotated with the previous scenario's (fuzz/FINDINGS.md, finding 9).
+TEST(StepUpdateCudaRobustness, OneBackendUsesEachScenariosOwnRopeTable) {
+  QSA_SKIP_WITHOUT_GPU();
+  cuda::CudaBackend backend;
+  for (const double theta : {1e4, 1e6, 1e4, 1e7}) {
+    traces::Workload w = traces::workload_by_name("default");
+    w.config.rope_theta = theta;
+    const traces::Scenario s = traces::simulate(w, 7, testing::scaled(20));
+    const auto failure = traces::run_scenario(s, backend, every_check());
+    EXPECT_FALSE(failure.has_value()) << "rope_theta " << theta << ": " << describe(failure);
+  }
+}
+
 TEST(StepUpdateCudaLimits, LargestPrefillMatchesTheReference) {
   QSA_SKIP_WITHOUT_GPU();
   // N = 65 536 rows: 16 prefill chunks of 4096 with the real head geometry, one step.

@@ -1,5 +1,6 @@
 #include "qsa/cuda/step_buffers.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,9 @@ struct StepBuffers::Arrays {
   DeviceBuffer queries;
   DeviceBuffer positions;
   DeviceBuffer cos_sin;
-  const std::vector<Bf16>* cos_sin_source = nullptr;  // the shared table last uploaded (never re-sent)
+  // The shared table last uploaded (not re-sent while it is the config's). Held, not just its
+  // address: a freed table's address can come back for another configuration's table.
+  std::shared_ptr<const std::vector<Bf16>> cos_sin_source;
   DeviceBuffer w_k;
   DeviceBuffer w_q;
   DeviceBuffer ring;
@@ -79,9 +82,9 @@ Status StepBuffers::upload(const StepInput& in, const StepCaches& caches, const 
   if ((s = a.keys.upload(in.keys.data(), bytes_of(in.keys), stream, "cudaMalloc(keys)", error)) != Status::kOk) return s;
   if ((s = a.queries.upload(in.queries.data(), bytes_of(in.queries), stream, "cudaMalloc(queries)", error)) != Status::kOk) return s;
   if ((s = a.positions.upload(in.positions.data(), bytes_of(in.positions), stream, "cudaMalloc(positions)", error)) != Status::kOk) return s;
-  if (a.cos_sin_source != c.cos_sin.get()) {
+  if (a.cos_sin_source != c.cos_sin) {
     if ((s = a.cos_sin.upload(c.cos_sin_data(), c.cos_sin_size() * sizeof(Bf16), stream, "cudaMalloc(cos_sin)", error)) != Status::kOk) return s;
-    a.cos_sin_source = c.cos_sin.get();
+    a.cos_sin_source = c.cos_sin;
   }
   if ((s = a.w_k.upload(c.w_k.data(), bytes_of(c.w_k), stream, "cudaMalloc(w_k)", error)) != Status::kOk) return s;
   if ((s = a.w_q.upload(c.w_q.data(), bytes_of(c.w_q), stream, "cudaMalloc(w_q)", error)) != Status::kOk) return s;
