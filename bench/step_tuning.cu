@@ -1,5 +1,6 @@
 // Tuning variants of the step-update kernel for the benchmark (D = 128, fast layout): heads per
-// pass of the Q path and the minimum resident blocks per SM (a register cap).
+// pass of the Q path, the minimum resident blocks per SM (a register cap) and the group members
+// loaded at once.
 
 #include "kernels/step_update_dispatch.cuh"
 #include "step_tuning.hpp"
@@ -8,11 +9,12 @@ namespace qsa::bench {
 
 const std::vector<StepTuning>& step_tunings() {
   static const std::vector<StepTuning> tunings = {
-      {"heads_per_pass:4/min_blocks:1", cuda::detail::launch_step_tuning<4, 1>},
-      {"heads_per_pass:2/min_blocks:1", cuda::detail::launch_step_tuning<2, 1>},
-      {"heads_per_pass:2/min_blocks:6", cuda::detail::launch_step_tuning<2, 6>},
-      {"heads_per_pass:1/min_blocks:8", cuda::detail::launch_step_tuning<1, 8>},
-      {"heads_per_pass:4/min_blocks:4", cuda::detail::launch_step_tuning<4, 4>},
+      {"heads_per_pass:2/min_blocks:6/pool_batch:4", cuda::detail::launch_step_tuning<2, 6, 4>},
+      {"heads_per_pass:2/min_blocks:5/pool_batch:4", cuda::detail::launch_step_tuning<2, 5, 4>},
+      {"heads_per_pass:2/min_blocks:5/pool_batch:2", cuda::detail::launch_step_tuning<2, 5, 2>},
+      {"heads_per_pass:2/min_blocks:8/pool_batch:2", cuda::detail::launch_step_tuning<2, 8, 2>},
+      {"heads_per_pass:4/min_blocks:4/pool_batch:4", cuda::detail::launch_step_tuning<4, 4, 4>},
+      {"heads_per_pass:1/min_blocks:8/pool_batch:2", cuda::detail::launch_step_tuning<1, 8, 2>},
   };
   return tunings;
 }

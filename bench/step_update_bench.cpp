@@ -7,7 +7,8 @@
 //    rotate through enough input sets (each its own q, k, q_out and positions) that the working set is
 //    four times the 60 MB L2, and reports the time per launch from CUDA events around one replay
 //    (UseManualTime), median of 5 repetitions. Bytes processed: step_bytes() (what must move).
-//    The sets rotate q, k, q_out and positions; the caches and the RoPE table are shared.
+//    Each set has its own inputs and q_out; the caches, the ring block table, the k-work items, the
+//    RoPE table and the weights are shared.
 //  * BM_Copy/device_to_device: a 1 GiB device-to-device copy, bytes read plus written: the ceiling.
 //  * BM_Floor/empty_kernel: an empty kernel launched the same way.
 // The run ends with a summary table (shape, dtype, ours, baseline, floor, GB/s, share of the copy

@@ -1,5 +1,6 @@
 #include "step_update_args.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace qsa::cuda {
@@ -58,6 +59,11 @@ StepParams make_step_params(const StepUpdateDeviceArgs& a) {
   p.num_tokens = a.num_tokens;
   p.num_requests = a.num_requests;
   p.compress_ratio = a.compress_ratio;
+  const bool power_of_two = a.compress_ratio > 0 && (a.compress_ratio & (a.compress_ratio - 1)) == 0;
+  p.inv_compress_ratio = power_of_two ? 1.0f / static_cast<float>(a.compress_ratio) : 0.0f;
+  p.compress_divider = detail::InvariantDivider::make(static_cast<uint32_t>(std::max(a.compress_ratio, 1)));
+  p.storage_divider = detail::InvariantDivider::make(static_cast<uint32_t>(std::max(a.storage_block_size, 1)));
+  p.ring_rows = detail::InvariantDivider::make(static_cast<uint32_t>(std::max(a.ring_capacity, 1)));
   p.storage_block_size = a.storage_block_size;
   p.ring_capacity = a.ring_capacity;
   p.rotary_dim = a.rotary_dim;

@@ -10,33 +10,68 @@
 
 namespace qsa::cuda::detail {
 
-template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks>
+// The MRoPE axis of rotary pair `pair` (SPEC 6.3): T, then H and W in turn while their sections last.
+template <int Bug>
+int rope_axis(int pair, const StepParams& p) {
+  constexpr int h = Bug == kWrongMropeAxis ? 2 : 1;
+  constexpr int w = Bug == kWrongMropeAxis ? 1 : 2;
+  if (pair % 3 == 1 && pair < 3 * p.mrope_sections[1]) return h;
+  if (pair % 3 == 2 && pair < 3 * p.mrope_sections[2]) return w;
+  return 0;
+}
+
+// Per lane of a team, the axis of each of its elements' pairs (0 without MRoPE), 2 bits each.
+template <int D, int Bug>
+void fill_lane_axes(StepParams& p) {
+  using Shape = TeamShape<D>;
+  static_assert(Shape::kLanes <= 32 && 2 * Shape::kElems <= 32, "one word per lane");
+  const int hp = p.rotary_dim / 2;
+  for (int lane = 0; lane < 32; ++lane) {
+    uint32_t bits = 0;
+    for (int i = 0; p.mrope && lane < Shape::kLanes && i < Shape::kElems; ++i) {
+      const int d = lane * Shape::kElems + i;
+      if (d < p.rotary_dim) bits |= static_cast<uint32_t>(rope_axis<Bug>(d < hp ? d : d - hp, p)) << (2 * i);
+    }
+    p.lane_axes[lane] = bits;
+  }
+}
+
+template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks, int PoolBatch = kDefaultPoolBatch>
 Status launch_step_kernel(StepParams p, cudaStream_t stream, Error* error) {
   constexpr int64_t teams = TeamShape<D>::kTeamsPerBlock;
+  fill_lane_axes<D, Bug>(p);
+  if (Bug == kRingOneRowShort && p.ring_capacity > 1) p.ring_rows = InvariantDivider::make(static_cast<uint32_t>(p.ring_capacity - 1));
   const int64_t item_blocks = (p.num_work_rows + teams - 1) / teams;
   const int64_t q_blocks = (p.num_tokens + teams - 1) / teams;  // one team per token row
   if (item_blocks + q_blocks == 0) return Status::kOk;
   if (item_blocks + q_blocks > 2147483647) return invalid(error, "num_tokens", -1, "launch-argument", "the grid would exceed 2^31 - 1 blocks");
   p.item_blocks = static_cast<int32_t>(item_blocks);
-  step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks><<<static_cast<unsigned>(item_blocks + q_blocks), kStepThreads, 0, stream>>>(p);
+  // Item blocks (latency chains) spread among the Q blocks (streams of rows), every item_stride-th.
+  p.item_stride = InvariantDivider::make(static_cast<uint32_t>(item_blocks > 0 ? (item_blocks + q_blocks) / item_blocks : 1));
+  step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch><<<static_cast<unsigned>(item_blocks + q_blocks), kStepThreads, 0, stream>>>(p);
   QSA_CUDA_TRY(cudaGetLastError(), error);
   return Status::kOk;
 }
 
+// D = 512 keeps 16 elements per lane: fewer resident blocks, so that its chunks fit in registers.
+template <int D>
+inline constexpr int kMinBlocksFor = D >= 512 ? 3 : kDefaultMinBlocks;
+
 template <int D, int Bug, bool Generic>
 Status launch_for_layout(const StepParams& p, cudaStream_t stream, Error* error) {
-  if (fast_layout(p, D)) return launch_step_kernel<D, Bug, true>(p, stream, error);
-  if constexpr (Generic) return launch_step_kernel<D, Bug, false>(p, stream, error);
+  if (fast_layout(p, D)) return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kMinBlocksFor<D>>(p, stream, error);
+  if constexpr (Generic) return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D>>(p, stream, error);
   return invalid(error, "layout", -1, "launch-argument", "this kernel variant is built for the fast layout only (aligned rows, rd/2 a power-of-two multiple of the lane chunk)");
 }
 
-/// A tuning variant (benchmarks only): D = 128, the fast layout, H heads per pass, MinBlocks.
-template <int H, int MinBlocks>
+/// A tuning variant (benchmarks only): D = 128, the fast layout, H heads per pass, MinBlocks,
+/// PoolBatch members loaded at once.
+template <int H, int MinBlocks, int PoolBatch>
 Status launch_step_tuning(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
   if (Status s = check_step_args(args, error); s != Status::kOk) return s;
   const StepParams p = make_step_params(args);
   if (args.head_dim != 128 || !fast_layout(p, 128)) return invalid(error, "head_dim", -1, "launch-argument", "tuning variants need D = 128, fast layout");
-  return launch_step_kernel<128, kNoBug, true, H, MinBlocks>(p, stream, error);
+  return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch>(p, stream, error);
 }
 
 /// Checks the arguments and launches for their D and layout. `Dims` lists the head dims this
