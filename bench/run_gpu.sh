@@ -10,8 +10,10 @@
 #   sanitizers: the differential and robustness tests under compute-sanitizer memcheck, racecheck,
 #               initcheck and synccheck, with small corpora so that each stays short;
 #   bench:      the benchmarks, JSON to $OUT/bench.json and $OUT/step_bench.json.
-# Logs go to $OUT (./gpu-logs when OUT is unset), at most 8 files; the summary is printed last
-# and kept in $OUT/summary.txt. Exit status: 0 only when every step passed.
+# Files go to $OUT (./gpu-logs when OUT is unset), 8 at most (the device tool brings back 8):
+# summary.txt (the environment, then every step's result; also printed), tests.log (tests and
+# replays), qsacheck.log and check.json, sanitizers.log, bench.log (both benchmarks, and ncu),
+# step_bench.json and bench.json. Exit status: 0 only when every step passed.
 set -u
 cd "$(dirname "$0")"
 OUT="${OUT:-$PWD/gpu-logs}"
@@ -19,7 +21,6 @@ mkdir -p "$OUT"
 export QSA_REQUIRE_GPU=1
 DEADLINE=$(( $(date +%s) + ${QSA_GPU_BUDGET_S:-450} ))
 SUMMARY="$OUT/summary.txt"
-: > "$SUMMARY"
 failed=0
 
 note() { echo "$*" | tee -a "$SUMMARY"; }
@@ -53,10 +54,11 @@ SANITIZER=$(command -v compute-sanitizer || true)
   [ -n "$SANITIZER" ] && "$SANITIZER" --version 2>&1 | tail -1
   ./qsacheck --version 2>&1
   ls -la
-} > "$OUT/environment.log" 2>&1
+  echo
+} > "$SUMMARY" 2>&1
 
 note "qsacheck GPU bundle run, $(date -u +%FT%TZ)"
-note "$(head -3 "$OUT/environment.log" | tail -1)"
+note "$(sed -n 3p "$SUMMARY")"
 
 PHASES=" ${QSA_PHASES:-tests replays campaign sanitizers bench} "
 phase() { [[ "$PHASES" == *" $1 "* ]]; }
@@ -83,11 +85,11 @@ fi
 
 if phase replays; then
   # The bundle sits in a checkout: the traces and corpora are read from beside it.
-  step "trace_tests (recorded traces, digests, cuda)" replays.log 60 \
+  step "trace_tests (recorded traces, digests, cuda)" tests.log 60 \
     env QSA_RECORDED_TRACES_DIR=../traces/recorded ./trace_tests --gtest_filter='*Cuda*'
-  step "qsacheck replay --backend cuda (recorded traces)" replays.log 60 bash -c './qsacheck replay --backend cuda ../traces/recorded/*.scenario'
+  step "qsacheck replay --backend cuda (recorded traces)" tests.log 60 bash -c './qsacheck replay --backend cuda ../traces/recorded/*.scenario'
   for target in fuzz_metadata fuzz_scenario; do
-    step "$target replay (corpus, regressions; cuda compared)" replays.log 90 \
+    step "$target replay (corpus, regressions; cuda compared)" tests.log 90 \
       env QSA_FUZZ_BACKEND=cuda "./$target" "../fuzz/corpus/$target" "../fuzz/regressions/$target"
   done
 fi
@@ -121,11 +123,14 @@ if phase sanitizers; then
 fi
 
 if phase bench; then
-  step "step_update_bench" step_bench.log 200 ./step_update_bench --benchmark_out="$OUT/step_bench.json" --benchmark_out_format=json --benchmark_color=false
+  touch "$OUT/bench.log"
+  step_start=$(wc -l < "$OUT/bench.log")
+  step "step_update_bench" bench.log 200 ./step_update_bench --benchmark_out="$OUT/step_bench.json" --benchmark_out_format=json --benchmark_color=false
+  metadata_start=$(wc -l < "$OUT/bench.log")
   step "metadata_bench" bench.log 150 ./metadata_bench --benchmark_out="$OUT/bench.json" --benchmark_out_format=json --benchmark_color=false
   echo
-  sed -n '/^Summary: time per step/,$p' "$OUT/step_bench.log" | tee -a "$SUMMARY"
-  sed -n '/^Summary: time per step/,/^Other GPU/p' "$OUT/bench.log" | tee -a "$SUMMARY"
+  sed -n "$((step_start + 1)),${metadata_start}p" "$OUT/bench.log" | sed -n '/^Summary: time per step/,$p' | tee -a "$SUMMARY"
+  tail -n +"$((metadata_start + 1))" "$OUT/bench.log" | sed -n '/^Summary: time per step/,/^Other GPU/p' | tee -a "$SUMMARY"
 fi
 
 # Optional (QSA_NCU=1): Nsight Compute on a few launches of the kernels (durations, throughput).
@@ -134,11 +139,11 @@ if [ "${QSA_NCU:-0}" = 1 ]; then
   [ -z "$NCU" ] && [ -x /usr/local/cuda/bin/ncu ] && NCU=/usr/local/cuda/bin/ncu
   if [ -n "$NCU" ]; then
     for filter in BM_StepUpdate/cuda/shape:decode/tokens:1024/ BM_StepUpdate/cuda/shape:prefill/tokens:16384/requests:4/dtype:bf16; do
-      step "ncu $filter" ncu.log 60 "$NCU" --clock-control none --cache-control none -k regex:step_update_row_teams \
+      step "ncu $filter" bench.log 60 "$NCU" --clock-control none --cache-control none -k regex:step_update_row_teams \
         --launch-count 2 --section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
         ./step_update_bench --quick --benchmark_min_time=0.0001 --benchmark_filter="$filter"
     done
-    grep -E "step_update_row_teams_kernel|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per" "$OUT/ncu.log" | sed 's/^/         /' | tee -a "$SUMMARY"
+    sed -n '/^=== ncu/,$p' "$OUT/bench.log" | grep -E "step_update_row_teams_kernel|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per" | sed 's/^/         /' | tee -a "$SUMMARY"
   else
     note "SKIPPED  ncu (not found)"
   fi
