@@ -20,6 +20,7 @@ function(qsa_add_test)
     TEST_LIST ${T_NAME}_TESTS
     DISCOVERY_MODE PRE_TEST
     DISCOVERY_TIMEOUT 60
+    NO_PRETTY_VALUES  # our parameters are named: keeps "# GetParam() = ..." out of the CTest names
     PROPERTIES TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${T_ENVIRONMENT}")
   # Labels are set by a script CTest includes after the discovered tests: a list-valued LABELS
   # (e.g. "gpu;differential") does not survive gtest_discover_tests' PROPERTIES (CMake 3.25).
