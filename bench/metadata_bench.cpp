@@ -84,8 +84,7 @@ struct GpuCase {
   int ladder_depth = -1;  // >= 0: the dependent-load ladder at this depth (floor_blocks blocks)
   std::unique_ptr<cuda::MetadataBuffers> buffers;
   GraphReplayTimer timer;
-  bool prepared = false;
-  std::string failure;
+  Preparation preparation;
 
   Status prepare(Error* error) {
     cudaStream_t stream = nullptr;
@@ -120,29 +119,7 @@ struct GpuCase {
 };
 
 void run_gpu(benchmark::State& state, GpuCase* c) {
-  if (!c->prepared) {
-    c->prepared = true;
-    Error error;
-    if (c->prepare(&error) != Status::kOk) c->failure = to_string(error);
-    if (!c->failure.empty()) {
-      verification_failed = true;
-      std::fprintf(stderr, "FAILED to prepare %s: %s\n", c->name.c_str(), c->failure.c_str());
-    }
-  }
-  if (!c->failure.empty()) {
-    state.SkipWithError(c->failure.c_str());
-    return;
-  }
-  for (auto _ : state) {
-    double seconds = 0;
-    Error error;
-    if (c->timer.replay(&seconds, &error) != Status::kOk) {
-      state.SkipWithError(to_string(error).c_str());
-      verification_failed = true;
-      break;
-    }
-    state.SetIterationTime(seconds);
-  }
+  if (!time_graph_replays(state, c->name, c->preparation, [c](Error* error) { return c->prepare(error); }, c->timer)) return;
   state.SetItemsProcessed(state.iterations() * c->input.batch.num_actual_tokens);
 }
 

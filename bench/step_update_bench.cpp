@@ -92,8 +92,7 @@ struct GpuCase {
   void* copy_src = nullptr;
   void* copy_dst = nullptr;
   GraphReplayTimer timer;
-  bool prepared = false;
-  std::string failure;
+  Preparation preparation;
 
   ~GpuCase() {
     cudaFree(copy_src);
@@ -162,29 +161,7 @@ struct GpuCase {
 std::vector<std::unique_ptr<GpuCase>> gpu_cases;
 
 void run_gpu(benchmark::State& state, GpuCase* c) {
-  if (!c->prepared) {
-    c->prepared = true;
-    Error error;
-    if (c->prepare(&error) != Status::kOk) c->failure = to_string(error);
-    if (!c->failure.empty()) {
-      verification_failed = true;
-      std::fprintf(stderr, "FAILED to prepare %s: %s\n", c->name.c_str(), c->failure.c_str());
-    }
-  }
-  if (!c->failure.empty()) {
-    state.SkipWithError(c->failure.c_str());
-    return;
-  }
-  for (auto _ : state) {
-    double seconds = 0;
-    Error error;
-    if (c->timer.replay(&seconds, &error) != Status::kOk) {
-      state.SkipWithError(to_string(error).c_str());
-      verification_failed = true;
-      break;
-    }
-    state.SetIterationTime(seconds);
-  }
+  if (!time_graph_replays(state, c->name, c->preparation, [c](Error* error) { return c->prepare(error); }, c->timer)) return;
   if (c->copy) state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * GpuCase::kCopyBytes));
   else if (c->shape) state.SetBytesProcessed(state.iterations() * c->shape->bytes);
 }
