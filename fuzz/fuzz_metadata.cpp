@@ -101,12 +101,6 @@ void run(const uint8_t* data, size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::announce_backends(kTarget);
-  try {
-    run(data, size);
-  } catch (const std::exception& e) {
-    finding(kTarget, "exception", std::string("an exception escaped: ") + e.what());
-  } catch (...) {
-    finding(kTarget, "exception", "an unknown exception escaped");
-  }
+  fuzz::run_input(kTarget, [&] { run(data, size); });
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <sstream>
 
 #include "qsa/traces/backends.hpp"
@@ -12,6 +13,16 @@ void finding(const char* target, const std::string& check, const std::string& de
   std::fprintf(stderr, "\nFINDING %s: %s: %s\n", target, check.c_str(), detail.c_str());
   std::fflush(stderr);
   __builtin_trap();
+}
+
+void run_input(const char* target, const std::function<void()>& checks) {
+  try {
+    checks();
+  } catch (const std::exception& e) {
+    finding(target, "exception", std::string("an exception escaped: ") + e.what());
+  } catch (...) {
+    finding(target, "exception", "an unknown exception escaped");
+  }
 }
 
 Backend& reference_backend() {

@@ -4,6 +4,7 @@
 // reference (differential mode), and an edge-biased decoder for FuzzedDataProvider.
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -18,6 +19,9 @@ namespace qsa::fuzz {
 /// Prints "FINDING <target>: <check>: <detail>" on stderr and traps (never returns, never throws).
 /// `detail` names the step, the check and the element where it can.
 [[noreturn]] void finding(const char* target, const std::string& check, const std::string& detail);
+
+/// Runs one input's checks: an exception escaping them is a finding (check "exception").
+void run_input(const char* target, const std::function<void()>& checks);
 
 /// The reference backend (created once).
 Backend& reference_backend();

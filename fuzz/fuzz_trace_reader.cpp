@@ -117,12 +117,6 @@ void run(const uint8_t* data, size_t size) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  try {
-    run(data, size);
-  } catch (const std::exception& e) {
-    finding(kTarget, "exception", std::string("an exception other than InputError escaped: ") + e.what());
-  } catch (...) {
-    finding(kTarget, "exception", "an unknown exception escaped");
-  }
+  fuzz::run_input(kTarget, [&] { run(data, size); });
   return 0;
 }
