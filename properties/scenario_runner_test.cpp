@@ -105,29 +105,36 @@ TEST(ScenarioFile, WritesAndReadsBackTheSameScenario) {
   EXPECT_EQ(back.digests[0].outputs.front().first, "metadata.ring") << "entries keep the report order";
 }
 
+// The error reading `text` as a scenario file reports (empty when it reads).
+Error scenario_error(const std::string& text) {
+  std::stringstream in(text);
+  try {
+    traces::read_scenario(in);
+  } catch (const traces::InputError& e) {
+    return e.error();
+  }
+  return Error{};
+}
+
+// The header line of the hand scenario's file.
+std::string hand_scenario_header() {
+  std::stringstream file;
+  traces::write_scenario(file, testing::hand_scenario());
+  return file.str().substr(0, file.str().find('\n') + 1);
+}
+
 TEST(ScenarioFile, DigestsAreObjectsOfKnownOutputsOnEveryStepOrNone) {
-  auto error_of = [](const std::string& text) {
-    std::stringstream in(text);
-    try {
-      traces::read_scenario(in);
-    } catch (const traces::InputError& e) {
-      return e.error();
-    }
-    return Error{};
-  };
-  std::stringstream good;
-  traces::write_scenario(good, testing::hand_scenario());
-  const std::string header = good.str().substr(0, good.str().find('\n') + 1);
+  const std::string header = hand_scenario_header();
   const std::string step0 = "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": []";
   const std::string step1 = "{\"step\": 1, \"reorder_batch_threshold\": 1, \"chunks\": []";
   const std::string digest = ", \"digest\": {\"q_out\": \"00000000000000ff\"}}\n";
-  EXPECT_EQ(error_of(header + step0 + digest + step1 + digest).rule, "");
-  EXPECT_EQ(error_of(header + step0 + digest + step1 + "}\n").rule, "partial");
-  EXPECT_EQ(error_of(header + step0 + "}\n" + step1 + digest).rule, "partial");
-  EXPECT_EQ(error_of(header + step0 + ", \"digest\": \"9f1c\"}\n").rule, "wrong-type");
-  EXPECT_EQ(error_of(header + step0 + ", \"digest\": {}}\n").rule, "empty");
-  EXPECT_EQ(error_of(header + step0 + ", \"digest\": {\"q_out\": \"00000000000000FF\"}}\n").rule, "wrong-type");
-  const Error unknown = error_of(header + step0 + ", \"digest\": {\"k_out\": \"00000000000000ff\"}}\n");
+  EXPECT_EQ(scenario_error(header + step0 + digest + step1 + digest).rule, "");
+  EXPECT_EQ(scenario_error(header + step0 + digest + step1 + "}\n").rule, "partial");
+  EXPECT_EQ(scenario_error(header + step0 + "}\n" + step1 + digest).rule, "partial");
+  EXPECT_EQ(scenario_error(header + step0 + ", \"digest\": \"9f1c\"}\n").rule, "wrong-type");
+  EXPECT_EQ(scenario_error(header + step0 + ", \"digest\": {}}\n").rule, "empty");
+  EXPECT_EQ(scenario_error(header + step0 + ", \"digest\": {\"q_out\": \"00000000000000FF\"}}\n").rule, "wrong-type");
+  const Error unknown = scenario_error(header + step0 + ", \"digest\": {\"k_out\": \"00000000000000ff\"}}\n");
   EXPECT_EQ(unknown.rule, "unknown-field");
   EXPECT_EQ(unknown.field, "digest.k_out");
 }
@@ -168,37 +175,26 @@ TEST(ScenarioRunner, DigestsNameTheStepAndTheFirstDifferingOutput) {
 }
 
 TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
-  auto error_of = [](const std::string& text) {
-    std::stringstream in(text);
-    try {
-      traces::read_scenario(in);
-    } catch (const traces::InputError& e) {
-      return e.error();
-    }
-    return Error{};
-  };
-  std::stringstream good;
-  traces::write_scenario(good, testing::hand_scenario());
-  const std::string header = good.str().substr(0, good.str().find('\n') + 1);
-  EXPECT_EQ(error_of("").rule, "empty");
-  EXPECT_EQ(error_of("{\"format\": \"other\"}\n").rule, "not-a-scenario");
-  const Error bad_step = error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1}]}\n");
+  const std::string header = hand_scenario_header();
+  EXPECT_EQ(scenario_error("").rule, "empty");
+  EXPECT_EQ(scenario_error("{\"format\": \"other\"}\n").rule, "not-a-scenario");
+  const Error bad_step = scenario_error(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1}]}\n");
   EXPECT_EQ(bad_step.index, 2);  // the line
   EXPECT_EQ(bad_step.rule, "missing");
   std::string bad_ring = header;
   bad_ring.replace(bad_ring.find("\"ring_capacity\":8"), 17, "\"ring_capacity\":7");
-  EXPECT_EQ(error_of(bad_ring).rule, "spec-3");
-  EXPECT_EQ(error_of(header + "{\"step\": 3, \"reorder_batch_threshold\": 1, \"chunks\": []}\n").rule, "out-of-order");
-  EXPECT_EQ(error_of(header + "{not json\n").rule, "malformed-json");
-  const Error no_blocks = error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
+  EXPECT_EQ(scenario_error(bad_ring).rule, "spec-3");
+  EXPECT_EQ(scenario_error(header + "{\"step\": 3, \"reorder_batch_threshold\": 1, \"chunks\": []}\n").rule, "out-of-order");
+  EXPECT_EQ(scenario_error(header + "{not json\n").rule, "malformed-json");
+  const Error no_blocks = scenario_error(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
                                             "\"start\": 0, \"length\": 3, \"accepted\": 3, \"ring_block\": 0}]}\n");
   EXPECT_EQ(no_blocks.field, "chunks[0].blocks") << "required: FORMAT.md gives it no default";
   EXPECT_EQ(no_blocks.rule, "missing");
-  const Error wide_ring = error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
+  const Error wide_ring = scenario_error(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
                                              "\"start\": 0, \"length\": 3, \"accepted\": 3, \"blocks\": [], \"ring_block\": 82147483647}]}\n");
   EXPECT_EQ(wide_ring.field, "chunks[0].ring_block") << "checked before it is narrowed to int32";
   EXPECT_EQ(wide_ring.rule, "out-of-range");
-  const Error empty_key = error_of(header.substr(0, header.rfind('}')) + ", \"\": []}\n");
+  const Error empty_key = scenario_error(header.substr(0, header.rfind('}')) + ", \"\": []}\n");
   EXPECT_EQ(empty_key.field, "\"\"") << "the empty key is named, not an empty field";
   EXPECT_EQ(empty_key.rule, "unknown-field");
   auto with_seed = [&](const std::string& value) {  // the header with another seed value
@@ -206,11 +202,11 @@ TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
     const size_t at = h.find("\"seed\":") + 7;
     return h.replace(at, h.find(',', at) - at, value);
   };
-  EXPECT_EQ(error_of(with_seed("-1")).field, "config.seed") << "a negative seed is rejected: it would be written back as 2^64 - 1";
+  EXPECT_EQ(scenario_error(with_seed("-1")).field, "config.seed") << "a negative seed is rejected: it would be written back as 2^64 - 1";
   std::stringstream big(with_seed("18446744073709551615"));
   EXPECT_EQ(traces::read_scenario(big).scenario.config.seed, 18446744073709551615ull) << "every uint64 seed reads back";
-  EXPECT_EQ(error_of("8e388\n").rule, "malformed-json") << "fuzz/regressions/fuzz_trace_reader/8a886297...: a number beyond double";
-  EXPECT_EQ(error_of(header + "{\"step\": 0, \"reorder_batch_threshold\": 1e999, \"chunks\": []}\n").index, 2);
+  EXPECT_EQ(scenario_error("8e388\n").rule, "malformed-json") << "fuzz/regressions/fuzz_trace_reader/8a886297...: a number beyond double";
+  EXPECT_EQ(scenario_error(header + "{\"step\": 0, \"reorder_batch_threshold\": 1e999, \"chunks\": []}\n").index, 2);
 }
 
 TEST(Shrinker, KeepsOnlyWhatTheFailureNeeds) {
