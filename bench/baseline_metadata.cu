@@ -28,11 +28,11 @@ struct BaselineParams {
   int32_t builder_ratio;
   int32_t storage_block_size;
   int32_t ring_capacity;
-  int32_t* token_to_req;        // [num_tokens]
-  int64_t* logical_positions;   // [num_tokens]
-  int32_t* visible_blocks;      // [num_tokens]
-  int64_t* slot_mapping;        // [num_tokens]
-  int32_t* k_work_metadata;     // [num_work_rows][2]
+  int32_t* token_to_req;       // [num_tokens]
+  int64_t* logical_positions;  // [num_tokens]
+  int32_t* visible_blocks;     // [num_tokens]
+  int64_t* slot_mapping;       // [num_tokens]
+  int32_t* k_work_metadata;    // [num_work_rows][2]
 };
 
 __global__ void __launch_bounds__(kThreads) metadata_token_search_kernel(const BaselineParams p) {
@@ -50,8 +50,10 @@ __global__ void __launch_bounds__(kThreads) metadata_token_search_kernel(const B
   int32_t hi = p.num_requests - 1;
   while (lo < hi) {
     const int32_t mid = (lo + hi + 1) / 2;
-    if (p.query_start_loc[mid] <= t) lo = mid;
-    else hi = mid - 1;
+    if (p.query_start_loc[mid] <= t)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   const int32_t j = lo;
   const int32_t begin = p.query_start_loc[j];
@@ -66,7 +68,8 @@ __global__ void __launch_bounds__(kThreads) metadata_token_search_kernel(const B
       const int32_t logical_block = g / p.storage_block_size;
       if (logical_block < p.cols) {
         const int32_t block = p.block_table[j * p.row_stride + logical_block * p.col_stride];
-        if (block >= 0 && p.common_slot_mapping[t] >= 0) slot = static_cast<int64_t>(block) * p.storage_block_size + g % p.storage_block_size;
+        if (block >= 0 && p.common_slot_mapping[t] >= 0)
+          slot = static_cast<int64_t>(block) * p.storage_block_size + g % p.storage_block_size;
       }
     }
   } else if (p.kind == 1) {
@@ -139,7 +142,8 @@ DependentLoadLadder::~DependentLoadLadder() {
 
 Status DependentLoadLadder::create(Error* error) {
   std::vector<int32_t> next(kLadderEntries);
-  for (int i = 0; i < kLadderEntries; ++i) next[i] = static_cast<int32_t>((static_cast<int64_t>(i) * 40503 + 977) % kLadderEntries);
+  for (int i = 0; i < kLadderEntries; ++i)
+    next[i] = static_cast<int32_t>((static_cast<int64_t>(i) * 40503 + 977) % kLadderEntries);
   QSA_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&table_), kLadderEntries * sizeof(int32_t)), error);
   QSA_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&out_), kLadderMaxBlocks * kThreads * sizeof(int32_t)), error);
   QSA_CUDA_TRY(cudaMemcpy(table_, next.data(), next.size() * sizeof(int32_t), cudaMemcpyHostToDevice), error);
@@ -176,7 +180,8 @@ Status launch_baseline_metadata(const cuda::MetadataDeviceArgs& args, cudaStream
   p.slot_mapping = args.slot_mapping;
   p.k_work_metadata = args.k_work_metadata;
   if (p.num_tokens > 0) {
-    metadata_token_search_kernel<<<static_cast<unsigned>((p.num_tokens + kThreads - 1) / kThreads), kThreads, 0, stream>>>(p);
+    metadata_token_search_kernel<<<static_cast<unsigned>((p.num_tokens + kThreads - 1) / kThreads), kThreads, 0,
+                                   stream>>>(p);
     QSA_CUDA_TRY(cudaGetLastError(), error);
   }
   if (p.num_work_rows > 0) {

@@ -13,11 +13,13 @@ using cuda::detail::bf16_to_float;
 using cuda::detail::float_to_bf16;
 
 __device__ void positions_of(const cuda::StepUpdateDeviceArgs& a, int t, int64_t* pos) {
-  for (int axis = 0; axis < 3; ++axis) pos[axis] = a.positions[(a.position_axes == 3 ? axis : 0) * static_cast<int64_t>(a.num_tokens) + t];
+  for (int axis = 0; axis < 3; ++axis)
+    pos[axis] = a.positions[(a.position_axes == 3 ? axis : 0) * static_cast<int64_t>(a.num_tokens) + t];
 }
 
 // Norm (the pairwise tree over shared memory), RoPE at `pos`, store element d in the store dtype.
-__device__ void transform(const cuda::StepUpdateDeviceArgs& a, float x, const uint16_t* weight, const int64_t* pos, void* out) {
+__device__ void transform(const cuda::StepUpdateDeviceArgs& a, float x, const uint16_t* weight, const int64_t* pos,
+                          void* out) {
   extern __shared__ float tree[];  // [2 * D]: squares, then the normed row
   const int d = threadIdx.x;
   const int dim = a.head_dim;
@@ -46,8 +48,10 @@ __device__ void transform(const cuda::StepUpdateDeviceArgs& a, float x, const ui
                : float_to_bf16(__fadd_rn(__fmul_rn(row[hp + i], c), __fmul_rn(row[i], s)));
   }
   if (out == nullptr) return;
-  if (a.store_dtype == StoreDtype::kBf16) static_cast<uint16_t*>(out)[d] = y;
-  else static_cast<uint8_t*>(out)[d] = bf16_to_e4m3(y);
+  if (a.store_dtype == StoreDtype::kBf16)
+    static_cast<uint16_t*>(out)[d] = y;
+  else
+    static_cast<uint8_t*>(out)[d] = bf16_to_e4m3(y);
 }
 
 __device__ int ring_block(const cuda::StepUpdateDeviceArgs& a, int j) {
@@ -77,16 +81,20 @@ __global__ void pool_kernel(const cuda::StepUpdateDeviceArgs a) {
   for (int i = 0; i < a.compress_ratio; ++i) {
     const int64_t m = g * a.compress_ratio + i;
     float v = 0.0f;
-    if (m >= start) v = bf16_to_float(a.keys[(first + m - start) * a.head_dim + d]);
-    else if (rb >= 0) v = bf16_to_float(a.ring[rb * a.ring_block_stride + (m % a.ring_capacity) * a.ring_row_stride + d]);
+    if (m >= start)
+      v = bf16_to_float(a.keys[(first + m - start) * a.head_dim + d]);
+    else if (rb >= 0)
+      v = bf16_to_float(a.ring[rb * a.ring_block_stride + (m % a.ring_capacity) * a.ring_row_stride + d]);
     s = i == 0 ? v : __fadd_rn(s, v);
   }
   int64_t pos[3] = {g * a.compress_ratio, g * a.compress_ratio, g * a.compress_ratio};
   const int64_t g0 = g * a.compress_ratio;
   if (a.ring_positions) {
-    if (g0 >= start) positions_of(a, static_cast<int>(first + g0 - start), pos);
+    if (g0 >= start)
+      positions_of(a, static_cast<int>(first + g0 - start), pos);
     else if (rb >= 0) {
-      const uint16_t* tail = a.ring + rb * a.ring_block_stride + (g0 % a.ring_capacity) * a.ring_row_stride + a.head_dim;
+      const uint16_t* tail =
+          a.ring + rb * a.ring_block_stride + (g0 % a.ring_capacity) * a.ring_row_stride + a.head_dim;
       for (int axis = 0; axis < 3; ++axis) {
         uint64_t v = 0;
         for (int k = 3; k >= 0; --k) v = v << 16 | tail[4 * axis + k];
@@ -103,8 +111,9 @@ __global__ void pool_kernel(const cuda::StepUpdateDeviceArgs a) {
   }
   const int64_t slot_block = b;
   const int64_t row = g % a.storage_block_size;
-  uint8_t* base = static_cast<uint8_t*>(a.compressed) +
-                  (slot_block * a.compressed_block_stride + row * a.compressed_row_stride) * (a.store_dtype == StoreDtype::kBf16 ? 2 : 1);
+  uint8_t* base =
+      static_cast<uint8_t*>(a.compressed) + (slot_block * a.compressed_block_stride + row * a.compressed_row_stride) *
+                                                (a.store_dtype == StoreDtype::kBf16 ? 2 : 1);
   transform(a, bf16_to_float(float_to_bf16(__fdiv_rn(s, static_cast<float>(a.compress_ratio)))), a.w_k, pos, base);
 }
 
@@ -118,12 +127,14 @@ __global__ void commit_kernel(const cuda::StepUpdateDeviceArgs a) {
   const int from = end_row - first > a.ring_capacity ? end_row - a.ring_capacity : first;
   for (int t = from; t < end_row; ++t) {
     uint16_t* row = a.ring + rb * a.ring_block_stride + ((start + t - first) % a.ring_capacity) * a.ring_row_stride;
-    for (int d = threadIdx.x; d < a.head_dim; d += blockDim.x) row[d] = a.keys[static_cast<int64_t>(t) * a.head_dim + d];
+    for (int d = threadIdx.x; d < a.head_dim; d += blockDim.x)
+      row[d] = a.keys[static_cast<int64_t>(t) * a.head_dim + d];
     if (a.ring_positions && threadIdx.x == 0) {
       int64_t pos[3];
       positions_of(a, t, pos);
       for (int axis = 0; axis < 3; ++axis)
-        for (int k = 0; k < 4; ++k) row[a.head_dim + 4 * axis + k] = static_cast<uint16_t>(static_cast<uint64_t>(pos[axis]) >> (16 * k));
+        for (int k = 0; k < 4; ++k)
+          row[a.head_dim + 4 * axis + k] = static_cast<uint16_t>(static_cast<uint64_t>(pos[axis]) >> (16 * k));
     }
   }
 }
@@ -134,14 +145,16 @@ __global__ void q_kernel(const cuda::StepUpdateDeviceArgs a) {
   int64_t pos[3];
   positions_of(a, t, pos);
   const int bytes = a.store_dtype == StoreDtype::kBf16 ? 2 : 1;
-  transform(a, bf16_to_float(a.queries[unit * a.head_dim + threadIdx.x]), a.w_q, pos, static_cast<uint8_t*>(a.q_out) + unit * a.head_dim * bytes);
+  transform(a, bf16_to_float(a.queries[unit * a.head_dim + threadIdx.x]), a.w_q, pos,
+            static_cast<uint8_t*>(a.q_out) + unit * a.head_dim * bytes);
 }
 
 // Each thread moves vectors i, i + T, i + 2T, i + 3T (T threads in the grid): every load
 // instruction of a warp reads 512 contiguous bytes.
 __global__ void copy_kernel(const uint4* src, uint4* dst, size_t vectors) {
   const size_t threads = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i + 3 * threads < vectors; i += 4 * threads) {
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i + 3 * threads < vectors;
+       i += 4 * threads) {
     const uint4 a = src[i];
     const uint4 b = src[i + threads];
     const uint4 c = src[i + 2 * threads];

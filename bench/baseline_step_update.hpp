@@ -10,7 +10,8 @@
 
 namespace qsa::bench {
 
-[[nodiscard]] Status launch_baseline_step_update(const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error);
+[[nodiscard]] Status launch_baseline_step_update(const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream,
+                                                 Error* error);
 
 /// The copy ceiling by a kernel: `bytes` (a multiple of 4 x 16 x the grid's threads) from `src` to
 /// `dst`, each thread moving four 16-byte vectors per pass, loads before stores, grid-stride.

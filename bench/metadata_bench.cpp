@@ -42,7 +42,8 @@ namespace {
 constexpr CacheKind kKinds[] = {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough};
 
 std::string shape_suffix(CacheKind kind, const MetadataShape& shape) {
-  return std::string("kind:") + to_string(kind) + "/tokens:" + std::to_string(shape.tokens) + "/requests:" + std::to_string(shape.requests);
+  return std::string("kind:") + to_string(kind) + "/tokens:" + std::to_string(shape.tokens) +
+         "/requests:" + std::to_string(shape.requests);
 }
 
 // GPU benchmarks report the time per launch while each iteration replays kLaunchesPerGraph
@@ -54,8 +55,10 @@ void configure(benchmark::internal::Benchmark* b, bool gpu) {
   b->Unit(benchmark::kMicrosecond);
   if (gpu) b->UseManualTime();
   if (quick_mode) return;
-  if (gpu) b->Iterations(kGpuIterations);
-  else b->MinTime(0.1);
+  if (gpu)
+    b->Iterations(kGpuIterations);
+  else
+    b->MinTime(0.1);
   b->Repetitions(5)->ReportAggregatesOnly(true);
 }
 
@@ -96,10 +99,13 @@ struct GpuCase {
         if (Status s = created->create(error); s != Status::kOk) return s;
         ladder = created.release();  // lives until exit, shared by every depth
       }
-      return timer.capture(kLaunchesPerGraph, [&](cudaStream_t st) { return ladder->launch(st, ladder_depth, floor_blocks, error); }, error);
+      return timer.capture(
+          kLaunchesPerGraph, [&](cudaStream_t st) { return ladder->launch(st, ladder_depth, floor_blocks, error); },
+          error);
     }
     if (!launcher)
-      return timer.capture(kLaunchesPerGraph, [&](cudaStream_t st) { return launch_empty_kernel(st, floor_blocks, error); }, error);
+      return timer.capture(
+          kLaunchesPerGraph, [&](cudaStream_t st) { return launch_empty_kernel(st, floor_blocks, error); }, error);
     const cuda::MetadataBuffers::Capacity capacity{input.batch.num_actual_tokens, input.batch.num_requests(),
                                                    static_cast<int64_t>(input.block_table.storage.size())};
     if (Status s = cuda::MetadataBuffers::create(capacity, &buffers, error); s != Status::kOk) return s;
@@ -114,12 +120,15 @@ struct GpuCase {
     actual.split = expected.split;  // the split is host metadata, not the kernel's
     if (auto m = traces::compare_metadata(input, expected, actual))
       return invalid(error, "output", m->index, "differs-from-reference", m->to_string());
-    return timer.capture(kLaunchesPerGraph, [&](cudaStream_t st) { return launcher(args, st, error); }, error);
+    return timer.capture(
+        kLaunchesPerGraph, [&](cudaStream_t st) { return launcher(args, st, error); }, error);
   }
 };
 
 void run_gpu(benchmark::State& state, GpuCase* c) {
-  if (!time_graph_replays(state, c->name, c->preparation, [c](Error* error) { return c->prepare(error); }, c->timer)) return;
+  if (!time_graph_replays(
+          state, c->name, c->preparation, [c](Error* error) { return c->prepare(error); }, c->timer))
+    return;
   state.SetItemsProcessed(state.iterations() * c->input.batch.num_actual_tokens);
 }
 
@@ -160,7 +169,9 @@ void register_benchmarks(bool gpu) {
   }
 #ifdef QSA_HAVE_CUDA
   if (!gpu) return;
-  configure(benchmark::RegisterBenchmark("BM_Floor/empty_kernel", run_gpu, add_gpu_case("BM_Floor/empty_kernel", MetadataInput{}, Launcher{})), true);
+  configure(benchmark::RegisterBenchmark("BM_Floor/empty_kernel", run_gpu,
+                                         add_gpu_case("BM_Floor/empty_kernel", MetadataInput{}, Launcher{})),
+            true);
   if (quick_mode) return;
   // Empty grids as large as ours (2 .. 161 blocks for the shapes above): launch cost before work.
   for (int blocks : {4, 32, 160}) {
@@ -183,7 +194,8 @@ void register_benchmarks(bool gpu) {
   };
   auto tilings_for = [](const MetadataShape& shape) {
     if (shape.requests == 1024) return std::vector<Tiling>{{256, 1, 1}, {512, 1, 1}, {1024, 1, 1}, {1024, 2, 2}};
-    if (shape.tokens == 1024 || shape.tokens == 65536) return std::vector<Tiling>{{256, 1, 1}, {256, 2, 2}, {512, 1, 1}, {1024, 1, 1}};
+    if (shape.tokens == 1024 || shape.tokens == 65536)
+      return std::vector<Tiling>{{256, 1, 1}, {256, 2, 2}, {512, 1, 1}, {1024, 1, 1}};
     return std::vector<Tiling>{};
   };
   for (const MetadataShape& shape : metadata_bench_shapes()) {
@@ -192,8 +204,9 @@ void register_benchmarks(bool gpu) {
     const MetadataInput input = make_shape_input(shape, CacheKind::kCompressed, 1);
     for (const Tiling& tiling : tilings) {
       const cuda::MetadataLaunchConfig config{tiling.rows, tiling.work, tiling.threads};
-      const std::string name = "BM_MetadataTiling/cuda/" + shape_suffix(CacheKind::kCompressed, shape) + "/threads:" +
-                               std::to_string(tiling.threads) + "/rows_per_thread:" + std::to_string(tiling.rows) +
+      const std::string name = "BM_MetadataTiling/cuda/" + shape_suffix(CacheKind::kCompressed, shape) +
+                               "/threads:" + std::to_string(tiling.threads) +
+                               "/rows_per_thread:" + std::to_string(tiling.rows) +
                                "/work_rows_per_thread:" + std::to_string(tiling.work);
       GpuCase* c = add_gpu_case(name, input, [config](const cuda::MetadataDeviceArgs& a, cudaStream_t s, Error* e) {
         return cuda::launch_metadata(a, s, e, config);
@@ -209,8 +222,8 @@ void print_summary(const MedianReporter& reporter) {
   auto get = [&](const std::string& name) { return reporter.micros(name); };
   const double floor = get("BM_Floor/empty_kernel");
   std::printf("\nSummary: time per step (median), microseconds; ours/floor target <= 2\n");
-  std::printf("%-8s %-12s %7s %6s %13s %11s %9s %9s %10s\n", "shape", "kind", "N", "NR", "reference_cpu", "baseline", "ours",
-              "floor", "ours/floor");
+  std::printf("%-8s %-12s %7s %6s %13s %11s %9s %9s %10s\n", "shape", "kind", "N", "NR", "reference_cpu", "baseline",
+              "ours", "floor", "ours/floor");
   for (CacheKind kind : kKinds) {
     for (const MetadataShape& shape : metadata_bench_shapes()) {
       const std::string suffix = shape_suffix(kind, shape);
@@ -225,13 +238,14 @@ void print_summary(const MedianReporter& reporter) {
       };
       const std::string ratio = ours > 0 && floor > 0 ? cell(ours / floor) : "-";
       std::printf("%-8s %-12s %7lld %6lld %13s %11s %9s %9s %10s\n", shape.family.c_str(), to_string(kind),
-                  static_cast<long long>(shape.tokens), static_cast<long long>(shape.requests), cell(ref).c_str(), cell(base).c_str(),
-                  cell(ours).c_str(), cell(floor).c_str(), ratio.c_str());
+                  static_cast<long long>(shape.tokens), static_cast<long long>(shape.requests), cell(ref).c_str(),
+                  cell(base).c_str(), cell(ours).c_str(), cell(floor).c_str(), ratio.c_str());
     }
   }
   std::printf("\nOther GPU measurements (median, microseconds per launch)\n");
   for (const auto& [name, micros] : reporter.all_micros())
-    if (name.rfind("BM_Floor/", 0) == 0 || name.rfind("BM_MetadataTiling/", 0) == 0) std::printf("%-110s %9.2f\n", name.c_str(), micros);
+    if (name.rfind("BM_Floor/", 0) == 0 || name.rfind("BM_MetadataTiling/", 0) == 0)
+      std::printf("%-110s %9.2f\n", name.c_str(), micros);
 }
 
 }  // namespace

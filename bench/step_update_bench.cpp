@@ -16,7 +16,6 @@
 
 #include <benchmark/benchmark.h>
 
-
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -31,11 +30,11 @@
 #ifdef QSA_HAVE_CUDA
 #include "baseline_metadata.hpp"
 #include "baseline_step_update.hpp"
-#include "step_tuning.hpp"
 #include "qsa/cuda/cuda_check.hpp"
 #include "qsa/cuda/device.hpp"
 #include "qsa/cuda/metadata_buffers.hpp"
 #include "qsa/cuda/step_buffers.hpp"
+#include "step_tuning.hpp"
 #include "support/cuda_timer.hpp"
 #endif
 
@@ -48,13 +47,16 @@ void configure(benchmark::internal::Benchmark* b, bool gpu) {
   b->Unit(benchmark::kMicrosecond);
   if (gpu) b->UseManualTime();
   if (quick_mode) return;
-  if (gpu) b->Iterations(kGpuIterations);
-  else b->MinTime(0.2);
+  if (gpu)
+    b->Iterations(kGpuIterations);
+  else
+    b->MinTime(0.2);
   b->Repetitions(5)->ReportAggregatesOnly(true);
 }
 
 std::string suffix(const StepShape& s) {
-  return "shape:" + s.name + "/tokens:" + std::to_string(s.tokens) + "/requests:" + std::to_string(s.requests) + "/dtype:" + to_string(s.dtype);
+  return "shape:" + s.name + "/tokens:" + std::to_string(s.tokens) + "/requests:" + std::to_string(s.requests) +
+         "/dtype:" + to_string(s.dtype);
 }
 
 struct ShapeCase {
@@ -108,13 +110,18 @@ struct GpuCase {
       QSA_CUDA_TRY(cudaMalloc(&copy_src, kCopyBytes), error);
       QSA_CUDA_TRY(cudaMalloc(&copy_dst, kCopyBytes), error);
       QSA_CUDA_TRY(cudaMemset(copy_src, 1, kCopyBytes), error);
-      return timer.capture(4, [&](cudaStream_t st) -> Status {
-        if (copy_by_kernel) return launch_copy_kernel(copy_src, copy_dst, kCopyBytes, st, error);
-        QSA_CUDA_TRY(cudaMemcpyAsync(copy_dst, copy_src, kCopyBytes, cudaMemcpyDeviceToDevice, st), error);
-        return Status::kOk;
-      }, error);
+      return timer.capture(
+          4,
+          [&](cudaStream_t st) -> Status {
+            if (copy_by_kernel) return launch_copy_kernel(copy_src, copy_dst, kCopyBytes, st, error);
+            QSA_CUDA_TRY(cudaMemcpyAsync(copy_dst, copy_src, kCopyBytes, cudaMemcpyDeviceToDevice, st), error);
+            return Status::kOk;
+          },
+          error);
     }
-    if (!shape) return timer.capture(200, [&](cudaStream_t st) { return launch_empty_kernel(st, 1, error); }, error);
+    if (!shape)
+      return timer.capture(
+          200, [&](cudaStream_t st) { return launch_empty_kernel(st, 1, error); }, error);
 
     const StepInput& in = shape->step.input;
     const MetadataInput compressed = in.compressed_metadata_input();
@@ -132,7 +139,8 @@ struct GpuCase {
     for (int64_t i = 0; i < count; ++i) {
       sets.push_back(std::make_unique<cuda::StepBuffers>());
       args.emplace_back();
-      if (Status s = sets.back()->upload(in, shape->step.caches, m, stream, &args.back(), error); s != Status::kOk) return s;
+      if (Status s = sets.back()->upload(in, shape->step.caches, m, stream, &args.back(), error); s != Status::kOk)
+        return s;
       if (i == 0) continue;
       args.back().ring = args[0].ring;
       args.back().compressed = args[0].compressed;
@@ -149,21 +157,27 @@ struct GpuCase {
     StepCaches expected = shape->step.caches;
     StepOutput reference_out;
     if (Status s = reference::step_update(in, &expected, &reference_out, error); s != Status::kOk) return s;
-    if (actual.ring.bytes != expected.ring.bytes || actual.compressed.bytes != expected.compressed.bytes || out.q_out != reference_out.q_out ||
-        out.step_status != reference_out.step_status)
-      return invalid(error, "output", -1, "differs-from-reference", name + ": caches, q_out or status differ from the reference");
+    if (actual.ring.bytes != expected.ring.bytes || actual.compressed.bytes != expected.compressed.bytes ||
+        out.q_out != reference_out.q_out || out.step_status != reference_out.step_status)
+      return invalid(error, "output", -1, "differs-from-reference",
+                     name + ": caches, q_out or status differ from the reference");
     int64_t next = 0;
     const int launches = static_cast<int>(std::max<int64_t>(count, 20));
-    return timer.capture(launches, [&](cudaStream_t st) { return launch(args[static_cast<size_t>(next++ % count)], st, error); }, error);
+    return timer.capture(
+        launches, [&](cudaStream_t st) { return launch(args[static_cast<size_t>(next++ % count)], st, error); }, error);
   }
 };
 
 std::vector<std::unique_ptr<GpuCase>> gpu_cases;
 
 void run_gpu(benchmark::State& state, GpuCase* c) {
-  if (!time_graph_replays(state, c->name, c->preparation, [c](Error* error) { return c->prepare(error); }, c->timer)) return;
-  if (c->copy) state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * GpuCase::kCopyBytes));
-  else if (c->shape) state.SetBytesProcessed(state.iterations() * c->shape->bytes);
+  if (!time_graph_replays(
+          state, c->name, c->preparation, [c](Error* error) { return c->prepare(error); }, c->timer))
+    return;
+  if (c->copy)
+    state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * GpuCase::kCopyBytes));
+  else if (c->shape)
+    state.SetBytesProcessed(state.iterations() * c->shape->bytes);
 }
 
 GpuCase* add_gpu_case(const std::string& name, const ShapeCase* shape, StepLaunch launch) {
@@ -182,16 +196,19 @@ void register_benchmarks(bool gpu) {
     c->shape = shape;
     c->step = make_step_case(shape, 7);
     c->bytes = step_bytes(c->step.input);
-    if (shape.tokens <= 4096) configure(benchmark::RegisterBenchmark(("BM_StepUpdate/reference/" + suffix(shape)).c_str(), run_reference, c), false);
+    if (shape.tokens <= 4096)
+      configure(benchmark::RegisterBenchmark(("BM_StepUpdate/reference/" + suffix(shape)).c_str(), run_reference, c),
+                false);
 #ifdef QSA_HAVE_CUDA
     if (!gpu) continue;
     const std::string base = "BM_StepUpdate/baseline/" + suffix(shape);
     const std::string ours = "BM_StepUpdate/cuda/" + suffix(shape);
-    configure(benchmark::RegisterBenchmark(base.c_str(), run_gpu, add_gpu_case(base, c, launch_baseline_step_update)), true);
+    configure(benchmark::RegisterBenchmark(base.c_str(), run_gpu, add_gpu_case(base, c, launch_baseline_step_update)),
+              true);
     configure(benchmark::RegisterBenchmark(ours.c_str(), run_gpu,
-                                           add_gpu_case(ours, c, [](const cuda::StepUpdateDeviceArgs& a, cudaStream_t s, Error* e) {
-                                             return cuda::launch_step_update(a, s, e);
-                                           })),
+                                           add_gpu_case(ours, c,
+                                                        [](const cuda::StepUpdateDeviceArgs& a, cudaStream_t s,
+                                                           Error* e) { return cuda::launch_step_update(a, s, e); })),
               true);
 #else
     (void)gpu;
@@ -202,14 +219,19 @@ void register_benchmarks(bool gpu) {
   // Tunings of the kernel on the real shapes (bf16): docs/cuda-step-update.md records the choice.
   if (!quick_mode) {
     for (const auto& c : shape_cases) {
-      if (c->shape.dtype != StoreDtype::kBf16 || (c->shape.tokens != 1024 && c->shape.tokens != 16384 && c->shape.tokens != 8192)) continue;
+      if (c->shape.dtype != StoreDtype::kBf16 ||
+          (c->shape.tokens != 1024 && c->shape.tokens != 16384 && c->shape.tokens != 8192))
+        continue;
       for (const StepTuning& tuning : step_tunings()) {
         const std::string name = "BM_StepUpdateTuning/cuda/" + suffix(c->shape) + "/" + tuning.name;
-        configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, add_gpu_case(name, c.get(), tuning.launch)), true);
+        configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, add_gpu_case(name, c.get(), tuning.launch)),
+                  true);
       }
     }
   }
-  configure(benchmark::RegisterBenchmark("BM_Floor/empty_kernel", run_gpu, add_gpu_case("BM_Floor/empty_kernel", nullptr, {})), true);
+  configure(benchmark::RegisterBenchmark("BM_Floor/empty_kernel", run_gpu,
+                                         add_gpu_case("BM_Floor/empty_kernel", nullptr, {})),
+            true);
   GpuCase* copy = add_gpu_case("BM_Copy/device_to_device", nullptr, {});
   copy->copy = true;
   configure(benchmark::RegisterBenchmark("BM_Copy/device_to_device", run_gpu, copy), true);
@@ -225,11 +247,12 @@ void register_benchmarks(bool gpu) {
 void print_summary(const MedianReporter& reporter) {
   const double floor = reporter.micros("BM_Floor/empty_kernel");
   // The ceiling: the faster of cudaMemcpyAsync and a plain vector-copy kernel.
-  const double ceiling = std::max(reporter.bytes_per_second("BM_Copy/device_to_device"), reporter.bytes_per_second("BM_Copy/kernel"));
+  const double ceiling =
+      std::max(reporter.bytes_per_second("BM_Copy/device_to_device"), reporter.bytes_per_second("BM_Copy/kernel"));
   std::printf("\nSummary: time per step (median, microseconds), bandwidth counting the bytes that must move\n");
   std::printf("copy ceiling %.2f TB/s, empty-kernel floor %.2f us\n", ceiling / 1e12, floor);
-  std::printf("%-8s %-9s %6s %5s %9s %9s %9s %8s %8s %9s\n", "shape", "dtype", "N", "NR", "ours", "baseline", "reference", "TB/s",
-              "of copy", "base/ours");
+  std::printf("%-8s %-9s %6s %5s %9s %9s %9s %8s %8s %9s\n", "shape", "dtype", "N", "NR", "ours", "baseline",
+              "reference", "TB/s", "of copy", "base/ours");
   for (const auto& c : shape_cases) {
     const std::string s = suffix(c->shape);
     const double ours = reporter.micros("BM_StepUpdate/cuda/" + s);
@@ -243,8 +266,9 @@ void print_summary(const MedianReporter& reporter) {
       return std::string(text);
     };
     std::printf("%-8s %-9s %6lld %5lld %9s %9s %9s %8s %8s %9s\n", c->shape.name.c_str(), to_string(c->shape.dtype),
-                static_cast<long long>(c->shape.tokens), static_cast<long long>(c->shape.requests), cell(ours, "%.2f").c_str(),
-                cell(base, "%.2f").c_str(), cell(ref, "%.1f").c_str(), cell(tbps, "%.2f").c_str(),
+                static_cast<long long>(c->shape.tokens), static_cast<long long>(c->shape.requests),
+                cell(ours, "%.2f").c_str(), cell(base, "%.2f").c_str(), cell(ref, "%.1f").c_str(),
+                cell(tbps, "%.2f").c_str(),
                 cell(tbps > 0 && ceiling > 0 ? 100.0 * tbps * 1e12 / ceiling : -1, "%.0f%%").c_str(),
                 cell(ours > 0 && base > 0 ? base / ours : -1, "%.2f").c_str());
   }

@@ -24,8 +24,9 @@ constexpr const char* kTarget = "fuzz_metadata";
 constexpr int64_t kMaxValidRows = int64_t{1} << 20;  // valid batches up to 2^20 rows are run
 
 bool same_output(const MetadataOutput& a, const MetadataOutput& b) {
-  return a.token_to_req == b.token_to_req && a.logical_positions == b.logical_positions && a.visible_blocks == b.visible_blocks &&
-         a.slot_mapping == b.slot_mapping && a.k_work_metadata == b.k_work_metadata && a.split == b.split;
+  return a.token_to_req == b.token_to_req && a.logical_positions == b.logical_positions &&
+         a.visible_blocks == b.visible_blocks && a.slot_mapping == b.slot_mapping &&
+         a.k_work_metadata == b.k_work_metadata && a.split == b.split;
 }
 
 // The input as the JSON `qsacheck eval metadata --input FILE` reads, for the report.
@@ -33,7 +34,8 @@ std::string shown(const MetadataInput& input) {
   std::string text;
   try {
     MetadataInput printable = input;
-    if (!fuzz::block_table_well_formed(printable.block_table)) printable.block_table = BlockTable{};  // it cannot be read
+    if (!fuzz::block_table_well_formed(printable.block_table))
+      printable.block_table = BlockTable{};  // it cannot be read
     text = traces::metadata_input_to_json(printable).dump();
   } catch (const std::exception& e) {
     text = std::string("(not expressible as JSON: ") + e.what() + ")";
@@ -48,20 +50,26 @@ void check_invalid(const MetadataInput& input, const fuzz::ExpectedError& expect
   Error error;
   const Status status = fuzz::reference_backend().build_metadata(input, &out, &error);
   if (status != Status::kInvalidInput)
-    finding(kTarget, "validation", "SPEC 1.4 rejects this input (" + expected.field + " / " + expected.rule + ") but the reference answered " +
-                                       to_string(status) + shown(input));
+    finding(kTarget, "validation",
+            "SPEC 1.4 rejects this input (" + expected.field + " / " + expected.rule + ") but the reference answered " +
+                to_string(status) + shown(input));
   if (error.field != expected.field || error.rule != expected.rule)
-    finding(kTarget, "validation", "SPEC 1.4's first failure is " + expected.field + " / " + expected.rule + ", the reference reported " +
-                                       to_string(error) + shown(input));
-  if (!same_output(out, poisoned)) finding(kTarget, "validation", "the reference wrote output for an input it rejected" + shown(input));
+    finding(kTarget, "validation",
+            "SPEC 1.4's first failure is " + expected.field + " / " + expected.rule + ", the reference reported " +
+                to_string(error) + shown(input));
+  if (!same_output(out, poisoned))
+    finding(kTarget, "validation", "the reference wrote output for an input it rejected" + shown(input));
   for (const auto& backend : fuzz::differential_backends()) {
     MetadataOutput theirs = poisoned;
     Error their_error;
     const Status their_status = backend->build_metadata(input, &theirs, &their_error);
     if (their_status != Status::kInvalidInput || their_error != error)
-      finding(kTarget, "validation-differential", backend->name() + " answered " + to_string(their_status) + " " + to_string(their_error) +
-                                                      ", the reference " + to_string(error) + shown(input));
-    if (!same_output(theirs, poisoned)) finding(kTarget, "validation-differential", backend->name() + " wrote output for an invalid input" + shown(input));
+      finding(kTarget, "validation-differential",
+              backend->name() + " answered " + to_string(their_status) + " " + to_string(their_error) +
+                  ", the reference " + to_string(error) + shown(input));
+    if (!same_output(theirs, poisoned))
+      finding(kTarget, "validation-differential",
+              backend->name() + " wrote output for an invalid input" + shown(input));
   }
 }
 
@@ -71,15 +79,18 @@ void check_valid(const MetadataInput& input) {
   Error error;
   const Status status = fuzz::reference_backend().build_metadata(input, &expected, &error);
   if (status != Status::kOk)
-    finding(kTarget, "validation", "SPEC 1.4 accepts this input but the reference answered " + std::string(to_string(status)) + " " +
-                                       to_string(error) + shown(input));
-  if (auto v = check_metadata_invariants(input, expected)) finding(kTarget, "7.4-metadata-invariant", to_string(*v) + shown(input));
+    finding(kTarget, "validation",
+            "SPEC 1.4 accepts this input but the reference answered " + std::string(to_string(status)) + " " +
+                to_string(error) + shown(input));
+  if (auto v = check_metadata_invariants(input, expected))
+    finding(kTarget, "7.4-metadata-invariant", to_string(*v) + shown(input));
   for (const auto& backend : fuzz::differential_backends()) {
     MetadataOutput actual = poisoned;
     Error their_error;
     const Status their_status = backend->build_metadata(input, &actual, &their_error);
     if (their_status != Status::kOk)
-      finding(kTarget, "metadata-status", backend->name() + " answered " + to_string(their_status) + " " + to_string(their_error) + shown(input));
+      finding(kTarget, "metadata-status",
+              backend->name() + " answered " + to_string(their_status) + " " + to_string(their_error) + shown(input));
     if (auto v = check_metadata_invariants(input, actual))
       finding(kTarget, "7.4-metadata-invariant", backend->name() + ": " + to_string(*v) + shown(input));
     if (auto m = traces::compare_metadata(input, expected, actual))
@@ -90,8 +101,10 @@ void check_valid(const MetadataInput& input) {
 void run(const uint8_t* data, size_t size) {
   fuzz::Decoder in(data, size);
   const MetadataInput input = fuzz::decode_metadata_input(in);
-  if (const auto expected = fuzz::spec_validation(input)) check_invalid(input, *expected);
-  else if (input.batch.num_actual_tokens <= kMaxValidRows) check_valid(input);
+  if (const auto expected = fuzz::spec_validation(input))
+    check_invalid(input, *expected);
+  else if (input.batch.num_actual_tokens <= kMaxValidRows)
+    check_valid(input);
   // else: a valid batch of more rows (a qsl entry perturbed to near 2^24 with matching seq_lens)
   // costs about 1 GB of outputs and says nothing new; the 10-minute run's RSS grew to 1.6 GB on
   // such rare inputs, close to libFuzzer's limit.

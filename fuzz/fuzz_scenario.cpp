@@ -43,8 +43,10 @@ void run_on(Backend& backend, const traces::Scenario& s) {
   for (const traces::StepRecord& step : s.steps) {
     const auto failure = runner.step(step);
     if (!failure) continue;
-    const std::string replay = "\n  the scenario (save it as x.scenario; qsacheck replay --backend " + backend.name() + " x.scenario):\n" + as_file(s);
-    if (failure->invalid_scenario) finding(kTarget, "builder", "the builder made an invalid scenario: " + traces::to_string(*failure) + replay);
+    const std::string replay = "\n  the scenario (save it as x.scenario; qsacheck replay --backend " + backend.name() +
+                               " x.scenario):\n" + as_file(s);
+    if (failure->invalid_scenario)
+      finding(kTarget, "builder", "the builder made an invalid scenario: " + traces::to_string(*failure) + replay);
     finding(kTarget, failure->check, backend.name() + ": " + traces::to_string(*failure) + replay);
   }
 }
@@ -55,13 +57,16 @@ void print(const traces::Scenario& s) {
   static const bool enabled = std::getenv("QSA_FUZZ_PRINT") != nullptr;
   if (!enabled) return;
   const traces::Coverage c = traces::coverage_of(s);
-  std::fprintf(stderr, "scenario: %lld steps, %lld requests, %lld rows, %lld ring wraps, %lld drafts rejected, %lld preemptions, "
-                       "%lld prefix hits, %lld padded steps, %lld groups, %lld negative common slots%s%s\n%s",
-               static_cast<long long>(c.steps), static_cast<long long>(c.requests), static_cast<long long>(c.rows),
-               static_cast<long long>(c.ring_wraps), static_cast<long long>(c.drafts_rejected), static_cast<long long>(c.preemptions),
-               static_cast<long long>(c.prefix_hits), static_cast<long long>(c.padded_steps), static_cast<long long>(c.groups_closed),
-               static_cast<long long>(c.negative_common_slots), s.config.mrope ? ", MRoPE" : "",
-               s.config.store_dtype == StoreDtype::kFp8E4m3 ? ", fp8" : "", as_file(s).c_str());
+  std::fprintf(
+      stderr,
+      "scenario: %lld steps, %lld requests, %lld rows, %lld ring wraps, %lld drafts rejected, %lld preemptions, "
+      "%lld prefix hits, %lld padded steps, %lld groups, %lld negative common slots%s%s\n%s",
+      static_cast<long long>(c.steps), static_cast<long long>(c.requests), static_cast<long long>(c.rows),
+      static_cast<long long>(c.ring_wraps), static_cast<long long>(c.drafts_rejected),
+      static_cast<long long>(c.preemptions), static_cast<long long>(c.prefix_hits),
+      static_cast<long long>(c.padded_steps), static_cast<long long>(c.groups_closed),
+      static_cast<long long>(c.negative_common_slots), s.config.mrope ? ", MRoPE" : "",
+      s.config.store_dtype == StoreDtype::kFp8E4m3 ? ", fp8" : "", as_file(s).c_str());
 }
 
 void run(const uint8_t* data, size_t size) {

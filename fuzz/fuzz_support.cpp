@@ -108,11 +108,16 @@ int64_t Decoder::edgy(int64_t lo, int64_t hi, std::initializer_list<int64_t> edg
 int64_t Decoder::wild() {
   constexpr int64_t kMax = INT64_MAX;
   switch (fdp_.ConsumeIntegralInRange<int>(0, 15)) {
-    case 0: return fdp_.ConsumeIntegral<int64_t>();
-    case 1: return pick({0, -1, 1, 2, kMax, INT64_MIN, kMax - 1, INT64_MIN + 1});
-    case 2: return pick({int64_t{1} << 20, (int64_t{1} << 20) + 1, (int64_t{1} << 24), (int64_t{1} << 24) + 1});
-    case 3: return pick({2147483647, 2147483648, -2147483648LL, 4294967296LL, 1024, 1025});
-    default: return range(-4, 300);
+    case 0:
+      return fdp_.ConsumeIntegral<int64_t>();
+    case 1:
+      return pick({0, -1, 1, 2, kMax, INT64_MIN, kMax - 1, INT64_MIN + 1});
+    case 2:
+      return pick({int64_t{1} << 20, (int64_t{1} << 20) + 1, (int64_t{1} << 24), (int64_t{1} << 24) + 1});
+    case 3:
+      return pick({2147483647, 2147483648, -2147483648LL, 4294967296LL, 1024, 1025});
+    default:
+      return range(-4, 300);
   }
 }
 

@@ -69,15 +69,18 @@ void check_meaning(const std::string& input, const std::string& written) {
   const std::vector<json> before = json_lines(input);
   const std::vector<json> after = json_lines(written);
   if (before.size() != after.size())
-    finding(kTarget, "meaning", "the input has " + std::to_string(before.size()) + " lines, the written file " + std::to_string(after.size()) +
-                                    "\n  input:\n" + excerpt(input) + "\n  written:\n" + excerpt(written));
+    finding(kTarget, "meaning",
+            "the input has " + std::to_string(before.size()) + " lines, the written file " +
+                std::to_string(after.size()) + "\n  input:\n" + excerpt(input) + "\n  written:\n" + excerpt(written));
   for (size_t i = 0; i < before.size(); ++i) {
-    const bool same = i == 0 ? before[0]["format"] == after[0]["format"] && before[0]["version"] == after[0]["version"] &&
-                                   same_config(before[0]["config"], after[0]["config"])
-                             : normalized_step(before[i]) == normalized_step(after[i]);
+    const bool same = i == 0
+                          ? before[0]["format"] == after[0]["format"] && before[0]["version"] == after[0]["version"] &&
+                                same_config(before[0]["config"], after[0]["config"])
+                          : normalized_step(before[i]) == normalized_step(after[i]);
     if (!same)
-      finding(kTarget, "meaning", "line " + std::to_string(i + 1) + " of the non-blank lines reads as something else:\n  input:   " +
-                                      excerpt(before[i].dump()) + "\n  written: " + excerpt(after[i].dump()));
+      finding(kTarget, "meaning",
+              "line " + std::to_string(i + 1) + " of the non-blank lines reads as something else:\n  input:   " +
+                  excerpt(before[i].dump()) + "\n  written: " + excerpt(after[i].dump()));
   }
 }
 
@@ -100,17 +103,23 @@ void run(const uint8_t* data, size_t size) {
     std::istringstream in(first.str());
     back = traces::read_scenario(in);
   } catch (const traces::InputError& e) {
-    finding(kTarget, "round-trip", std::string("the written scenario does not read back: ") + e.what() + "\n  input:\n" + excerpt(input) +
-                                       "\n  written:\n" + excerpt(first.str()));
+    finding(kTarget, "round-trip",
+            std::string("the written scenario does not read back: ") + e.what() + "\n  input:\n" + excerpt(input) +
+                "\n  written:\n" + excerpt(first.str()));
   }
-  bool equal = back.scenario.config == file.scenario.config && back.scenario.steps.size() == file.scenario.steps.size() &&
-               back.digests == file.digests;
-  for (size_t i = 0; equal && i < back.scenario.steps.size(); ++i) equal = back.scenario.steps[i] == file.scenario.steps[i];
-  if (!equal) finding(kTarget, "round-trip", "the scenario read back differs\n  input:\n" + excerpt(input) + "\n  written:\n" + excerpt(first.str()));
+  bool equal = back.scenario.config == file.scenario.config &&
+               back.scenario.steps.size() == file.scenario.steps.size() && back.digests == file.digests;
+  for (size_t i = 0; equal && i < back.scenario.steps.size(); ++i)
+    equal = back.scenario.steps[i] == file.scenario.steps[i];
+  if (!equal)
+    finding(kTarget, "round-trip",
+            "the scenario read back differs\n  input:\n" + excerpt(input) + "\n  written:\n" + excerpt(first.str()));
   std::ostringstream second;
   traces::write_scenario(second, back.scenario, back.digests);
   if (second.str() != first.str())
-    finding(kTarget, "round-trip", "writing is not a fixed point\n  first:\n" + excerpt(first.str()) + "\n  second:\n" + excerpt(second.str()));
+    finding(
+        kTarget, "round-trip",
+        "writing is not a fixed point\n  first:\n" + excerpt(first.str()) + "\n  second:\n" + excerpt(second.str()));
   check_meaning(input, first.str());
 }
 

@@ -8,7 +8,16 @@ namespace {
 
 constexpr int64_t kInt32Max = 2147483647;
 
-enum class Shape { kSingleToken, kAllPadding, kUniformDecode, kMixed, kZeroLengthInside, kLongPrefill, kTokenPadding, kRandom };
+enum class Shape {
+  kSingleToken,
+  kAllPadding,
+  kUniformDecode,
+  kMixed,
+  kZeroLengthInside,
+  kLongPrefill,
+  kTokenPadding,
+  kRandom
+};
 
 struct Request {
   int64_t length;  // q_j
@@ -18,10 +27,14 @@ struct Request {
 // A chunk start: 0, a block boundary (a prefix hit), anywhere, or next to the int32 limit.
 int64_t chunk_start(Decoder& in, int64_t length) {
   switch (in.range(0, 5)) {
-    case 0: return 0;
-    case 1: return 16 * in.range(0, 300);
-    case 2: return kInt32Max - length - in.range(0, 3);  // e_j at or just below the int32 limit
-    default: return in.range(0, 5000);
+    case 0:
+      return 0;
+    case 1:
+      return 16 * in.range(0, 300);
+    case 2:
+      return kInt32Max - length - in.range(0, 3);  // e_j at or just below the int32 limit
+    default:
+      return in.range(0, 5000);
   }
 }
 
@@ -32,7 +45,9 @@ std::vector<Request> plan_requests(Decoder& in, Shape shape, int64_t drafts) {
     for (int64_t i = in.flag() ? 0 : in.range(1, 5); i > 0; --i) plan.push_back({0, 0});
   };
   switch (shape) {
-    case Shape::kSingleToken: add(1); break;
+    case Shape::kSingleToken:
+      add(1);
+      break;
     case Shape::kAllPadding:
       for (int64_t i = in.range(1, 8); i > 0; --i) plan.push_back({0, 0});
       break;
@@ -47,8 +62,10 @@ std::vector<Request> plan_requests(Decoder& in, Shape shape, int64_t drafts) {
       break;
     case Shape::kZeroLengthInside:
       for (int64_t i = in.range(2, 10); i > 0; --i) {
-        if (in.range(0, 2) == 0) plan.push_back({0, in.range(0, 300)});  // zero-length, with context
-        else add(in.range(1, 40));
+        if (in.range(0, 2) == 0)
+          plan.push_back({0, in.range(0, 300)});  // zero-length, with context
+        else
+          add(in.range(1, 40));
       }
       break;
     case Shape::kLongPrefill:
@@ -90,19 +107,26 @@ CacheKindConfig decode_cache(Decoder& in, int64_t drafts) {
 BlockTable decode_block_table(Decoder& in, int64_t rows, int64_t needed_cols) {
   int64_t cols = needed_cols;
   switch (in.range(0, 7)) {
-    case 0: cols = in.range(0, needed_cols); break;   // missing columns
-    case 1: cols += in.range(1, 3); break;
-    default: break;
+    case 0:
+      cols = in.range(0, needed_cols);
+      break;  // missing columns
+    case 1:
+      cols += in.range(1, 3);
+      break;
+    default:
+      break;
   }
   cols = std::min<int64_t>(cols, 256);
   std::vector<std::vector<int32_t>> dense(static_cast<size_t>(rows), std::vector<int32_t>(static_cast<size_t>(cols)));
   const bool negatives = in.range(0, 2) == 0;
   for (auto& row : dense)
     for (auto& entry : row)
-      entry = negatives && in.range(0, 5) == 0 ? static_cast<int32_t>(in.pick({-1, -1, -2, INT32_MIN}))
-                                                : static_cast<int32_t>(in.edgy(0, kInt32Max, {0, 1, 2, 7, 5000, kInt32Max}));
+      entry = negatives && in.range(0, 5) == 0
+                  ? static_cast<int32_t>(in.pick({-1, -1, -2, INT32_MIN}))
+                  : static_cast<int32_t>(in.edgy(0, kInt32Max, {0, 1, 2, 7, 5000, kInt32Max}));
   switch (in.range(0, 3)) {
-    case 0: return BlockTable::column_major(dense);
+    case 0:
+      return BlockTable::column_major(dense);
     case 1: {  // a column slice of a wider table: row stride beyond the width, an offset before column 0
       const int64_t pad = in.range(1, 3);
       BlockTable table;
@@ -115,7 +139,8 @@ BlockTable decode_block_table(Decoder& in, int64_t rows, int64_t needed_cols) {
         for (int64_t c = 0; c < cols; ++c) table.storage[static_cast<size_t>(r * table.row_stride + c)] = dense[r][c];
       return table;
     }
-    default: return BlockTable::from_rows(dense);
+    default:
+      return BlockTable::from_rows(dense);
   }
 }
 
@@ -124,14 +149,30 @@ void perturb(Decoder& in, MetadataInput& input) {
   Batch& b = input.batch;
   auto any_index = [&](size_t size) { return static_cast<size_t>(in.range(0, static_cast<int64_t>(size) - 1)); };
   switch (in.range(0, 17)) {
-    case 0: input.cache.kind = static_cast<CacheKind>(in.range(0, 7)); break;
-    case 1: input.cache.compress_ratio = in.wild(); break;
-    case 2: input.cache.compress_ratio.reset(); break;
-    case 3: input.cache.storage_block_size = in.wild(); break;
-    case 4: input.cache.ring_capacity = in.wild(); break;
-    case 5: input.cache.request_capacity = in.flag() ? in.wild() : b.num_requests() + in.range(-2, 2); break;
-    case 6: b.reorder_batch_threshold = in.wild(); break;
-    case 7: b.query_start_loc.resize(static_cast<size_t>(in.range(0, 1))); break;
+    case 0:
+      input.cache.kind = static_cast<CacheKind>(in.range(0, 7));
+      break;
+    case 1:
+      input.cache.compress_ratio = in.wild();
+      break;
+    case 2:
+      input.cache.compress_ratio.reset();
+      break;
+    case 3:
+      input.cache.storage_block_size = in.wild();
+      break;
+    case 4:
+      input.cache.ring_capacity = in.wild();
+      break;
+    case 5:
+      input.cache.request_capacity = in.flag() ? in.wild() : b.num_requests() + in.range(-2, 2);
+      break;
+    case 6:
+      b.reorder_batch_threshold = in.wild();
+      break;
+    case 7:
+      b.query_start_loc.resize(static_cast<size_t>(in.range(0, 1)));
+      break;
     case 8:
       if (!b.query_start_loc.empty()) b.query_start_loc[any_index(b.query_start_loc.size())] = in.wild();
       break;
@@ -148,27 +189,43 @@ void perturb(Decoder& in, MetadataInput& input) {
         b.num_actual_tokens = (int64_t{1} << 24) + 1;
       break;
     }
-    case 11: b.seq_lens.resize(static_cast<size_t>(std::max<int64_t>(0, b.num_requests() + in.range(-2, 2)))); break;
+    case 11:
+      b.seq_lens.resize(static_cast<size_t>(std::max<int64_t>(0, b.num_requests() + in.range(-2, 2))));
+      break;
     case 12:
       if (!b.seq_lens.empty()) b.seq_lens[any_index(b.seq_lens.size())] = in.wild();
       break;
-    case 13: b.common_slot_mapping.resize(static_cast<size_t>(std::max<int64_t>(0, static_cast<int64_t>(b.common_slot_mapping.size()) + in.range(-3, 1)))); break;
+    case 13:
+      b.common_slot_mapping.resize(static_cast<size_t>(
+          std::max<int64_t>(0, static_cast<int64_t>(b.common_slot_mapping.size()) + in.range(-3, 1))));
+      break;
     case 14:
       if (!b.common_slot_mapping.empty()) b.common_slot_mapping[any_index(b.common_slot_mapping.size())] = in.wild();
       break;
-    case 15: input.block_table.rows = std::max<int64_t>(0, input.block_table.rows + in.range(-3, 1)); break;
+    case 15:
+      input.block_table.rows = std::max<int64_t>(0, input.block_table.rows + in.range(-3, 1));
+      break;
     case 16: {  // strides or storage that need not cover the table
       BlockTable& t = input.block_table;
       switch (in.range(0, 3)) {
-        case 0: t.row_stride = in.wild(); break;
-        case 1: t.col_stride = in.wild(); break;
-        case 2: t.cols = in.range(0, 300); break;
-        default: t.storage.resize(static_cast<size_t>(in.range(0, static_cast<int64_t>(t.storage.size())))); break;
+        case 0:
+          t.row_stride = in.wild();
+          break;
+        case 1:
+          t.col_stride = in.wild();
+          break;
+        case 2:
+          t.cols = in.range(0, 300);
+          break;
+        default:
+          t.storage.resize(static_cast<size_t>(in.range(0, static_cast<int64_t>(t.storage.size()))));
+          break;
       }
       break;
     }
     default:  // a real row's common slot negative, or a padding row's made non-negative
-      if (!b.common_slot_mapping.empty()) b.common_slot_mapping[any_index(b.common_slot_mapping.size())] = in.range(-3, 3);
+      if (!b.common_slot_mapping.empty())
+        b.common_slot_mapping[any_index(b.common_slot_mapping.size())] = in.range(-3, 3);
       break;
   }
 }
@@ -193,20 +250,24 @@ MetadataInput decode_metadata_input(Decoder& in) {
   }
   const int64_t m = b.query_start_loc.back();
   int64_t padding = 0;
-  if (shape == Shape::kTokenPadding) padding = in.range(m + 1, 8 * m + 300);
-  else if (in.range(0, 3) == 0) padding = in.edgy(1, 64, {1, 2, 3, 7, 8});
+  if (shape == Shape::kTokenPadding)
+    padding = in.range(m + 1, 8 * m + 300);
+  else if (in.range(0, 3) == 0)
+    padding = in.edgy(1, 64, {1, 2, 3, 7, 8});
   b.num_actual_tokens = m + padding;
   for (int64_t t = 0; t < b.num_actual_tokens; ++t) {
     const bool negative = t >= m || in.range(0, 9) == 0;  // negative common slots on some real rows
     b.common_slot_mapping.push_back(negative ? -in.edgy(1, 3, {1}) : in.range(0, 100000));
   }
-  for (int64_t extra = in.range(0, 6) == 0 ? in.range(1, 3) : 0; extra > 0; --extra) b.common_slot_mapping.push_back(in.range(-1, 5));
+  for (int64_t extra = in.range(0, 6) == 0 ? in.range(1, 3) : 0; extra > 0; --extra)
+    b.common_slot_mapping.push_back(in.range(-1, 5));
 
   int64_t needed = 1;
   if (input.cache.kind == CacheKind::kCompressed)
     needed = std::min<int64_t>(max_seq / *input.cache.compress_ratio / input.cache.storage_block_size + 1, 64);
   input.block_table = decode_block_table(in, b.num_requests() + (in.range(0, 3) == 0 ? in.range(1, 2) : 0), needed);
-  if (input.cache.kind == CacheKind::kCompressed && in.range(0, 2) == 0) input.cache.request_capacity = b.num_requests() + in.range(0, 3);
+  if (input.cache.kind == CacheKind::kCompressed && in.range(0, 2) == 0)
+    input.cache.request_capacity = b.num_requests() + in.range(0, 3);
 
   // About one input in four has fields replaced by arbitrary values.
   if (in.range(0, 3) == 0)
@@ -217,7 +278,8 @@ MetadataInput decode_metadata_input(Decoder& in) {
 bool block_table_well_formed(const BlockTable& t) {
   if (t.rows < 0 || t.cols < 0 || t.row_stride < 0 || t.col_stride < 0) return false;
   if (t.rows == 0 || t.cols == 0) return true;
-  const __int128 last = static_cast<__int128>(t.rows - 1) * t.row_stride + static_cast<__int128>(t.cols - 1) * t.col_stride;
+  const __int128 last =
+      static_cast<__int128>(t.rows - 1) * t.row_stride + static_cast<__int128>(t.cols - 1) * t.col_stride;
   return last < static_cast<__int128>(t.storage.size());
 }
 
@@ -226,13 +288,16 @@ std::optional<ExpectedError> spec_validation(const MetadataInput& input) {
   const CacheKindConfig& cache = input.cache;
   const auto& qsl = b.query_start_loc;
   const int64_t nr = qsl.empty() ? 0 : static_cast<int64_t>(qsl.size()) - 1;
-  auto error = [](const char* field, const char* rule) { return std::optional<ExpectedError>(ExpectedError{field, rule}); };
+  auto error = [](const char* field, const char* rule) {
+    return std::optional<ExpectedError>(ExpectedError{field, rule});
+  };
   auto outside = [](const std::optional<int64_t>& v, int64_t lo, int64_t hi) { return v && (*v < lo || *v > hi); };
 
   // 1. The kind and its parameters, then T.
   switch (cache.kind) {
     case CacheKind::kCompressed:
-      if (!cache.compress_ratio || outside(cache.compress_ratio, 2, 1024)) return error("compress_ratio", "out-of-range");
+      if (!cache.compress_ratio || outside(cache.compress_ratio, 2, 1024))
+        return error("compress_ratio", "out-of-range");
       if (outside(cache.storage_block_size, 1, int64_t{1} << 20)) return error("storage_block_size", "out-of-range");
       if (outside(cache.request_capacity, nr, int64_t{1} << 20)) return error("request_capacity", "out-of-range");
       break;
@@ -243,7 +308,8 @@ std::optional<ExpectedError> spec_validation(const MetadataInput& input) {
     case CacheKind::kPassthrough:
       if (outside(cache.compress_ratio, 1, 1)) return error("compress_ratio", "out-of-range");
       break;
-    default: return error("kind", "unknown-kind");
+    default:
+      return error("kind", "unknown-kind");
   }
   if (outside(b.reorder_batch_threshold, 1, int64_t{1} << 24)) return error("reorder_batch_threshold", "out-of-range");
 
@@ -258,7 +324,8 @@ std::optional<ExpectedError> spec_validation(const MetadataInput& input) {
 
   // 3. num_actual_tokens.
   const int64_t m = qsl.back();
-  if (b.num_actual_tokens < m || b.num_actual_tokens > (int64_t{1} << 24)) return error("num_actual_tokens", "out-of-range");
+  if (b.num_actual_tokens < m || b.num_actual_tokens > (int64_t{1} << 24))
+    return error("num_actual_tokens", "out-of-range");
 
   // 4. seq_lens.
   if (static_cast<int64_t>(b.seq_lens.size()) != nr) return error("seq_lens", "wrong-length");
@@ -269,7 +336,8 @@ std::optional<ExpectedError> spec_validation(const MetadataInput& input) {
 
   // 5. common_slot_mapping, read by the compressed and passthrough kinds.
   if (cache.kind != CacheKind::kRing) {
-    if (static_cast<int64_t>(b.common_slot_mapping.size()) < b.num_actual_tokens) return error("common_slot_mapping", "too-short");
+    if (static_cast<int64_t>(b.common_slot_mapping.size()) < b.num_actual_tokens)
+      return error("common_slot_mapping", "too-short");
     for (int64_t t = m; t < b.num_actual_tokens; ++t)
       if (b.common_slot_mapping[t] >= 0) return error("common_slot_mapping", "padding-not-negative");
   }

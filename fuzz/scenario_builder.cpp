@@ -20,10 +20,10 @@ struct Request {
   int64_t id = 0;
   int64_t family = -1;
   int64_t prompt_len = 0;
-  int64_t final_len = 0;       // finishes once this many positions are committed
-  int64_t committed = 0;       // L
-  bool started = false;        // holds a ring block and its blocks (since its last (re)start)
-  bool ever_started = false;   // a restarted (preempted) request recomputes from position 0
+  int64_t final_len = 0;      // finishes once this many positions are committed
+  int64_t committed = 0;      // L
+  bool started = false;       // holds a ring block and its blocks (since its last (re)start)
+  bool ever_started = false;  // a restarted (preempted) request recomputes from position 0
   std::vector<int32_t> blocks;
   int32_t ring_block = -1;
 };
@@ -34,7 +34,8 @@ ScenarioConfig decode_config(Decoder& in) {
   c.seed = static_cast<uint64_t>(in.range(0, 1 << 16));
   c.compress_ratio = in.pick({2, 4, 4, 8});
   c.num_speculative_tokens = in.range(0, 4);
-  const int64_t seed_ring = c.compress_ratio * ((c.compress_ratio + c.num_speculative_tokens + c.compress_ratio - 1) / c.compress_ratio);
+  const int64_t seed_ring =
+      c.compress_ratio * ((c.compress_ratio + c.num_speculative_tokens + c.compress_ratio - 1) / c.compress_ratio);
   c.ring_rule = RingRule::kSeed;
   c.block_size = seed_ring * in.pick({1, 1, 2, 3, 4});
   if (in.range(0, 3) == 0) {  // the widening rule on a block size the seed rule may refuse
@@ -91,7 +92,8 @@ class Builder {
     const int64_t c = c_.compress_ratio;
     const int64_t b = c_.block_size;
     const int64_t ring = c_.ring_capacity;
-    r.prompt_len = in_.edgy(1, 100, {1, c - 1, c, c + 1, ring - 1, ring, ring + 1, b - 1, b, b + 1, 2 * b, 2 * b + 1, 3 * b + c - 1});
+    r.prompt_len = in_.edgy(
+        1, 100, {1, c - 1, c, c + 1, ring - 1, ring, ring + 1, b - 1, b, b + 1, 2 * b, 2 * b + 1, 3 * b + c - 1});
     const int64_t output = in_.edgy(1, 40, {1, 2, c, ring + 1});
     r.final_len = std::min(r.prompt_len + output, max_end() - c_.num_speculative_tokens - 1);
     r.prompt_len = std::min(r.prompt_len, r.final_len);
@@ -154,7 +156,8 @@ class Builder {
     int64_t accepted = 0;
     if (start < r.prompt_len) {  // a prefill chunk, accepted whole
       const int64_t rest = r.prompt_len - start;
-      length = std::min(in_.edgy(1, rest, {1, 2, c - 1, c, c + 1, ring - 1, ring, ring + 1, c_.block_size, rest, rest}), *budget);
+      length = std::min(in_.edgy(1, rest, {1, 2, c - 1, c, c + 1, ring - 1, ring, ring + 1, c_.block_size, rest, rest}),
+                        *budget);
       accepted = length;
     } else {  // a decode: 1 + k rows, the first always accepted
       const int64_t k = std::min({in_.range(0, c_.num_speculative_tokens), *budget - 1, max_end() - start - 1});
@@ -240,7 +243,8 @@ class Builder {
     st.padded_requests = in_.range(0, 7) == 0 ? in_.range(1, 3) : 0;
     st.padding_tokens = in_.range(0, 3) == 0 ? in_.edgy(1, 16, {1, 3, 8}) : 0;
     if (st.chunks.empty() && st.padded_requests == 0) st.padded_requests = 1;  // a batch has at least one request
-    st.reorder_batch_threshold = in_.pick({1 + c_.num_speculative_tokens, 1 + c_.num_speculative_tokens, 1, in_.range(1, 8)});
+    st.reorder_batch_threshold =
+        in_.pick({1 + c_.num_speculative_tokens, 1 + c_.num_speculative_tokens, 1, in_.range(1, 8)});
 
     // Verification, then finishes and preemptions.
     for (const ChunkRecord& chunk : st.chunks) find(chunk.request).committed = chunk.start + chunk.accepted;

@@ -66,7 +66,8 @@ std::string scenario_text(const std::string& workload, uint64_t seed, int64_t st
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s DIR (writes DIR/fuzz_metadata, DIR/fuzz_scenario, DIR/fuzz_trace_reader)\n", argv[0]);
+    std::fprintf(stderr, "usage: %s DIR (writes DIR/fuzz_metadata, DIR/fuzz_scenario, DIR/fuzz_trace_reader)\n",
+                 argv[0]);
     return 2;
   }
   const fs::path dir = argv[1];
@@ -83,6 +84,7 @@ int main(int argc, char** argv) {
       std::ofstream(reader / ("seed-" + std::to_string(n++))) << text;
     }
   }
-  std::printf("wrote seeds for fuzz_metadata (64), fuzz_scenario (64) and fuzz_trace_reader (%d) under %s\n", n, dir.c_str());
+  std::printf("wrote seeds for fuzz_metadata (64), fuzz_scenario (64) and fuzz_trace_reader (%d) under %s\n", n,
+              dir.c_str());
   return 0;
 }

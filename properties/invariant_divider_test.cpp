@@ -23,8 +23,18 @@ TEST(InvariantDivider, EqualsPlainDivisionForEveryDivisorUpToTwoToTheTwenty) {
   traces::Rng rng(3);
   for (uint32_t d = 1; d <= (1u << 20); ++d) {
     const InvariantDivider divider = InvariantDivider::make(d);
-    const uint32_t edges[] = {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, 0x7FFFFFFFu, 0x7FFFFFFFu - 1, 0xFFFFFFFFu,
-                              static_cast<uint32_t>((0x7FFFFFFFu / d) * d), static_cast<uint32_t>((0x7FFFFFFFu / d) * d - 1)};
+    const uint32_t edges[] = {0,
+                              1,
+                              d - 1,
+                              d,
+                              d + 1,
+                              2 * d - 1,
+                              2 * d,
+                              0x7FFFFFFFu,
+                              0x7FFFFFFFu - 1,
+                              0xFFFFFFFFu,
+                              static_cast<uint32_t>((0x7FFFFFFFu / d) * d),
+                              static_cast<uint32_t>((0x7FFFFFFFu / d) * d - 1)};
     for (uint32_t n : edges) {
       ASSERT_EQ(divider.quotient(n), n / d) << n << " / " << d;
       ASSERT_EQ(divider.remainder(n), n % d) << n << " % " << d;

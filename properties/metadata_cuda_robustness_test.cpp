@@ -42,7 +42,10 @@ MetadataInput large_input(CacheKind kind, int64_t n, int64_t nr, uint64_t seed) 
   int64_t max_seq = 0;
   for (int64_t j = 0; j < nr; ++j) {
     const int64_t left = budget - in.batch.query_start_loc.back();
-    const int64_t want = j >= nr - 8 ? 0 : rng.chance(1, 50) ? 0 : rng.chance(1, 20) ? rng.range(5, 2 * n / nr + 40) : 4;
+    const int64_t want = j >= nr - 8         ? 0
+                         : rng.chance(1, 50) ? 0
+                         : rng.chance(1, 20) ? rng.range(5, 2 * n / nr + 40)
+                                             : 4;
     const int64_t q = std::min(left, want);
     const int64_t seq = q + (rng.chance(1, 4) ? 0 : rng.range(0, 40000 * 1024 / std::max<int64_t>(nr, 1024)));
     in.batch.query_start_loc.push_back(in.batch.query_start_loc.back() + q);
@@ -51,7 +54,8 @@ MetadataInput large_input(CacheKind kind, int64_t n, int64_t nr, uint64_t seed) 
   }
   in.batch.num_actual_tokens = n;
   const int64_t m = in.batch.query_start_loc.back();
-  for (int64_t t = 0; t < n; ++t) in.batch.common_slot_mapping.push_back(t < m && !rng.chance(1, 20) ? rng.range(0, 1 << 30) : -1);
+  for (int64_t t = 0; t < n; ++t)
+    in.batch.common_slot_mapping.push_back(t < m && !rng.chance(1, 20) ? rng.range(0, 1 << 30) : -1);
   const int64_t cols = kind == CacheKind::kCompressed ? max_seq / 64 + 1 : 1;
   std::vector<std::vector<int32_t>> rows(static_cast<size_t>(nr), std::vector<int32_t>(static_cast<size_t>(cols)));
   for (auto& r : rows)
@@ -161,8 +165,10 @@ TEST_F(MetadataCudaDeterminism, TwoRunsGiveIdenticalBytes) {
     run(in, stream_, &b);
     ASSERT_EQ(a.token_to_req.size(), b.token_to_req.size());
     EXPECT_EQ(0, std::memcmp(a.token_to_req.data(), b.token_to_req.data(), a.token_to_req.size() * sizeof(int32_t)));
-    EXPECT_EQ(0, std::memcmp(a.logical_positions.data(), b.logical_positions.data(), a.logical_positions.size() * sizeof(int64_t)));
-    EXPECT_EQ(0, std::memcmp(a.visible_blocks.data(), b.visible_blocks.data(), a.visible_blocks.size() * sizeof(int32_t)));
+    EXPECT_EQ(0, std::memcmp(a.logical_positions.data(), b.logical_positions.data(),
+                             a.logical_positions.size() * sizeof(int64_t)));
+    EXPECT_EQ(0,
+              std::memcmp(a.visible_blocks.data(), b.visible_blocks.data(), a.visible_blocks.size() * sizeof(int32_t)));
     EXPECT_EQ(0, std::memcmp(a.slot_mapping.data(), b.slot_mapping.data(), a.slot_mapping.size() * sizeof(int64_t)));
     EXPECT_EQ(a.k_work_metadata, b.k_work_metadata);
     expect_equals_reference(in, a);

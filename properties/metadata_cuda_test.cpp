@@ -33,7 +33,9 @@ TEST(MetadataCudaVsReference, ReproducesEverySpecExample) {
 TEST(MetadataCudaVsReference, KeepsRingSurvivalForEveryChunkStart) {
   QSA_SKIP_WITHOUT_GPU();
   cuda::CudaBackend backend;
-  auto build = [&](const MetadataInput& in, MetadataOutput* out, Error* e) { return backend.build_metadata(in, out, e); };
+  auto build = [&](const MetadataInput& in, MetadataOutput* out, Error* e) {
+    return backend.build_metadata(in, out, e);
+  };
   for (int64_t s = 0; s < 64; ++s) {
     const auto failure = traces::check_ring_survival(s, build);
     EXPECT_FALSE(failure.has_value()) << *failure;

@@ -30,7 +30,8 @@ TEST_P(MetadataCudaPlantedBugs, IsCaughtByTheDifferentialCorpus) {
       }
     }
   }
-  ADD_FAILURE() << "SURVIVED " << bug.name << ": " << bug.description << " (" << 3 * corpus.size() << " differential runs)";
+  ADD_FAILURE() << "SURVIVED " << bug.name << ": " << bug.description << " (" << 3 * corpus.size()
+                << " differential runs)";
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, MetadataCudaPlantedBugs, ::testing::ValuesIn(testing::planted_metadata_bugs()),

@@ -49,7 +49,7 @@ TEST(MetadataProperties, ValidationErrorsEqualTheContractsErrors) {
     const Status status = backend->build_metadata(input, &out, &error);
     RC_ASSERT(status == expected_status);
     if (expected_status != Status::kOk) {
-      RC_ASSERT(error == expected);  // field, index and rule
+      RC_ASSERT(error == expected);                           // field, index and rule
       RC_ASSERT(out.slot_mapping == untouched.slot_mapping);  // nothing written on failure
       RC_ASSERT(out.token_to_req == untouched.token_to_req);
     }

@@ -26,7 +26,7 @@ struct Schedule {
   int32_t ring_block = 0;
   bool chunked_prefill = false;
   bool rejections = false;
-  bool neighbour = false;       // another request in the same steps
+  bool neighbour = false;  // another request in the same steps
 };
 
 ScenarioConfig gen_config() {
@@ -37,7 +37,7 @@ ScenarioConfig gen_config() {
   c.num_speculative_tokens = *rc::gen::inRange<int64_t>(0, 5);
   const int64_t span = c.compress_ratio + c.num_speculative_tokens;
   c.ring_capacity = c.compress_ratio * ((span + c.compress_ratio - 1) / c.compress_ratio);  // SPEC 3
-  c.block_size = c.ring_capacity * *rc::gen::element<int64_t>(1, 2);                         // R divides B
+  c.block_size = c.ring_capacity * *rc::gen::element<int64_t>(1, 2);                        // R divides B
   c.head_dim = 32;
   c.rotary_dim = *rc::gen::element<int64_t>(8, 16, 32);
   c.num_heads = 1;
@@ -50,7 +50,8 @@ ScenarioConfig gen_config() {
 }
 
 // The steps that take request 0 from nothing to `committed` positions under `schedule`.
-Scenario build(const ScenarioConfig& config, int64_t prompt, int64_t committed, int64_t family, const Schedule& schedule) {
+Scenario build(const ScenarioConfig& config, int64_t prompt, int64_t committed, int64_t family,
+               const Schedule& schedule) {
   Scenario s;
   s.config = config;
   const int64_t drafts = config.num_speculative_tokens;
@@ -62,12 +63,15 @@ Scenario build(const ScenarioConfig& config, int64_t prompt, int64_t committed, 
     ChunkRecord chunk{0, family, prompt, at, 0, 0, schedule.blocks, schedule.ring_block, {}};
     if (at < prompt) {  // prefill
       const int64_t rest = prompt - at;
-      chunk.length = schedule.chunked_prefill ? std::min<int64_t>(rest, *rc::gen::inRange<int64_t>(1, 3 * config.compress_ratio + 2)) : rest;
+      chunk.length = schedule.chunked_prefill
+                         ? std::min<int64_t>(rest, *rc::gen::inRange<int64_t>(1, 3 * config.compress_ratio + 2))
+                         : rest;
       chunk.accepted = chunk.length;
     } else {  // decode with drafts; the accepted ones are the right tokens
       chunk.length = 1 + drafts;
       const int64_t wanted = std::min<int64_t>(1 + drafts, committed - at);
-      chunk.accepted = schedule.rejections ? std::min<int64_t>(wanted, *rc::gen::inRange<int64_t>(1, drafts + 2)) : wanted;
+      chunk.accepted =
+          schedule.rejections ? std::min<int64_t>(wanted, *rc::gen::inRange<int64_t>(1, drafts + 2)) : wanted;
     }
     step.chunks.push_back(chunk);
     if (schedule.neighbour && *rc::gen::arbitrary<bool>()) {  // request 1 on its own blocks
@@ -81,7 +85,8 @@ Scenario build(const ScenarioConfig& config, int64_t prompt, int64_t committed, 
   return s;
 }
 
-std::vector<uint8_t> compressed_row(const StepCaches& caches, const ScenarioConfig& config, const std::vector<int32_t>& blocks, int64_t group) {
+std::vector<uint8_t> compressed_row(const StepCaches& caches, const ScenarioConfig& config,
+                                    const std::vector<int32_t>& blocks, int64_t group) {
   const int64_t s = config.storage_block_size();
   const CacheLayout& l = caches.compressed.layout;
   const uint8_t* p = caches.compressed.bytes.data() + l.byte_offset(int64_t{blocks[group / s]} * s + group % s, 0);
@@ -103,7 +108,8 @@ TEST(MetamorphicProperties, ScheduleDoesNotChangeTheCompressedRows) {
     a.blocks.resize(static_cast<size_t>(blocks_needed));
     std::iota(a.blocks.begin(), a.blocks.end(), 0);
     Schedule b;  // chunked prefill, rejections, a neighbour, other blocks in another order
-    b.blocks = *rc::gen::unique<std::vector<int32_t>>(static_cast<size_t>(blocks_needed), rc::gen::inRange<int32_t>(40, 90));
+    b.blocks =
+        *rc::gen::unique<std::vector<int32_t>>(static_cast<size_t>(blocks_needed), rc::gen::inRange<int32_t>(40, 90));
     b.ring_block = 2;
     b.chunked_prefill = true;
     b.rejections = true;
@@ -127,7 +133,8 @@ TEST(MetamorphicProperties, ScheduleDoesNotChangeTheCompressedRows) {
       const int64_t bytes = ring.width * 2;
       const uint8_t* row_a = run_a.caches().ring.bytes.data() + ring.byte_offset(a.ring_block * r + m % r, 0);
       const uint8_t* row_b = run_b.caches().ring.bytes.data() + ring.byte_offset(b.ring_block * r + m % r, 0);
-      if (std::memcmp(row_a, row_b, static_cast<size_t>(bytes)) != 0) RC_FAIL("open-group ring row of position " + std::to_string(m) + " differs");
+      if (std::memcmp(row_a, row_b, static_cast<size_t>(bytes)) != 0)
+        RC_FAIL("open-group ring row of position " + std::to_string(m) + " differs");
     }
     RC_CLASSIFY(config.mrope, "mrope");
     RC_CLASSIFY(config.store_dtype == StoreDtype::kFp8E4m3, "fp8");

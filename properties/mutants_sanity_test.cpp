@@ -11,10 +11,10 @@
 #include <string>
 
 #include "mutants/mutant_catalog.hpp"
-#include "qsa/traces/simulator.hpp"
-#include "qsa/traces/workloads.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/traces/scenario_runner.hpp"
+#include "qsa/traces/simulator.hpp"
+#include "qsa/traces/workloads.hpp"
 #include "support/hand_scenarios.hpp"
 
 namespace qsa {
@@ -114,15 +114,18 @@ TEST(MutantCatalog, EveryEntryIsRegisteredHiddenUnderAUniqueName) {
     EXPECT_EQ(&mutants::mutant_info(info.bug), &info);
     EXPECT_EQ(expected_checks().count(info.name), 1u) << info.name << " has no expected check in this test";
   }
-  for (const MutantInfo& info : mutants::known_escapes()) EXPECT_FALSE(registry.contains(info.name)) << info.name << " escapes: not registered";
+  for (const MutantInfo& info : mutants::known_escapes())
+    EXPECT_FALSE(registry.contains(info.name)) << info.name << " escapes: not registered";
 }
 
 TEST(MutantCatalog, ControlWithoutABugEqualsTheReferenceOnEveryHandScenario) {
   for (bool mrope : {false, true}) {
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
-      for (const traces::Scenario& scenario : {testing::hand_scenario(mrope, dtype), testing::hand_scenario_with_zero_length_request(mrope, dtype)}) {
+      for (const traces::Scenario& scenario :
+           {testing::hand_scenario(mrope, dtype), testing::hand_scenario_with_zero_length_request(mrope, dtype)}) {
         reference::ReferenceBackend reference;
-        const auto reference_failure = traces::run_scenario(scenario, reference, traces::RunOptions{true, true, true, true, 1});
+        const auto reference_failure =
+            traces::run_scenario(scenario, reference, traces::RunOptions{true, true, true, true, 1});
         EXPECT_FALSE(reference_failure.has_value()) << describe(reference_failure);
         const auto control = mutants::make_mutant_backend(Bug::kNone);
         const auto failure = traces::run_scenario(scenario, *control, traces::RunOptions{true, true, true, true, 1});
@@ -165,8 +168,10 @@ TEST_P(KnownEscape, PassesEveryCheckOnTheHandScenario) {
   for (bool mrope : {false, true}) {
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
       const auto backend = mutants::make_mutant_backend(info.bug);
-      const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), *backend, traces::RunOptions{true, true, true, true, 1});
-      EXPECT_FALSE(failure.has_value()) << info.name << " is caught now (move it into the catalog): " << describe(failure);
+      const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), *backend,
+                                                traces::RunOptions{true, true, true, true, 1});
+      EXPECT_FALSE(failure.has_value()) << info.name
+                                        << " is caught now (move it into the catalog): " << describe(failure);
     }
   }
 }

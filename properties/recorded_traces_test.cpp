@@ -37,12 +37,15 @@ std::vector<std::string> recorded_trace_names() {
   std::vector<std::string> names;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(recorded_traces_dir(), ec))
-    if (entry.is_regular_file() && entry.path().extension() == ".scenario") names.push_back(entry.path().stem().string());
+    if (entry.is_regular_file() && entry.path().extension() == ".scenario")
+      names.push_back(entry.path().stem().string());
   std::sort(names.begin(), names.end());
   return names;
 }
 
-std::string trace_path(const std::string& name) { return (fs::path(recorded_traces_dir()) / (name + ".scenario")).string(); }
+std::string trace_path(const std::string& name) {
+  return (fs::path(recorded_traces_dir()) / (name + ".scenario")).string();
+}
 
 void replay_with_digests(const std::string& path, Backend& backend) {
   const traces::ScenarioFile file = traces::read_scenario_file(path);
@@ -53,10 +56,12 @@ void replay_with_digests(const std::string& path, Backend& backend) {
   traces::ScenarioRunner runner(file.scenario.config, backend, options);
   for (const traces::StepRecord& step : file.scenario.steps) {
     if (const auto failure = runner.step(step)) {
-      FAIL() << path << ": " << traces::to_string(*failure) << "\n  replay: qsacheck replay --backend " << backend.name() << " " << path;
+      FAIL() << path << ": " << traces::to_string(*failure) << "\n  replay: qsacheck replay --backend "
+             << backend.name() << " " << path;
     }
   }
-  EXPECT_TRUE(runner.step_update_supported()) << backend.name() << " has no step update: only the metadata digests were compared";
+  EXPECT_TRUE(runner.step_update_supported())
+      << backend.name() << " has no step update: only the metadata digests were compared";
 }
 
 class RecordedTrace : public ::testing::TestWithParam<std::string> {};

@@ -36,7 +36,8 @@ traces::Workload at_test_level(traces::Workload workload) {
 }
 
 // Shrinks `failing`, writes it next to the test, and returns the lines that replay it.
-std::string reproduce(const traces::Scenario& failing, const traces::RunFailure& failure, const std::string& backend_name) {
+std::string reproduce(const traces::Scenario& failing, const traces::RunFailure& failure,
+                      const std::string& backend_name) {
   traces::Scenario small = failing;
   if (shrinking_enabled()) {
     auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
@@ -49,12 +50,14 @@ std::string reproduce(const traces::Scenario& failing, const traces::RunFailure&
     };
     small = traces::shrink_scenario(failing, failing_step, 300);
   }
-  std::string file = "qsacheck-repro-property-" + failing.config.workload + "-" + std::to_string(failing.config.seed) + ".scenario";
+  std::string file =
+      "qsacheck-repro-property-" + failing.config.workload + "-" + std::to_string(failing.config.seed) + ".scenario";
   for (char& ch : file)
     if (ch == ':') ch = '_';
   traces::write_scenario_file(file, small);
-  return "shrunk to " + std::to_string(small.steps.size()) + " steps, " + std::to_string(traces::requests_of(small).size()) +
-         " requests, written to " + file + "\n  replay: qsacheck replay --backend " + backend_name + " " + file +
+  return "shrunk to " + std::to_string(small.steps.size()) + " steps, " +
+         std::to_string(traces::requests_of(small).size()) + " requests, written to " + file +
+         "\n  replay: qsacheck replay --backend " + backend_name + " " + file +
          "\n  rerun:  " + testing::rerun_command() + " (with the RC_PARAMS printed below)";
 }
 

@@ -39,7 +39,8 @@ ChunkRecord* find_chunk(Scenario& s, Pred pred, size_t* step = nullptr) {
 // The first chunk of a request that starts past 0: a prefix hit.
 ChunkRecord* find_prefix_hit(Scenario& s, size_t* step = nullptr) {
   std::set<int64_t> seen;
-  return find_chunk(s, [&](const ChunkRecord& ch, const auto&) { return seen.insert(ch.request).second && ch.start > 0; }, step);
+  return find_chunk(
+      s, [&](const ChunkRecord& ch, const auto&) { return seen.insert(ch.request).second && ch.start > 0; }, step);
 }
 
 TEST(ScenarioRules, ASimulatedScenarioIsClean) { EXPECT_TRUE(scenario_rule_violations(simulated(), true).empty()); }
@@ -54,17 +55,20 @@ TEST(ScenarioRules, CatchADecodeThatDoesNotStartAtTheCommittedLength) {
 
 TEST(ScenarioRules, CatchTwoRequestsOfAStepSharingARingBlock) {
   Scenario s = simulated();
-  ChunkRecord* c = find_chunk(s, [](const ChunkRecord&, const traces::StepRecord& st) { return st.chunks.size() >= 2; });
+  ChunkRecord* c =
+      find_chunk(s, [](const ChunkRecord&, const traces::StepRecord& st) { return st.chunks.size() >= 2; });
   ASSERT_NE(c, nullptr);
   size_t step = 0;
-  find_chunk(s, [&](const ChunkRecord& ch, const auto&) { return &ch == c; }, &step);
+  find_chunk(
+      s, [&](const ChunkRecord& ch, const auto&) { return &ch == c; }, &step);
   s.steps[step].chunks[1].ring_block = s.steps[step].chunks[0].ring_block;
   EXPECT_TRUE(reports(s, "ring block shared"));
 }
 
 TEST(ScenarioRules, CatchBlocksThatDoNotCoverTheChunk) {
   Scenario s = simulated();
-  ChunkRecord* c = find_chunk(s, [&](const ChunkRecord& ch, const auto&) { return ch.start + ch.length > s.config.block_size; });
+  ChunkRecord* c =
+      find_chunk(s, [&](const ChunkRecord& ch, const auto&) { return ch.start + ch.length > s.config.block_size; });
   ASSERT_NE(c, nullptr);
   c->blocks.resize(static_cast<size_t>((c->start + c->length - 1) / s.config.block_size));
   EXPECT_TRUE(reports(s, "blocks do not cover the chunk"));
@@ -113,7 +117,8 @@ TEST(ScenarioRules, CatchAnUnpaddedUniformDecodeStep) {
   for (traces::StepRecord& st : s.steps)
     if (traces::is_uniform_decode(st)) {
       const int64_t rows = static_cast<int64_t>(st.chunks.size()) * st.chunks.front().length;
-      if (traces::padded_token_count(traces::cuda_graph_capture_sizes(s.config.max_num_batched_tokens), rows) == rows) continue;
+      if (traces::padded_token_count(traces::cuda_graph_capture_sizes(s.config.max_num_batched_tokens), rows) == rows)
+        continue;
       st.padding_tokens = 0;
       st.padded_requests = 0;
       break;
@@ -124,7 +129,9 @@ TEST(ScenarioRules, CatchAnUnpaddedUniformDecodeStep) {
 TEST(ScenarioRules, CatchARequestScheduledAfterItFinished) {
   Scenario s = simulated();
   size_t step = 0;
-  ASSERT_NE(find_chunk(s, [](const ChunkRecord&, const traces::StepRecord& st) { return !st.finished.empty(); }, &step), nullptr);
+  ASSERT_NE(find_chunk(
+                s, [](const ChunkRecord&, const traces::StepRecord& st) { return !st.finished.empty(); }, &step),
+            nullptr);
   ASSERT_LT(step + 1, s.steps.size());
   ChunkRecord ghost = s.steps[step].chunks.front();
   ghost.request = s.steps[step].finished.front();

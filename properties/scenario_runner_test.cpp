@@ -39,7 +39,8 @@ TEST(ScenarioRunner, ReferencePassesEveryCheckOnTheHandScenario) {
   for (bool mrope : {false, true}) {
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
       reference::ReferenceBackend backend;
-      const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), backend, traces::RunOptions{true, true, true, true, 1});
+      const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), backend,
+                                                traces::RunOptions{true, true, true, true, 1});
       EXPECT_FALSE(failure.has_value()) << (failure ? traces::to_string(*failure) : "");
     }
   }
@@ -164,7 +165,9 @@ TEST(ScenarioRunner, DigestsNameTheStepAndTheFirstDifferingOutput) {
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->check, "digest");
   EXPECT_EQ(failure->step, 5);
-  EXPECT_EQ(failure->message.rfind("output cache.ring: expected " + traces::digest_hex(stale[5].find("cache.ring").value()), 0), 0u)
+  EXPECT_EQ(failure->message.rfind(
+                "output cache.ring: expected " + traces::digest_hex(stale[5].find("cache.ring").value()), 0),
+            0u)
       << failure->message;
 
   traces::StepDigest changed = digests[3];
@@ -178,20 +181,26 @@ TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
   const std::string header = hand_scenario_header();
   EXPECT_EQ(scenario_error("").rule, "empty");
   EXPECT_EQ(scenario_error("{\"format\": \"other\"}\n").rule, "not-a-scenario");
-  const Error bad_step = scenario_error(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1}]}\n");
+  const Error bad_step =
+      scenario_error(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1}]}\n");
   EXPECT_EQ(bad_step.index, 2);  // the line
   EXPECT_EQ(bad_step.rule, "missing");
   std::string bad_ring = header;
   bad_ring.replace(bad_ring.find("\"ring_capacity\":8"), 17, "\"ring_capacity\":7");
   EXPECT_EQ(scenario_error(bad_ring).rule, "spec-3");
-  EXPECT_EQ(scenario_error(header + "{\"step\": 3, \"reorder_batch_threshold\": 1, \"chunks\": []}\n").rule, "out-of-order");
+  EXPECT_EQ(scenario_error(header + "{\"step\": 3, \"reorder_batch_threshold\": 1, \"chunks\": []}\n").rule,
+            "out-of-order");
   EXPECT_EQ(scenario_error(header + "{not json\n").rule, "malformed-json");
-  const Error no_blocks = scenario_error(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
-                                            "\"start\": 0, \"length\": 3, \"accepted\": 3, \"ring_block\": 0}]}\n");
+  const Error no_blocks =
+      scenario_error(header +
+                     "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
+                     "\"start\": 0, \"length\": 3, \"accepted\": 3, \"ring_block\": 0}]}\n");
   EXPECT_EQ(no_blocks.field, "chunks[0].blocks") << "required: FORMAT.md gives it no default";
   EXPECT_EQ(no_blocks.rule, "missing");
-  const Error wide_ring = scenario_error(header + "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
-                                             "\"start\": 0, \"length\": 3, \"accepted\": 3, \"blocks\": [], \"ring_block\": 82147483647}]}\n");
+  const Error wide_ring =
+      scenario_error(header +
+                     "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [{\"request\": 1, \"prompt_len\": 3, "
+                     "\"start\": 0, \"length\": 3, \"accepted\": 3, \"blocks\": [], \"ring_block\": 82147483647}]}\n");
   EXPECT_EQ(wide_ring.field, "chunks[0].ring_block") << "checked before it is narrowed to int32";
   EXPECT_EQ(wide_ring.rule, "out-of-range");
   const Error empty_key = scenario_error(header.substr(0, header.rfind('}')) + ", \"\": []}\n");
@@ -202,10 +211,12 @@ TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
     const size_t at = h.find("\"seed\":") + 7;
     return h.replace(at, h.find(',', at) - at, value);
   };
-  EXPECT_EQ(scenario_error(with_seed("-1")).field, "config.seed") << "a negative seed is rejected: it would be written back as 2^64 - 1";
+  EXPECT_EQ(scenario_error(with_seed("-1")).field, "config.seed")
+      << "a negative seed is rejected: it would be written back as 2^64 - 1";
   std::stringstream big(with_seed("18446744073709551615"));
   EXPECT_EQ(traces::read_scenario(big).scenario.config.seed, 18446744073709551615ull) << "every uint64 seed reads back";
-  EXPECT_EQ(scenario_error("8e388\n").rule, "malformed-json") << "fuzz/regressions/fuzz_trace_reader/8a886297...: a number beyond double";
+  EXPECT_EQ(scenario_error("8e388\n").rule, "malformed-json")
+      << "fuzz/regressions/fuzz_trace_reader/8a886297...: a number beyond double";
   EXPECT_EQ(scenario_error(header + "{\"step\": 0, \"reorder_batch_threshold\": 1e999, \"chunks\": []}\n").index, 2);
 }
 

@@ -22,10 +22,10 @@ constexpr int64_t kSteps = 200;
 std::string dump(const Scenario& s) {
   std::ostringstream os;
   const ScenarioConfig& c = s.config;
-  os << c.seed << ' ' << c.workload << ' ' << c.compress_ratio << ' ' << c.block_size << ' ' << c.num_speculative_tokens << ' '
-     << c.ring_capacity << ' ' << c.head_dim << ' ' << c.rotary_dim << ' ' << c.num_heads << ' ' << c.mrope << ' '
-     << static_cast<int>(c.store_dtype) << ' ' << c.max_position << ' ' << c.num_compressed_blocks << ' ' << c.num_ring_blocks
-     << ' ' << c.max_num_batched_tokens << ' ' << c.max_num_seqs << '\n';
+  os << c.seed << ' ' << c.workload << ' ' << c.compress_ratio << ' ' << c.block_size << ' ' << c.num_speculative_tokens
+     << ' ' << c.ring_capacity << ' ' << c.head_dim << ' ' << c.rotary_dim << ' ' << c.num_heads << ' ' << c.mrope
+     << ' ' << static_cast<int>(c.store_dtype) << ' ' << c.max_position << ' ' << c.num_compressed_blocks << ' '
+     << c.num_ring_blocks << ' ' << c.max_num_batched_tokens << ' ' << c.max_num_seqs << '\n';
   for (const StepRecord& st : s.steps) {
     os << "step " << st.padded_requests << ' ' << st.padding_tokens << ' ' << st.reorder_batch_threshold << " |";
     for (const ChunkRecord& ch : st.chunks) {
@@ -45,7 +45,8 @@ std::string dump(const Scenario& s) {
 }
 
 std::string replay_hint(const std::string& workload, uint64_t seed) {
-  return "replay: simulate(workload_by_name(\"" + workload + "\"), " + std::to_string(seed) + ", " + std::to_string(kSteps) + ")";
+  return "replay: simulate(workload_by_name(\"" + workload + "\"), " + std::to_string(seed) + ", " +
+         std::to_string(kSteps) + ")";
 }
 
 int64_t negative_slots_on_closing_rows(const Scenario& s) {
@@ -159,7 +160,8 @@ TEST(Workloads, TinyBlocksHaveOneGroupPerBlockAndNoDrafts) {
 
 TEST(Workloads, RatiosDrawEveryCompressRatio) {
   std::set<int64_t> ratios;
-  for (uint64_t seed = 1; seed <= 32; ++seed) ratios.insert(simulate(workload_by_name("ratios"), seed, 1).config.compress_ratio);
+  for (uint64_t seed = 1; seed <= 32; ++seed)
+    ratios.insert(simulate(workload_by_name("ratios"), seed, 1).config.compress_ratio);
   EXPECT_EQ(ratios, (std::set<int64_t>{2, 4, 8, 16}));
 }
 
@@ -227,7 +229,8 @@ TEST(Workloads, PreemptionStormRecomputesFromZeroOnNewBlocks) {
 
 TEST(Workloads, PrefixSharingStartsManyFirstChunksOnSharedBlocks) {
   Coverage total;
-  for (uint64_t seed = 1; seed <= 3; ++seed) total += coverage_of(simulate(workload_by_name("prefix-sharing"), seed, kSteps));
+  for (uint64_t seed = 1; seed <= 3; ++seed)
+    total += coverage_of(simulate(workload_by_name("prefix-sharing"), seed, kSteps));
   EXPECT_GE(total.prefix_hits, 60);
 }
 

@@ -12,8 +12,8 @@
 #include "qsa/reference/step_update.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
-#include "qsa/validate.hpp"
 #include "qsa/traces/workloads.hpp"
+#include "qsa/validate.hpp"
 #include "support/backend_under_test.hpp"
 #include "support/gpu_guard.hpp"
 #include "support/hand_scenarios.hpp"
@@ -44,10 +44,12 @@ TEST(StepUpdateCudaConversions, MatchTheReferenceForEveryRoundingClassAndEveryBf
   for (size_t i = 0; i < bits.size(); ++i) {
     float f;
     std::memcpy(&f, &bits[i], 4);
-    if (bf16[i] != bf16_from_float(f) && bf16_mismatches++ == 0) ADD_FAILURE() << std::hex << "bf16 of 0x" << bits[i] << ": device 0x" << bf16[i];
+    if (bf16[i] != bf16_from_float(f) && bf16_mismatches++ == 0)
+      ADD_FAILURE() << std::hex << "bf16 of 0x" << bits[i] << ": device 0x" << bf16[i];
     const auto pattern = static_cast<uint16_t>(bits[i] >> 16);  // the high half sweeps every bf16 pattern
     if (e4m3[i] != e4m3_from_bf16(pattern) && e4m3_mismatches++ == 0)
-      ADD_FAILURE() << std::hex << "e4m3 of bf16 0x" << pattern << ": device 0x" << int{e4m3[i]} << ", reference 0x" << int{e4m3_from_bf16(pattern)};
+      ADD_FAILURE() << std::hex << "e4m3 of bf16 0x" << pattern << ": device 0x" << int{e4m3[i]} << ", reference 0x"
+                    << int{e4m3_from_bf16(pattern)};
   }
   EXPECT_EQ(bf16_mismatches, 0);
   EXPECT_EQ(e4m3_mismatches, 0);
@@ -58,7 +60,8 @@ TEST(StepUpdateCudaVsReference, HandScenariosMatchBitwiseWithEveryFeature) {
   cuda::CudaBackend backend;
   for (bool mrope : {false, true})
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3})
-      for (const traces::Scenario& s : {testing::hand_scenario(mrope, dtype), testing::hand_scenario_with_zero_length_request(mrope, dtype)}) {
+      for (const traces::Scenario& s :
+           {testing::hand_scenario(mrope, dtype), testing::hand_scenario_with_zero_length_request(mrope, dtype)}) {
         const auto failure = traces::run_scenario(s, backend, every_check());
         EXPECT_FALSE(failure.has_value()) << "mrope " << mrope << " " << to_string(dtype) << ": " << describe(failure);
       }
@@ -82,7 +85,8 @@ TEST(StepUpdateCudaVsReference, EveryHeadDimAndRotaryDimMatches) {
   struct Geometry {
     int64_t d, rd, heads;
   };
-  for (const Geometry g : {Geometry{32, 32, 1}, Geometry{64, 6, 3}, Geometry{128, 64, 4}, Geometry{256, 128, 2}, Geometry{512, 200, 1}}) {
+  for (const Geometry g :
+       {Geometry{32, 32, 1}, Geometry{64, 6, 3}, Geometry{128, 64, 4}, Geometry{256, 128, 2}, Geometry{512, 200, 1}}) {
     for (const char* workload : {"default", "mrope-fp8"}) {
       traces::Workload w = traces::workload_by_name(workload);
       w.config.head_dim = g.d;
@@ -90,7 +94,8 @@ TEST(StepUpdateCudaVsReference, EveryHeadDimAndRotaryDimMatches) {
       w.config.num_heads = g.heads;
       const traces::Scenario s = traces::simulate(w, 3, testing::scaled(40));
       const auto failure = traces::run_scenario(s, backend, every_check());
-      EXPECT_FALSE(failure.has_value()) << "D " << g.d << " rd " << g.rd << " " << workload << ": " << describe(failure);
+      EXPECT_FALSE(failure.has_value()) << "D " << g.d << " rd " << g.rd << " " << workload << ": "
+                                        << describe(failure);
     }
   }
 }
@@ -140,7 +145,8 @@ TEST(StepUpdateCudaVsReference, GroupPositionOutOfRangeIsReportedLikeTheReferenc
   // Request 2's ring block 2 holds position 8 (the open group's first member) with t = max_position.
   const int64_t slot = 2 * s.config.ring_capacity + 8 % s.config.ring_capacity;
   const int64_t tail[3] = {s.config.max_position, 1, 1};
-  std::memcpy(cpu.ring.bytes.data() + cpu.ring.layout.byte_offset(slot, ring_position_offset(s.config.head_dim)), tail, sizeof tail);
+  std::memcpy(cpu.ring.bytes.data() + cpu.ring.layout.byte_offset(slot, ring_position_offset(s.config.head_dim)), tail,
+              sizeof tail);
   StepCaches gpu = cpu;
   StepOutput expected;
   StepOutput actual;

@@ -24,10 +24,12 @@ std::vector<traces::Scenario> scenarios_for(const testing::PlantedStepBug& bug) 
     traces::Scenario s = testing::hand_scenario();
     for (traces::StepRecord& step : s.steps)
       for (traces::ChunkRecord& chunk : step.chunks)
-        if (chunk.request == 0) chunk.ring_block = static_cast<int32_t>(s.config.num_ring_blocks);  // one past the last block
+        if (chunk.request == 0)
+          chunk.ring_block = static_cast<int32_t>(s.config.num_ring_blocks);  // one past the last block
     out = {s};
   }
-  out.push_back(traces::simulate(traces::workload_by_name(mrope || dtype == StoreDtype::kFp8E4m3 ? "mrope-fp8" : "default"), 7, 200));
+  out.push_back(traces::simulate(
+      traces::workload_by_name(mrope || dtype == StoreDtype::kFp8E4m3 ? "mrope-fp8" : "default"), 7, 200));
   if (bug.needs == "many-rows") {  // a rounding-order bug shows on about one element in 2^16
     out.push_back(traces::simulate(traces::workload_by_name("default"), 7, 1000));
     out.push_back(traces::simulate(traces::workload_by_name("azure-conv"), 3, 600));

@@ -159,13 +159,16 @@ Error csv_error(const std::string& name, const std::string& text) {
 }
 
 TEST(RequestsCsv, ErrorsNameTheLineTheColumnAndTheRule) {
-  EXPECT_EQ(csv_error("e1.csv", "prompt_tokens,output_tokens\n10,2\n12,x\n"), (Error{"output_tokens", 3, "not-an-integer", ""}));
-  EXPECT_EQ(csv_error("e2.csv", "prompt_tokens,output_tokens\n10,2\n0,4\n"), (Error{"prompt_tokens", 3, "out-of-range", ""}));
+  EXPECT_EQ(csv_error("e1.csv", "prompt_tokens,output_tokens\n10,2\n12,x\n"),
+            (Error{"output_tokens", 3, "not-an-integer", ""}));
+  EXPECT_EQ(csv_error("e2.csv", "prompt_tokens,output_tokens\n10,2\n0,4\n"),
+            (Error{"prompt_tokens", 3, "out-of-range", ""}));
   EXPECT_EQ(csv_error("e3.csv", "prompt_tokens,output_tokens\n10,2,7\n"), (Error{"input", 2, "wrong-field-count", ""}));
   EXPECT_EQ(csv_error("e4.csv", "prompt,output\n10,2\n"), (Error{"prompt_tokens", 1, "missing-column", ""}));
   EXPECT_EQ(csv_error("e5.csv", "ContextTokens,Other\n10,2\n"), (Error{"GeneratedTokens", 1, "missing-column", ""}));
   EXPECT_EQ(csv_error("e6.csv", "prompt_tokens,output_tokens\n"), (Error{"input", 2, "empty", ""}));
-  EXPECT_EQ(csv_error("e7.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03,1,1\n2023-11-16 18-17-05,1,1\n"),
+  EXPECT_EQ(csv_error("e7.csv",
+                      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03,1,1\n2023-11-16 18-17-05,1,1\n"),
             (Error{"TIMESTAMP", 3, "malformed-timestamp", ""}));
   EXPECT_EQ(csv_error("e8.csv", ""), (Error{"input", 1, "empty", ""}));
   try {
@@ -187,7 +190,8 @@ TEST(Workloads, UnknownNameListsTheChoices) {
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(e.error(), (Error{"workload", -1, "unknown-workload", ""}));
-    for (const std::string& name : workload_names()) EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << name;
+    for (const std::string& name : workload_names())
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << name;
   }
 }
 

@@ -39,15 +39,19 @@ double find_or_minus_one(const std::map<std::string, double>& values, const std:
 }  // namespace
 
 double MedianReporter::micros(const std::string& name) const { return find_or_minus_one(micros_, name); }
-double MedianReporter::bytes_per_second(const std::string& name) const { return find_or_minus_one(bytes_per_second_, name); }
+double MedianReporter::bytes_per_second(const std::string& name) const {
+  return find_or_minus_one(bytes_per_second_, name);
+}
 
 int run_benchmark_main(int argc, char** argv, const std::function<void(bool gpu)>& register_benchmarks,
                        const std::function<void(const MedianReporter&)>& print_summary) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a run cut short by a timeout still leaves its lines
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick_mode = true;
-    else args.push_back(argv[i]);
+    if (std::strcmp(argv[i], "--quick") == 0)
+      quick_mode = true;
+    else
+      args.push_back(argv[i]);
   }
   int count = static_cast<int>(args.size());
   benchmark::Initialize(&count, args.data());

@@ -7,8 +7,8 @@
 namespace qsa::bench {
 
 std::vector<MetadataShape> metadata_bench_shapes() {
-  return {{"decode", 256, 64},     {"decode", 1024, 256},   {"decode", 4096, 1024}, {"mixed", 8192, 1024},
-          {"prefill", 8192, 2},    {"prefill", 16384, 4},   {"prefill", 65536, 16}};
+  return {{"decode", 256, 64},  {"decode", 1024, 256}, {"decode", 4096, 1024}, {"mixed", 8192, 1024},
+          {"prefill", 8192, 2}, {"prefill", 16384, 4}, {"prefill", 65536, 16}};
 }
 
 MetadataInput make_shape_input(const MetadataShape& shape, CacheKind kind, uint64_t seed) {
@@ -46,9 +46,11 @@ MetadataInput make_shape_input(const MetadataShape& shape, CacheKind kind, uint6
     max_seq = std::max(max_seq, start + q);
   }
   in.batch.num_actual_tokens = in.batch.query_start_loc.back();
-  for (int64_t t = 0; t < in.batch.num_actual_tokens; ++t) in.batch.common_slot_mapping.push_back(rng.range(0, int64_t{1} << 30));
+  for (int64_t t = 0; t < in.batch.num_actual_tokens; ++t)
+    in.batch.common_slot_mapping.push_back(rng.range(0, int64_t{1} << 30));
   const int64_t cols = kind == CacheKind::kCompressed ? max_seq / (4 * 16) + 1 : 1;
-  std::vector<std::vector<int32_t>> rows(static_cast<size_t>(shape.requests), std::vector<int32_t>(static_cast<size_t>(cols)));
+  std::vector<std::vector<int32_t>> rows(static_cast<size_t>(shape.requests),
+                                         std::vector<int32_t>(static_cast<size_t>(cols)));
   for (auto& row : rows)
     for (auto& block : row) block = static_cast<int32_t>(rng.range(0, (1 << 20) - 1));
   in.block_table = BlockTable::from_rows(rows);

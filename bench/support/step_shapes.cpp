@@ -59,7 +59,8 @@ StepCase make_step_case(const StepShape& shape, uint64_t seed) {
   std::vector<std::vector<int32_t>> table(static_cast<size_t>(shape.requests));
   std::vector<std::vector<int32_t>> ring(static_cast<size_t>(shape.requests));
   for (int64_t j = 0; j < shape.requests; ++j) {
-    for (int64_t k = 0; k < blocks_per_request; ++k) table[j].push_back(static_cast<int32_t>(j * blocks_per_request + k));
+    for (int64_t k = 0; k < blocks_per_request; ++k)
+      table[j].push_back(static_cast<int32_t>(j * blocks_per_request + k));
     ring[j].push_back(static_cast<int32_t>(j));
   }
   in.block_table = BlockTable::from_rows(table);
@@ -75,7 +76,8 @@ StepCase make_step_case(const StepShape& shape, uint64_t seed) {
   in.positions.resize(static_cast<size_t>(3 * n));
   for (int64_t j = 0; j < shape.requests; ++j)
     for (int64_t t = b.query_start_loc[j]; t < b.query_start_loc[j + 1]; ++t)
-      for (int axis = 0; axis < 3; ++axis) in.positions[axis * n + t] = b.chunk_start(j) + (t - b.query_start_loc[j]) + axis;
+      for (int axis = 0; axis < 3; ++axis)
+        in.positions[axis * n + t] = b.chunk_start(j) + (t - b.query_start_loc[j]) + axis;
 
   // Caches: one ring block per request, every compressed block; the open groups' ring rows hold
   // committed keys with in-range position tails.
@@ -90,7 +92,8 @@ StepCase make_step_case(const StepShape& shape, uint64_t seed) {
     const int64_t tail[3] = {rng.range(0, 4000), rng.range(0, 4000), rng.range(0, 4000)};
     std::memcpy(c.caches.ring.bytes.data() + c.caches.ring.layout.byte_offset(slot, 128), tail, sizeof tail);
   }
-  c.caches.compressed.layout = CacheLayout::dense(shape.requests * blocks_per_request, 16, 128, element_bytes(shape.dtype));
+  c.caches.compressed.layout =
+      CacheLayout::dense(shape.requests * blocks_per_request, 16, 128, element_bytes(shape.dtype));
   c.caches.compressed.bytes.assign(static_cast<size_t>(c.caches.compressed.layout.size_bytes()), 0);
   return c;
 }
@@ -108,9 +111,9 @@ int64_t step_bytes(const StepInput& in) {
     if (q == 0) continue;
     const int64_t s = b.chunk_start(j);
     const int64_t groups = b.seq_lens[j] / c.compress_ratio - s / c.compress_ratio;
-    bytes += std::min(q, c.ring_capacity) * ring_row;                 // ring writes
-    bytes += groups * d * eb;                                          // compressed writes
-    if (groups > 0) bytes += (s % c.compress_ratio) * ring_row;        // ring reads of the first group's earlier members
+    bytes += std::min(q, c.ring_capacity) * ring_row;            // ring writes
+    bytes += groups * d * eb;                                    // compressed writes
+    if (groups > 0) bytes += (s % c.compress_ratio) * ring_row;  // ring reads of the first group's earlier members
   }
   return bytes;
 }

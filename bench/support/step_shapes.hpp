@@ -12,9 +12,9 @@
 namespace qsa::bench {
 
 struct StepShape {
-  std::string name;        // "decode", "mixed" or "prefill"
-  int64_t tokens = 0;      // N
-  int64_t requests = 0;    // NR
+  std::string name;      // "decode", "mixed" or "prefill"
+  int64_t tokens = 0;    // N
+  int64_t requests = 0;  // NR
   StoreDtype dtype = StoreDtype::kBf16;
 };
 

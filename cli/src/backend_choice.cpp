@@ -15,7 +15,9 @@ std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
   if (!backend) {
     std::string choices;
     for (const auto& n : BackendRegistry::global().names()) choices += (choices.empty() ? "" : ", ") + n;
-    *error = Error{"backend", -1, "unknown-backend", "\"" + name + "\" is not one of: " + choices + " (or a planted bug listed by `qsacheck mutants --list`)"};
+    *error =
+        Error{"backend", -1, "unknown-backend",
+              "\"" + name + "\" is not one of: " + choices + " (or a planted bug listed by `qsacheck mutants --list`)"};
     return nullptr;
   }
   std::string reason;
@@ -26,7 +28,8 @@ std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
   return backend;
 }
 
-std::vector<std::string> choose_backends(const std::vector<std::string>& requested, std::vector<std::string>* unavailable, Error* error) {
+std::vector<std::string> choose_backends(const std::vector<std::string>& requested,
+                                         std::vector<std::string>* unavailable, Error* error) {
   std::vector<std::string> chosen;
   if (!requested.empty()) {
     for (const std::string& name : requested) {
@@ -38,8 +41,10 @@ std::vector<std::string> choose_backends(const std::vector<std::string>& request
   for (const std::string& name : BackendRegistry::global().names()) {
     auto backend = BackendRegistry::global().create(name);
     std::string reason;
-    if (backend->probe(&reason) == Status::kOk) chosen.push_back(name);
-    else unavailable->push_back(name + ": " + reason);
+    if (backend->probe(&reason) == Status::kOk)
+      chosen.push_back(name);
+    else
+      unavailable->push_back(name + ": " + reason);
   }
   return chosen;
 }

@@ -17,6 +17,7 @@ std::unique_ptr<Backend> open_backend(const std::string& name, Error* error);
 
 /// Names to run: `requested`, or every visible backend that can run here (the others are added
 /// to `unavailable` with the reason: not chosen, so not a check that failed to run).
-std::vector<std::string> choose_backends(const std::vector<std::string>& requested, std::vector<std::string>* unavailable, Error* error);
+std::vector<std::string> choose_backends(const std::vector<std::string>& requested,
+                                         std::vector<std::string>* unavailable, Error* error);
 
 }  // namespace qsa::cli

@@ -25,9 +25,11 @@ std::vector<CampaignJob> default_campaign(uint64_t seed) {
   return jobs;
 }
 
-std::vector<CampaignJob> workload_campaign(const traces::Workload& workload, uint64_t seed, int64_t scenarios, int64_t steps) {
+std::vector<CampaignJob> workload_campaign(const traces::Workload& workload, uint64_t seed, int64_t scenarios,
+                                           int64_t steps) {
   std::vector<CampaignJob> jobs;
-  for (int64_t i = 0; i < scenarios; ++i) jobs.push_back(CampaignJob{workload, seed * 1000003 + static_cast<uint64_t>(i), steps});
+  for (int64_t i = 0; i < scenarios; ++i)
+    jobs.push_back(CampaignJob{workload, seed * 1000003 + static_cast<uint64_t>(i), steps});
   return jobs;
 }
 
@@ -52,7 +54,8 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   return result;
 }
 
-traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure, const std::string& backend_name,
+traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
+                                const std::string& backend_name,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress) {
   const std::string check = failure.check;
   auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
@@ -63,12 +66,14 @@ traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::
     if (traces::run_scenario(candidate, *reference)) return std::nullopt;  // the shrinker broke the scenario
     return f->step;
   };
-  return traces::shrink_scenario(scenario, failing_step, 400, [&](const traces::Scenario& s, const traces::ShrinkStats& stats) {
-    if (progress) progress(s, stats.tries);
-  });
+  return traces::shrink_scenario(scenario, failing_step, 400,
+                                 [&](const traces::Scenario& s, const traces::ShrinkStats& stats) {
+                                   if (progress) progress(s, stats.tries);
+                                 });
 }
 
-ProgressLine::ProgressLine(bool quiet) : quiet_(quiet), terminal_(stderr_is_terminal()), last_(std::chrono::steady_clock::now() - std::chrono::hours(1)) {}
+ProgressLine::ProgressLine(bool quiet)
+    : quiet_(quiet), terminal_(stderr_is_terminal()), last_(std::chrono::steady_clock::now() - std::chrono::hours(1)) {}
 
 void ProgressLine::update(const std::string& text) {
   if (quiet_) return;

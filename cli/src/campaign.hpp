@@ -29,7 +29,8 @@ struct CampaignJob {
 std::vector<CampaignJob> default_campaign(uint64_t seed);
 
 /// `scenarios` scenarios of one workload.
-std::vector<CampaignJob> workload_campaign(const traces::Workload& workload, uint64_t seed, int64_t scenarios, int64_t steps);
+std::vector<CampaignJob> workload_campaign(const traces::Workload& workload, uint64_t seed, int64_t scenarios,
+                                           int64_t steps);
 
 struct JobResult {
   std::string workload;
@@ -43,14 +44,16 @@ struct JobResult {
 };
 
 /// Progress of a running job: called every step.
-using ProgressFn = std::function<void(const CampaignJob& job, int64_t step, const traces::Coverage& so_far, double seconds)>;
+using ProgressFn =
+    std::function<void(const CampaignJob& job, int64_t step, const traces::Coverage& so_far, double seconds)>;
 
 /// Runs one job on `backend` with every check; stops at the first failure.
 JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress);
 
 /// Shrinks a failing scenario: a candidate is kept while `backend` still fails on it (the same
 /// check) and the reference passes it. Returns the smaller scenario.
-traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure, const std::string& backend_name,
+traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
+                                const std::string& backend_name,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress);
 
 /// Redraws one status line on a terminal; prints a plain line every few seconds otherwise.

@@ -28,16 +28,19 @@ void print_report(const CheckReport& r) {
   for (const std::string& b : r.backends) std::printf(" %s", b.c_str());
   std::printf("\n\n%-58s %-12s %8s %7s %9s\n", "check", "backend", "cases", "failed", "seconds");
   for (const CheckRow& row : r.rows)
-    std::printf("%-58s %-12s %8lld %7lld %9.2f\n", row.check.c_str(), row.backend.c_str(), static_cast<long long>(row.cases),
-                static_cast<long long>(row.failures), row.seconds);
+    std::printf("%-58s %-12s %8lld %7lld %9.2f\n", row.check.c_str(), row.backend.c_str(),
+                static_cast<long long>(row.cases), static_cast<long long>(row.failures), row.seconds);
   const traces::Coverage& c = r.coverage;
-  std::printf("\ncoverage: %lld steps, %lld rows, %lld requests, %lld groups closed, %lld ring wraps, %lld drafts rejected,\n"
-              "          %lld preemptions, %lld prefix hits, %lld padded steps, %lld negative common slots,\n"
-              "          %lld MRoPE steps, %lld fp8 steps\n",
-              static_cast<long long>(c.steps), static_cast<long long>(c.rows), static_cast<long long>(c.requests),
-              static_cast<long long>(c.groups_closed), static_cast<long long>(c.ring_wraps), static_cast<long long>(c.drafts_rejected),
-              static_cast<long long>(c.preemptions), static_cast<long long>(c.prefix_hits), static_cast<long long>(c.padded_steps),
-              static_cast<long long>(c.negative_common_slots), static_cast<long long>(c.mrope_steps), static_cast<long long>(c.fp8_steps));
+  std::printf(
+      "\ncoverage: %lld steps, %lld rows, %lld requests, %lld groups closed, %lld ring wraps, %lld drafts rejected,\n"
+      "          %lld preemptions, %lld prefix hits, %lld padded steps, %lld negative common slots,\n"
+      "          %lld MRoPE steps, %lld fp8 steps\n",
+      static_cast<long long>(c.steps), static_cast<long long>(c.rows), static_cast<long long>(c.requests),
+      static_cast<long long>(c.groups_closed), static_cast<long long>(c.ring_wraps),
+      static_cast<long long>(c.drafts_rejected), static_cast<long long>(c.preemptions),
+      static_cast<long long>(c.prefix_hits), static_cast<long long>(c.padded_steps),
+      static_cast<long long>(c.negative_common_slots), static_cast<long long>(c.mrope_steps),
+      static_cast<long long>(c.fp8_steps));
   if (!r.unavailable.empty()) {
     std::printf("\nbackends not available here (not part of this campaign):\n");
     for (const std::string& line : r.unavailable) std::printf("  - %s\n", line.c_str());
@@ -47,10 +50,14 @@ void print_report(const CheckReport& r) {
     for (const std::string& line : r.not_run) std::printf("  - %s\n", line.c_str());
   }
   for (const CheckRow& row : r.rows)
-    if (row.failures > 0) std::printf("\nFAILED %s on %s:\n  %s\n", row.check.c_str(), row.backend.c_str(), row.first_failure.c_str());
-  if (!r.reproducer.empty()) std::printf("\nreproducer: %s\nreplay:     %s\n", r.reproducer.c_str(), r.replay_command.c_str());
+    if (row.failures > 0)
+      std::printf("\nFAILED %s on %s:\n  %s\n", row.check.c_str(), row.backend.c_str(), row.first_failure.c_str());
+  if (!r.reproducer.empty())
+    std::printf("\nreproducer: %s\nreplay:     %s\n", r.reproducer.c_str(), r.replay_command.c_str());
   const int code = r.exit_code();
-  std::printf("\nRESULT: %s\n", code == kExitOk ? "passed" : code == kExitMismatch ? "FAILED" : "passed what ran; some checks did not run (exit 3)");
+  std::printf("\nRESULT: %s\n", code == kExitOk         ? "passed"
+                                : code == kExitMismatch ? "FAILED"
+                                                        : "passed what ran; some checks did not run (exit 3)");
   std::fflush(stdout);
 }
 
@@ -62,13 +69,25 @@ nlohmann::json report_to_json(const CheckReport& r) {
   j["passed"] = !r.failed();
   j["checks"] = nlohmann::json::array();
   for (const CheckRow& row : r.rows)
-    j["checks"].push_back({{"check", row.check}, {"backend", row.backend}, {"cases", row.cases}, {"failures", row.failures},
-                           {"seconds", row.seconds}, {"first_failure", row.first_failure}});
+    j["checks"].push_back({{"check", row.check},
+                           {"backend", row.backend},
+                           {"cases", row.cases},
+                           {"failures", row.failures},
+                           {"seconds", row.seconds},
+                           {"first_failure", row.first_failure}});
   const traces::Coverage& c = r.coverage;
-  j["coverage"] = {{"steps", c.steps}, {"rows", c.rows}, {"requests", c.requests}, {"groups_closed", c.groups_closed},
-                   {"ring_wraps", c.ring_wraps}, {"drafts_rejected", c.drafts_rejected}, {"preemptions", c.preemptions},
-                   {"prefix_hits", c.prefix_hits}, {"padded_steps", c.padded_steps}, {"negative_common_slots", c.negative_common_slots},
-                   {"mrope_steps", c.mrope_steps}, {"fp8_steps", c.fp8_steps}};
+  j["coverage"] = {{"steps", c.steps},
+                   {"rows", c.rows},
+                   {"requests", c.requests},
+                   {"groups_closed", c.groups_closed},
+                   {"ring_wraps", c.ring_wraps},
+                   {"drafts_rejected", c.drafts_rejected},
+                   {"preemptions", c.preemptions},
+                   {"prefix_hits", c.prefix_hits},
+                   {"padded_steps", c.padded_steps},
+                   {"negative_common_slots", c.negative_common_slots},
+                   {"mrope_steps", c.mrope_steps},
+                   {"fp8_steps", c.fp8_steps}};
   j["not_run"] = r.not_run;
   j["unavailable_backends"] = r.unavailable;
   if (!r.reproducer.empty()) j["reproducer"] = {{"file", r.reproducer}, {"replay", r.replay_command}};

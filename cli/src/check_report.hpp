@@ -29,8 +29,8 @@ struct CheckReport {
   traces::Coverage coverage;
   std::vector<std::string> not_run;      // checks of the chosen backends that could not run (exit 3)
   std::vector<std::string> unavailable;  // backends not chosen because they cannot run here (informational)
-  std::string reproducer;       // file written on a failure, empty otherwise
-  std::string replay_command;   // the command that re-runs it
+  std::string reproducer;                // file written on a failure, empty otherwise
+  std::string replay_command;            // the command that re-runs it
   int64_t first_failure_step = -1;       // step of the first scenario failure, -1 if none
   std::optional<Error> setup_error;      // the campaign could not start (e.g. unknown backend)
 

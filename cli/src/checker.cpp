@@ -50,9 +50,11 @@ CheckReport Checker::run() {
 
 std::vector<CampaignJob> Checker::campaign() const {
   if (!options_.requests_csv.empty())
-    return workload_campaign(traces::workload_from_requests_csv(options_.requests_csv), options_.seed, options_.scenarios, steps_or(600));
+    return workload_campaign(traces::workload_from_requests_csv(options_.requests_csv), options_.seed,
+                             options_.scenarios, steps_or(600));
   if (!options_.workload.empty())
-    return workload_campaign(traces::workload_by_name(options_.workload), options_.seed, options_.scenarios, steps_or(600));
+    return workload_campaign(traces::workload_by_name(options_.workload), options_.seed, options_.scenarios,
+                             steps_or(600));
   std::vector<CampaignJob> jobs = default_campaign(options_.seed);
   if (options_.steps > 0)
     for (CampaignJob& job : jobs) job.steps = options_.steps;
@@ -72,11 +74,16 @@ void Checker::run_spec_examples(const std::string& name, Backend& backend) {
     ++row.cases;
     MetadataOutput out = make_poisoned_metadata_output(example.input);
     Error error;
-    if (backend.build_metadata(example.input, &out, &error) != Status::kOk) fail(row, example.name + ": " + to_string(error));
-    else if (auto diff = traces::compare_with_example(example, out)) fail(row, example.name + ": " + *diff);
-    else if (auto v = check_metadata_invariants(example.input, out)) fail(row, example.name + ": " + to_string(*v));
+    if (backend.build_metadata(example.input, &out, &error) != Status::kOk)
+      fail(row, example.name + ": " + to_string(error));
+    else if (auto diff = traces::compare_with_example(example, out))
+      fail(row, example.name + ": " + *diff);
+    else if (auto v = check_metadata_invariants(example.input, out))
+      fail(row, example.name + ": " + to_string(*v));
   }
-  auto build = [&](const MetadataInput& in, MetadataOutput* out, Error* e) { return backend.build_metadata(in, out, e); };
+  auto build = [&](const MetadataInput& in, MetadataOutput* out, Error* e) {
+    return backend.build_metadata(in, out, e);
+  };
   for (int64_t s = 0; s < 64; ++s, ++row.cases)
     if (auto failure = traces::check_ring_survival(s, build)) fail(row, *failure);
   row.seconds = since(start);
@@ -95,7 +102,8 @@ void Checker::run_generated_batches(const std::string& name, Backend& backend) {
     if (auto failure = check_batch(backend, generated.input)) {
       fail(row, "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + "): " + *failure);
       if (options_.shrink) {
-        const std::string file = options_.out_dir + "/qsacheck-failure-" + file_safe(name) + "-batch" + std::to_string(i) + ".json";
+        const std::string file =
+            options_.out_dir + "/qsacheck-failure-" + file_safe(name) + "-batch" + std::to_string(i) + ".json";
         std::ofstream(file) << traces::metadata_input_to_json(generated.input).dump() << "\n";
         report_.reproducer = file;
         report_.replay_command = "qsacheck eval metadata --backend " + name + " --input " + file;
@@ -113,7 +121,8 @@ std::optional<std::string> Checker::check_batch(Backend& backend, const Metadata
   if (backend.build_metadata(input, &out, &error) != Status::kOk) return "build failed: " + to_string(error);
   if (auto v = check_metadata_invariants(input, out)) return to_string(*v);
   MetadataOutput expected;
-  if (reference_->build_metadata(input, &expected, &error) != Status::kOk) return "reference failed: " + to_string(error);
+  if (reference_->build_metadata(input, &expected, &error) != Status::kOk)
+    return "reference failed: " + to_string(error);
   if (auto m = traces::compare_metadata(input, expected, out)) return "differs from the reference: " + m->to_string();
   return std::nullopt;
 }
@@ -128,12 +137,13 @@ void Checker::run_scenarios(const std::string& name, Backend& backend, const std
       report_.add("scenarios: " + job.workload.name, name);
     }
     const auto start = Clock::now();
-    const JobResult result = run_job(job, backend, [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, double seconds) {
-      std::ostringstream os;
-      os << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", " << c.rows << " rows, "
-         << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
-      progress.update(os.str());
-    });
+    const JobResult result =
+        run_job(job, backend, [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, double seconds) {
+          std::ostringstream os;
+          os << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", "
+             << c.rows << " rows, " << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
+          progress.update(os.str());
+        });
     CheckRow& row = report_.rows[row_of_workload[job.workload.name]];
     ++row.cases;
     row.seconds += since(start);
@@ -142,27 +152,35 @@ void Checker::run_scenarios(const std::string& name, Backend& backend, const std
     if (result.failure) {
       report_.first_failure_step = result.failure->step;
       fail(row, "seed " + std::to_string(job.seed) + ", " + traces::to_string(*result.failure));
-      progress.finish("FAIL " + name + " " + job.workload.name + " seed " + std::to_string(job.seed) + ": " + traces::to_string(*result.failure));
+      progress.finish("FAIL " + name + " " + job.workload.name + " seed " + std::to_string(job.seed) + ": " +
+                      traces::to_string(*result.failure));
       if (options_.shrink && !result.failure->invalid_scenario) write_reproducer(name, result, progress);
       return;
     }
-    progress.finish(name + " " + job.workload.name + " seed " + std::to_string(job.seed) + ": " + std::to_string(result.steps_run) +
-                    " steps passed (" + std::to_string(static_cast<int64_t>(result.seconds * 1000)) + " ms)");
+    progress.finish(name + " " + job.workload.name + " seed " + std::to_string(job.seed) + ": " +
+                    std::to_string(result.steps_run) + " steps passed (" +
+                    std::to_string(static_cast<int64_t>(result.seconds * 1000)) + " ms)");
   }
-  if (step_update_missing) report_.not_run.push_back("step update on " + name + ": the backend does not implement it (its metadata was checked)");
+  if (step_update_missing)
+    report_.not_run.push_back("step update on " + name +
+                              ": the backend does not implement it (its metadata was checked)");
 }
 
 void Checker::write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress) {
   progress.finish("shrinking the failing scenario (" + std::to_string(result.scenario.steps.size()) + " steps) ...");
-  const traces::Scenario small = shrink_failure(result.scenario, *result.failure, name, [&](const traces::Scenario& s, int64_t tries) {
-    progress.update("shrinking: " + std::to_string(tries) + " tries, " + std::to_string(s.steps.size()) + " steps left");
-  });
-  const std::string file = options_.out_dir + "/qsacheck-repro-" + file_safe(name) + "-" + result.workload + "-" + std::to_string(result.seed) + ".scenario";
+  const traces::Scenario small =
+      shrink_failure(result.scenario, *result.failure, name, [&](const traces::Scenario& s, int64_t tries) {
+        progress.update("shrinking: " + std::to_string(tries) + " tries, " + std::to_string(s.steps.size()) +
+                        " steps left");
+      });
+  const std::string file = options_.out_dir + "/qsacheck-repro-" + file_safe(name) + "-" + result.workload + "-" +
+                           std::to_string(result.seed) + ".scenario";
   traces::write_scenario_file(file, small);
   auto backend = BackendRegistry::global().create(name);
   const auto again = traces::run_scenario(small, *backend);
-  progress.finish("shrunk to " + std::to_string(small.steps.size()) + " steps, " + std::to_string(traces::requests_of(small).size()) +
-                  " requests; it fails " + (again ? traces::to_string(*again) : std::string("(no longer fails?)")));
+  progress.finish("shrunk to " + std::to_string(small.steps.size()) + " steps, " +
+                  std::to_string(traces::requests_of(small).size()) + " requests; it fails " +
+                  (again ? traces::to_string(*again) : std::string("(no longer fails?)")));
   report_.reproducer = file;
   report_.replay_command = "qsacheck replay --backend " + name + " " + file;
 }

@@ -25,8 +25,8 @@ struct CheckOptions {
   int64_t batches = 3000;
   std::string json_path;
   std::string out_dir = ".";
-  bool shrink = true;     // shrink the first failing scenario and write a reproducer
-  bool quiet = false;     // no progress lines, no report (the caller prints)
+  bool shrink = true;  // shrink the first failing scenario and write a reproducer
+  bool quiet = false;  // no progress lines, no report (the caller prints)
 };
 
 class Checker {

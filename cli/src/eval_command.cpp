@@ -34,7 +34,8 @@ int eval_metadata(const std::string& input_path, const std::string& backend_name
 int eval_step(const std::string& input_path, const std::string& backend_name, bool with_pooled) {
   Error error;
   if (with_pooled && backend_name != "reference")
-    return report_error(Error{"arguments", -1, "bad-argument", "--pooled is a debug view of the reference; use --backend reference"});
+    return report_error(
+        Error{"arguments", -1, "bad-argument", "--pooled is a debug view of the reference; use --backend reference"});
   auto backend = open_backend(backend_name, &error);
   if (!backend) return report_error(error);
   traces::StepCase step = traces::step_case_from_json(traces::parse_json(read_input(input_path)));
@@ -56,7 +57,8 @@ int eval_ring_capacity(int64_t compress_ratio, int64_t drafts, int64_t block_siz
   int64_t capacity = 0;
   Error error;
   const RingRule ring_rule = rule == "widen" ? RingRule::kWiden : RingRule::kSeed;
-  if (ring_capacity(compress_ratio, drafts, block_size, ring_rule, &capacity, &error) != Status::kOk) return report_error(error);
+  if (ring_capacity(compress_ratio, drafts, block_size, ring_rule, &capacity, &error) != Status::kOk)
+    return report_error(error);
   print_json({{"status", "ok"}, {"capacity", capacity}});
   return kExitOk;
 }
@@ -74,18 +76,18 @@ void add_eval_commands(CLI::App& app, int* exit_code) {
       "\"ring_capacity\", \"num_actual_tokens\", \"query_start_loc\", \"seq_lens\", \"common_slot_mapping\",\n"
       "\"block_table\": [[...]], \"request_capacity\"?, \"reorder_batch_threshold\"?}.\n"
       "Example: echo '{\"kind\":\"passthrough\",\"num_actual_tokens\":6,\"query_start_loc\":[0,2,4],\n"
-      "\"seq_lens\":[2,5],\"common_slot_mapping\":[10,11,20,21,-1,-1],\"block_table\":[[],[]]}' | qsacheck eval metadata");
+      "\"seq_lens\":[2,5],\"common_slot_mapping\":[10,11,20,21,-1,-1],\"block_table\":[[],[]]}' | qsacheck eval "
+      "metadata");
   auto metadata_input = std::make_shared<std::string>();
   auto metadata_backend = std::make_shared<std::string>("reference");
   metadata->add_option("--input", *metadata_input, "JSON file (standard input when omitted)");
   metadata->add_option("--backend", *metadata_backend, "Backend that builds the metadata")->capture_default_str();
   metadata->callback([=] { *exit_code = eval_metadata(*metadata_input, *metadata_backend); });
 
-  auto* step = eval->add_subcommand(
-      "step",
-      "Run one step update (SPEC 5): group compression, ring commit and the Q path.\n"
-      "bf16 values are given and returned as 16-bit patterns, fp8 as 8-bit patterns.\n"
-      "The schema, with a worked example, is in docs/json-schema.md.");
+  auto* step = eval->add_subcommand("step",
+                                    "Run one step update (SPEC 5): group compression, ring commit and the Q path.\n"
+                                    "bf16 values are given and returned as 16-bit patterns, fp8 as 8-bit patterns.\n"
+                                    "The schema, with a worked example, is in docs/json-schema.md.");
   auto step_input = std::make_shared<std::string>();
   auto step_backend = std::make_shared<std::string>("reference");
   auto step_pooled = std::make_shared<bool>(false);
@@ -94,9 +96,10 @@ void add_eval_commands(CLI::App& app, int* exit_code) {
   step->add_flag("--pooled", *step_pooled, "Also print each group's pooled mean before the norm (reference only)");
   step->callback([=] { *exit_code = eval_step(*step_input, *step_backend, *step_pooled); });
 
-  auto* ring = eval->add_subcommand("ring-capacity",
-                                    "Ring capacity R of SPEC 3 for ratio C, drafts and block size B.\n"
-                                    "Example: qsacheck eval ring-capacity --compress-ratio 4 --num-speculative-tokens 3 --block-size 48");
+  auto* ring = eval->add_subcommand(
+      "ring-capacity",
+      "Ring capacity R of SPEC 3 for ratio C, drafts and block size B.\n"
+      "Example: qsacheck eval ring-capacity --compress-ratio 4 --num-speculative-tokens 3 --block-size 48");
   auto c = std::make_shared<int64_t>(0);
   auto k = std::make_shared<int64_t>(0);
   auto b = std::make_shared<int64_t>(0);

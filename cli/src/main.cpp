@@ -6,9 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "backend_choice.hpp"
 #include "commands.hpp"
 #include "output.hpp"
-#include "backend_choice.hpp"
 #include "qsa/traces/backends.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "version.hpp"

@@ -31,7 +31,8 @@ std::pair<std::string, std::string> first_catch(const CheckReport& report) {
 
 int run_mutants(const MutantOptions& options) {
   if (options.list) {
-    for (const mutants::MutantInfo& m : mutants::mutant_catalog()) std::printf("%-44s %s\n", m.name.c_str(), m.description.c_str());
+    for (const mutants::MutantInfo& m : mutants::mutant_catalog())
+      std::printf("%-44s %s\n", m.name.c_str(), m.description.c_str());
     return kExitOk;
   }
   std::printf("%-44s %-7s %-48s %9s\n", "planted bug", "caught", "first caught by", "seconds");
@@ -53,13 +54,16 @@ int run_mutants(const MutantOptions& options) {
     survivors += caught ? 0 : 1;
     std::string where = by;
     if (report.first_failure_step >= 0) where += ", step " + std::to_string(report.first_failure_step);
-    std::printf("%-44s %-7s %-48s %9.2f\n", m.name.c_str(), caught ? "yes" : "NO", caught ? where.c_str() : "-", seconds);
+    std::printf("%-44s %-7s %-48s %9.2f\n", m.name.c_str(), caught ? "yes" : "NO", caught ? where.c_str() : "-",
+                seconds);
     if (caught) std::printf("%-44s         %.110s\n", "", detail.c_str());
     std::fflush(stdout);
   }
   std::printf("\nknown escapes (not registered; docs/mutants.md says why no check can see them):\n");
-  for (const mutants::MutantInfo& m : mutants::known_escapes()) std::printf("  %-42s %s\n", m.name.c_str(), m.description.c_str());
-  std::printf("\n%s\n", survivors == 0 ? "RESULT: every planted bug was caught" : "RESULT: FAILED: some planted bugs survived");
+  for (const mutants::MutantInfo& m : mutants::known_escapes())
+    std::printf("  %-42s %s\n", m.name.c_str(), m.description.c_str());
+  std::printf("\n%s\n",
+              survivors == 0 ? "RESULT: every planted bug was caught" : "RESULT: FAILED: some planted bugs survived");
   return survivors == 0 ? kExitOk : kExitMismatch;
 }
 

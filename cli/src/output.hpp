@@ -9,9 +9,9 @@
 
 namespace qsa::cli {
 
-inline constexpr int kExitOk = 0;        // every check ran and agreed
-inline constexpr int kExitMismatch = 1;  // a disagreement or a broken invariant
-inline constexpr int kExitUsage = 2;     // bad arguments or bad input
+inline constexpr int kExitOk = 0;          // every check ran and agreed
+inline constexpr int kExitMismatch = 1;    // a disagreement or a broken invariant
+inline constexpr int kExitUsage = 2;       // bad arguments or bad input
 inline constexpr int kExitIncomplete = 3;  // what ran passed, but some checks could not run (see "not run")
 
 /// The whole of FILE, or of standard input when path is empty or "-". Throws InputError.

@@ -24,8 +24,9 @@ namespace qsa::cli {
 namespace {
 
 std::string describe(const traces::ScenarioConfig& c) {
-  return "C=" + std::to_string(c.compress_ratio) + " B=" + std::to_string(c.block_size) + " drafts=" + std::to_string(c.num_speculative_tokens) +
-         " R=" + std::to_string(c.ring_capacity) + " D=" + std::to_string(c.head_dim) + " rd=" + std::to_string(c.rotary_dim) +
+  return "C=" + std::to_string(c.compress_ratio) + " B=" + std::to_string(c.block_size) +
+         " drafts=" + std::to_string(c.num_speculative_tokens) + " R=" + std::to_string(c.ring_capacity) +
+         " D=" + std::to_string(c.head_dim) + " rd=" + std::to_string(c.rotary_dim) +
          " HQ=" + std::to_string(c.num_heads) + (c.mrope ? " MRoPE" : "") + " " + to_string(c.store_dtype);
 }
 
@@ -38,9 +39,10 @@ int replay(const std::vector<std::string>& files, const std::string& backend_nam
     const traces::ScenarioFile file = traces::read_scenario_file(path);
     const traces::Scenario& s = file.scenario;
     const bool digests = !file.digests.empty();
-    std::cout << "replaying " << path << ": " << s.steps.size() << " steps, " << traces::requests_of(s).size() << " requests of workload "
-              << s.config.workload << " (seed " << s.config.seed << ", " << describe(s.config) << ") on " << backend_name
-              << (digests ? ", comparing the recorded digests" : "") << std::endl;
+    std::cout << "replaying " << path << ": " << s.steps.size() << " steps, " << traces::requests_of(s).size()
+              << " requests of workload " << s.config.workload << " (seed " << s.config.seed << ", "
+              << describe(s.config) << ") on " << backend_name << (digests ? ", comparing the recorded digests" : "")
+              << std::endl;
     traces::RunOptions options;
     options.expected_digests = digests ? &file.digests : nullptr;
     traces::ScenarioRunner runner(s.config, *backend, options);
@@ -53,7 +55,8 @@ int replay(const std::vector<std::string>& files, const std::string& backend_nam
       continue;
     }
     std::cout << "passed: " << s.steps.size() << " steps" << (digests ? ", every digest matches" : "")
-              << (runner.step_update_supported() ? "" : " (metadata only: the backend has no step update)") << std::endl;
+              << (runner.step_update_supported() ? "" : " (metadata only: the backend has no step update)")
+              << std::endl;
     if (!runner.step_update_supported() && exit_code == kExitOk) exit_code = kExitIncomplete;
   }
   return exit_code;
@@ -84,14 +87,16 @@ int record_expected(const std::vector<std::string>& files) {
       continue;
     }
     size_t changed = 0;
-    for (size_t i = 0; i < digests.size(); ++i) changed += i >= file.digests.size() || file.digests[i] != digests[i] ? 1 : 0;
+    for (size_t i = 0; i < digests.size(); ++i)
+      changed += i >= file.digests.size() || file.digests[i] != digests[i] ? 1 : 0;
     const std::string temporary = path + ".recording";
     traces::write_scenario_file(temporary, s, digests);
     if (std::rename(temporary.c_str(), path.c_str()) != 0) {
       std::remove(temporary.c_str());
       return report_error(Error{"output", -1, "unwritable", "cannot replace " + path});
     }
-    std::cout << "recorded " << path << ": " << digests.size() << " step digests from the reference (" << changed << " changed)" << std::endl;
+    std::cout << "recorded " << path << ": " << digests.size() << " step digests from the reference (" << changed
+              << " changed)" << std::endl;
   }
   return exit_code;
 }
@@ -100,10 +105,10 @@ int simulate(const std::string& workload, uint64_t seed, int64_t steps, const st
   const traces::Scenario s = traces::simulate(traces::workload_by_name(workload), seed, steps);
   traces::write_scenario_file(path, s);
   const traces::Coverage c = traces::coverage_of(s);
-  std::cout << "wrote " << path << ": " << s.steps.size() << " steps, " << c.requests << " requests of workload " << workload << " (seed " << seed
-            << ", " << describe(s.config) << "); " << c.rows << " rows, " << c.ring_wraps << " ring wraps, " << c.drafts_rejected
-            << " drafts rejected, " << c.preemptions << " preemptions, " << c.prefix_hits << " prefix hits, " << c.padded_steps << " padded steps"
-            << std::endl;
+  std::cout << "wrote " << path << ": " << s.steps.size() << " steps, " << c.requests << " requests of workload "
+            << workload << " (seed " << seed << ", " << describe(s.config) << "); " << c.rows << " rows, "
+            << c.ring_wraps << " ring wraps, " << c.drafts_rejected << " drafts rejected, " << c.preemptions
+            << " preemptions, " << c.prefix_hits << " prefix hits, " << c.padded_steps << " padded steps" << std::endl;
   return kExitOk;
 }
 
@@ -121,7 +126,9 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
   auto file = std::make_shared<std::string>();
   cmd->add_option("--workload", *workload, "Workload model:\n" + traces::workload_help())->capture_default_str();
   cmd->add_option("--seed", *seed, "Scenario seed")->capture_default_str();
-  cmd->add_option("--steps", *steps, "Steps (fewer when a bounded workload ends first)")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--steps", *steps, "Steps (fewer when a bounded workload ends first)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("file", *file, "Scenario file to write")->required();
   cmd->callback([=] { *exit_code = simulate(*workload, *seed, *steps, *file); });
 }

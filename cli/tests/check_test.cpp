@@ -32,7 +32,9 @@ std::string temp_dir() {
 
 TEST(CheckCommand, AWorkloadCampaignPassesOnTheReferenceAndWritesJson) {
   const std::string dir = temp_dir();
-  const auto r = run_qsacheck("check --backend reference --workload prefix-sharing --scenarios 2 --steps 80 --batches 200 --json " + dir + "/report.json");
+  const auto r = run_qsacheck(
+      "check --backend reference --workload prefix-sharing --scenarios 2 --steps 80 --batches 200 --json " + dir +
+      "/report.json");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("RESULT: passed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("prefix hits"), std::string::npos) << r.out;
@@ -47,7 +49,9 @@ TEST(CheckCommand, AWorkloadCampaignPassesOnTheReferenceAndWritesJson) {
 
 TEST(CheckCommand, ABrokenBackendIsCaughtWithAMinimalReproducerThatReplayConfirms) {
   const std::string dir = temp_dir();
-  const auto r = run_qsacheck("check --backend bug:ring-read-after-commit --workload default --scenarios 1 --steps 300 --batches 0 --out " + dir);
+  const auto r = run_qsacheck(
+      "check --backend bug:ring-read-after-commit --workload default --scenarios 1 --steps 300 --batches 0 --out " +
+      dir);
   ASSERT_EQ(r.exit_code, 1) << r.out;
   const auto at = r.out.find("reproducer: ");
   ASSERT_NE(at, std::string::npos) << r.out;
@@ -86,12 +90,15 @@ TEST(RecordExpected, SimulatedFileGetsDigestsThatReplayComparesAndAMismatchNames
   ASSERT_EQ(simulated.exit_code, 0) << simulated.out;
   EXPECT_NE(simulated.out.find("wrote " + file + ": 12 steps"), std::string::npos) << simulated.out;
   const traces::ScenarioFile written = traces::read_scenario_file(file);
-  EXPECT_TRUE(written.scenario.config == s.config && written.scenario.steps.size() == s.steps.size() && written.digests.empty())
+  EXPECT_TRUE(written.scenario.config == s.config && written.scenario.steps.size() == s.steps.size() &&
+              written.digests.empty())
       << "qsacheck simulate writes traces::simulate's scenario";
 
   const auto recorded = run_qsacheck("record-expected " + file);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.out;
-  EXPECT_NE(recorded.out.find("recorded " + file + ": " + std::to_string(s.steps.size()) + " step digests"), std::string::npos) << recorded.out;
+  EXPECT_NE(recorded.out.find("recorded " + file + ": " + std::to_string(s.steps.size()) + " step digests"),
+            std::string::npos)
+      << recorded.out;
   traces::ScenarioFile back = traces::read_scenario_file(file);
   ASSERT_EQ(back.digests.size(), s.steps.size());
   EXPECT_EQ(back.digests[0].outputs.size(), traces::kDigestOutputs.size());

@@ -31,7 +31,8 @@ json run_ok(const std::string& args, const json& input) {
   return json::parse(r.out, nullptr, false);
 }
 
-void expect_error(const std::string& args, const json& input, const std::string& field, int64_t index, const std::string& rule) {
+void expect_error(const std::string& args, const json& input, const std::string& field, int64_t index,
+                  const std::string& rule) {
   const auto r = run_qsacheck(args, input.dump());
   EXPECT_EQ(r.exit_code, 2) << r.out;
   const json j = json::parse(r.out, nullptr, false);
@@ -85,7 +86,9 @@ TEST(EvalStepCommand, AgreesWithTheLibraryOnEveryOutput) {
 TEST(EvalStepCommand, JsonRoundTripKeepsEveryField) {
   const json input = load_example();
   EXPECT_EQ(traces::step_case_to_json(traces::step_case_from_json(input)).dump(),
-            traces::step_case_to_json(traces::step_case_from_json(traces::step_case_to_json(traces::step_case_from_json(input)))).dump());
+            traces::step_case_to_json(
+                traces::step_case_from_json(traces::step_case_to_json(traces::step_case_from_json(input))))
+                .dump());
 }
 
 TEST(EvalStepCommand, ShapeAndSchemaErrorsNameTheField) {
@@ -118,8 +121,8 @@ TEST(EvalStepCommand, ValidationErrorsFollowSpecOrder) {
   input["positions"][3] = 16;  // max_position = 16
   expect_error("eval step", input, "positions", 3, "out-of-range");
   input = load_example();
-  input["ring_block_table"] = json::parse("[[1], [1]]");  // both chunks commit into ring block 1
-  expect_error("eval step", input, "slots", 9, "duplicate");   // row 9 = request 1, position 7
+  input["ring_block_table"] = json::parse("[[1], [1]]");      // both chunks commit into ring block 1
+  expect_error("eval step", input, "slots", 9, "duplicate");  // row 9 = request 1, position 7
 }
 
 TEST(EvalStepCommand, PooledIsAReferenceOnlyDebugView) {

@@ -20,7 +20,8 @@ nlohmann::json parse(const std::string& out) {
   return j;
 }
 
-void expect_error(const std::string& args, const std::string& input, const std::string& field, int64_t index, const std::string& rule) {
+void expect_error(const std::string& args, const std::string& input, const std::string& field, int64_t index,
+                  const std::string& rule) {
   const auto r = run_qsacheck(args, input);
   EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
   const auto j = parse(r.out);
@@ -54,44 +55,60 @@ TEST(EvalMetadataCommand, ReproducesEverySpecExample) {
 }
 
 TEST(EvalMetadataCommand, PrintsEveryOutputField) {
-  const auto r = run_qsacheck("eval metadata",
-                              R"({"kind":"compressed","compress_ratio":4,"storage_block_size":16,"num_actual_tokens":8,)"
-                              R"("query_start_loc":[0,3,3,8],"seq_lens":[7,0,12],"common_slot_mapping":[-1,-1,-1,-1,-1,-1,-1,-1],)"
-                              R"("block_table":[[0],[0],[0]]})");
+  const auto r =
+      run_qsacheck("eval metadata",
+                   R"({"kind":"compressed","compress_ratio":4,"storage_block_size":16,"num_actual_tokens":8,)"
+                   R"("query_start_loc":[0,3,3,8],"seq_lens":[7,0,12],"common_slot_mapping":[-1,-1,-1,-1,-1,-1,-1,-1],)"
+                   R"("block_table":[[0],[0],[0]]})");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto j = parse(r.out);
-  for (const char* field : {"token_to_req", "logical_positions", "visible_blocks", "slot_mapping", "k_work_metadata", "num_decodes",
-                            "num_decode_tokens", "num_prefills", "num_prefill_tokens", "max_query_len", "decode_query_len", "max_seq_len"})
+  for (const char* field :
+       {"token_to_req", "logical_positions", "visible_blocks", "slot_mapping", "k_work_metadata", "num_decodes",
+        "num_decode_tokens", "num_prefills", "num_prefill_tokens", "max_query_len", "decode_query_len", "max_seq_len"})
     EXPECT_TRUE(j.contains(field)) << field;
   EXPECT_EQ(j["k_work_metadata"], nlohmann::json::parse("[[0,0],[2,0],[2,1],[-1,-1]]"));
   EXPECT_EQ(j["max_seq_len"], 12);
 }
 
 TEST(EvalMetadataCommand, ValidationErrorNamesFieldIndexAndRule) {
-  expect_error("eval metadata", R"({"kind":"ring","ring_capacity":4,"num_actual_tokens":3,"query_start_loc":[0,3,2],"seq_lens":[3,3],"block_table":[[0],[1]]})",
-               "query_start_loc", 2, "decreasing");
-  expect_error("eval metadata", R"({"kind":"passthrough","num_actual_tokens":3,"query_start_loc":[0,2],"seq_lens":[2],"common_slot_mapping":[1,2,3],"block_table":[[]]})",
-               "common_slot_mapping", 2, "padding-not-negative");
+  expect_error(
+      "eval metadata",
+      R"({"kind":"ring","ring_capacity":4,"num_actual_tokens":3,"query_start_loc":[0,3,2],"seq_lens":[3,3],"block_table":[[0],[1]]})",
+      "query_start_loc", 2, "decreasing");
+  expect_error(
+      "eval metadata",
+      R"({"kind":"passthrough","num_actual_tokens":3,"query_start_loc":[0,2],"seq_lens":[2],"common_slot_mapping":[1,2,3],"block_table":[[]]})",
+      "common_slot_mapping", 2, "padding-not-negative");
 }
 
 TEST(EvalMetadataCommand, MalformedJsonIsAnErrorNotACrash) {
   expect_error("eval metadata", R"({"kind": "ring", )", "input", 17, "malformed-json");
   expect_error("eval metadata", "", "input", 0, "malformed-json");
   expect_error("eval metadata", "[1, 2]", "input", -1, "wrong-type");
-  expect_error("eval metadata", R"({"kind": "ring", "ring_capacity": 1e999})", "input", -1, "malformed-json");  // beyond double
+  expect_error("eval metadata", R"({"kind": "ring", "ring_capacity": 1e999})", "input", -1,
+               "malformed-json");  // beyond double
 }
 
 TEST(EvalMetadataCommand, SchemaErrorsNameTheField) {
-  expect_error("eval metadata", R"({"kind":"cube","num_actual_tokens":0,"query_start_loc":[0],"seq_lens":[]})", "kind", -1, "unknown-kind");
-  expect_error("eval metadata", R"({"kind":"ring","ring_capacity":4,"query_start_loc":[0,1],"seq_lens":[1]})", "num_actual_tokens", -1, "missing");
-  expect_error("eval metadata", R"({"kind":"ring","ring_capacity":4,"num_actual_tokens":1,"query_start_loc":[0,1],"seq_lens":[1.5]})",
+  expect_error("eval metadata", R"({"kind":"cube","num_actual_tokens":0,"query_start_loc":[0],"seq_lens":[]})", "kind",
+               -1, "unknown-kind");
+  expect_error("eval metadata", R"({"kind":"ring","ring_capacity":4,"query_start_loc":[0,1],"seq_lens":[1]})",
+               "num_actual_tokens", -1, "missing");
+  expect_error("eval metadata",
+               R"({"kind":"ring","ring_capacity":4,"num_actual_tokens":1,"query_start_loc":[0,1],"seq_lens":[1.5]})",
                "seq_lens", 0, "wrong-type");
-  expect_error("eval metadata", R"({"kind":"ring","ring_capacity":4,"num_actual_tokens":1,"query_start_loc":[0,1],"seq_lens":[1],"block_table":[[0],[1,2]]})",
-               "block_table", 1, "wrong-shape");
-  expect_error("eval metadata", R"({"kind":"ring","ring_capacity":4,"num_actual_tokens":1,"query_start_loc":[0,1],"seq_lens":[1],"block_table":[[4294967296]]})",
-               "block_table", 0, "out-of-range");
-  expect_error("eval metadata", R"({"kind":"ring","ring_capacity":4,"num_actual_tokens":1,"query_start_loc":[0,1],"seq_lens":[1],"block_tabel":[[0]]})",
-               "block_tabel", -1, "unknown-field");
+  expect_error(
+      "eval metadata",
+      R"({"kind":"ring","ring_capacity":4,"num_actual_tokens":1,"query_start_loc":[0,1],"seq_lens":[1],"block_table":[[0],[1,2]]})",
+      "block_table", 1, "wrong-shape");
+  expect_error(
+      "eval metadata",
+      R"({"kind":"ring","ring_capacity":4,"num_actual_tokens":1,"query_start_loc":[0,1],"seq_lens":[1],"block_table":[[4294967296]]})",
+      "block_table", 0, "out-of-range");
+  expect_error(
+      "eval metadata",
+      R"({"kind":"ring","ring_capacity":4,"num_actual_tokens":1,"query_start_loc":[0,1],"seq_lens":[1],"block_tabel":[[0]]})",
+      "block_tabel", -1, "unknown-field");
 }
 
 TEST(EvalMetadataCommand, UnknownBackendIsAUsageError) {
@@ -106,15 +123,19 @@ TEST(EvalRingCapacityCommand, PrintsTheCapacity) {
   const auto r = run_qsacheck("eval ring-capacity --compress-ratio 4 --num-speculative-tokens 3 --block-size 48");
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(parse(r.out), nlohmann::json::parse(R"({"status":"ok","capacity":8})"));
-  const auto w = run_qsacheck("eval ring-capacity --compress-ratio 4 --num-speculative-tokens 5 --block-size 40 --rule widen");
+  const auto w =
+      run_qsacheck("eval ring-capacity --compress-ratio 4 --num-speculative-tokens 5 --block-size 40 --rule widen");
   EXPECT_EQ(parse(w.out)["capacity"], 20);
 }
 
 TEST(EvalRingCapacityCommand, ErrorsAreJson) {
-  expect_error("eval ring-capacity --compress-ratio 4 --num-speculative-tokens 5 --block-size 40", "", "block_size", -1, "not-divisible");
+  expect_error("eval ring-capacity --compress-ratio 4 --num-speculative-tokens 5 --block-size 40", "", "block_size", -1,
+               "not-divisible");
   expect_error("eval ring-capacity --compress-ratio 4 --block-size 40", "", "arguments", -1, "bad-argument");
-  expect_error("eval ring-capacity --compress-ratio 4 --num-speculative-tokens 1 --block-size 16 --rule odd", "", "arguments", -1, "bad-argument");
-  expect_error("eval ring-capacity --compress-ratio four --num-speculative-tokens 1 --block-size 16", "", "arguments", -1, "bad-argument");
+  expect_error("eval ring-capacity --compress-ratio 4 --num-speculative-tokens 1 --block-size 16 --rule odd", "",
+               "arguments", -1, "bad-argument");
+  expect_error("eval ring-capacity --compress-ratio four --num-speculative-tokens 1 --block-size 16", "", "arguments",
+               -1, "bad-argument");
 }
 
 TEST(QsacheckCommand, VersionNamesSpecCommitAndCuda) {

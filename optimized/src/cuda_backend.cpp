@@ -29,7 +29,10 @@ CudaBackend::CudaBackend()
       }) {}
 
 CudaBackend::CudaBackend(std::string name, MetadataLauncher launcher, StepLauncher step_launcher)
-    : name_(std::move(name)), launcher_(std::move(launcher)), step_launcher_(std::move(step_launcher)), device_(std::make_unique<DeviceState>()) {}
+    : name_(std::move(name)),
+      launcher_(std::move(launcher)),
+      step_launcher_(std::move(step_launcher)),
+      device_(std::make_unique<DeviceState>()) {}
 
 CudaBackend::~CudaBackend() = default;
 
@@ -41,7 +44,8 @@ Status CudaBackend::prepare(const MetadataInput& input, Error* error) {
   if (nr > kMaxMetadataRequests) {
     if (error != nullptr)
       *error = Error{"query_start_loc", -1, "cuda-capacity",
-                     "NR = " + std::to_string(nr) + " exceeds the CUDA kernel's capacity of " + std::to_string(kMaxMetadataRequests) + " requests"};
+                     "NR = " + std::to_string(nr) + " exceeds the CUDA kernel's capacity of " +
+                         std::to_string(kMaxMetadataRequests) + " requests"};
     return Status::kNotImplemented;
   }
   DeviceState& d = *device_;
@@ -55,12 +59,15 @@ Status CudaBackend::prepare(const MetadataInput& input, Error* error) {
   }
   if (!d.buffers || !d.buffers->fits(input)) {
     // Grow geometrically so that a campaign of growing batches reallocates rarely.
-    auto grow = [](int64_t have, int64_t need, int64_t floor) { return need <= have ? have : std::max({need, 2 * have, floor}); };
+    auto grow = [](int64_t have, int64_t need, int64_t floor) {
+      return need <= have ? have : std::max({need, 2 * have, floor});
+    };
     MetadataBuffers::Capacity capacity;
     if (d.buffers) capacity = d.buffers->capacity();
     capacity.max_tokens = std::min(kMaxTokens, grow(capacity.max_tokens, input.batch.num_actual_tokens, 1024));
     capacity.max_requests = std::min<int64_t>(kMaxMetadataRequests, grow(capacity.max_requests, nr, 256));
-    capacity.max_table_elements = grow(capacity.max_table_elements, static_cast<int64_t>(input.block_table.storage.size()), 4096);
+    capacity.max_table_elements =
+        grow(capacity.max_table_elements, static_cast<int64_t>(input.block_table.storage.size()), 4096);
     d.buffers.reset();
     if (Status s = MetadataBuffers::create(capacity, &d.buffers, error); s != Status::kOk) return s;
   }
@@ -97,8 +104,10 @@ Status CudaBackend::step_update(const StepInput& input, StepCaches* caches, Step
 }
 
 void register_backends(BackendRegistry& registry) {
-  registry.add("cuda", "CUDA kernels (optimized/): one-launch metadata and fused step-update kernels, bit-exact with the reference",
-               [] { return std::make_unique<CudaBackend>(); });
+  registry.add(
+      "cuda",
+      "CUDA kernels (optimized/): one-launch metadata and fused step-update kernels, bit-exact with the reference",
+      [] { return std::make_unique<CudaBackend>(); });
 }
 
 }  // namespace qsa::cuda

@@ -13,7 +13,8 @@ Status probe_device(std::string* reason) {
   }
   if (err == cudaSuccess) err = cudaFree(nullptr);  // forces context creation: catches driver mismatches
   if (err != cudaSuccess) {
-    if (reason != nullptr) *reason = std::string("CUDA initialisation failed: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
+    if (reason != nullptr)
+      *reason = std::string("CUDA initialisation failed: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
     cudaGetLastError();  // clear the sticky-free error state for later calls
     return Status::kUnavailable;
   }

@@ -38,7 +38,9 @@ class DeviceBuffer {
   }
 
   template <typename T>
-  T* as() const { return static_cast<T*>(data_); }
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
 
  private:
   void* data_ = nullptr;

@@ -34,7 +34,9 @@ Status MetadataBuffers::create(const Capacity& capacity, std::unique_ptr<Metadat
   const int64_t n = capacity.max_tokens;
   const int64_t table = 2 * capacity.max_table_elements + 1;
   Status s = Status::kOk;
-  if ((s = allocate(&b->query_start_loc_, capacity.max_requests + 1, "cudaMalloc(query_start_loc)", error)) != Status::kOk) return s;
+  if ((s = allocate(&b->query_start_loc_, capacity.max_requests + 1, "cudaMalloc(query_start_loc)", error)) !=
+      Status::kOk)
+    return s;
   if ((s = allocate(&b->seq_lens_, capacity.max_requests, "cudaMalloc(seq_lens)", error)) != Status::kOk) return s;
   if ((s = allocate(&b->common_slot_mapping_, n, "cudaMalloc(common_slot_mapping)", error)) != Status::kOk) return s;
   if ((s = allocate(&b->block_table_, table, "cudaMalloc(block_table)", error)) != Status::kOk) return s;
@@ -42,7 +44,9 @@ Status MetadataBuffers::create(const Capacity& capacity, std::unique_ptr<Metadat
   if ((s = allocate(&b->logical_positions_, n, "cudaMalloc(logical_positions)", error)) != Status::kOk) return s;
   if ((s = allocate(&b->visible_blocks_, n, "cudaMalloc(visible_blocks)", error)) != Status::kOk) return s;
   if ((s = allocate(&b->slot_mapping_, n, "cudaMalloc(slot_mapping)", error)) != Status::kOk) return s;
-  if ((s = allocate(&b->k_work_metadata_, 2 * max_work_rows(capacity), "cudaMalloc(k_work_metadata)", error)) != Status::kOk) return s;
+  if ((s = allocate(&b->k_work_metadata_, 2 * max_work_rows(capacity), "cudaMalloc(k_work_metadata)", error)) !=
+      Status::kOk)
+    return s;
   QSA_CUDA_TRY(cudaMemset(b->block_table_, 0, static_cast<size_t>(table) * sizeof(int32_t)), error);
   if ((s = prepare_metadata_launch(error)) != Status::kOk) return s;
   *buffers = std::move(b);
@@ -64,29 +68,35 @@ MetadataBuffers::~MetadataBuffers() {
 
 bool MetadataBuffers::fits(const MetadataInput& input) const {
   const int64_t k = k_work_rows(input);
-  return input.batch.num_actual_tokens <= capacity_.max_tokens && input.batch.num_requests() <= capacity_.max_requests &&
-         static_cast<int64_t>(input.block_table.storage.size()) <= capacity_.max_table_elements && k <= max_work_rows(capacity_);
+  return input.batch.num_actual_tokens <= capacity_.max_tokens &&
+         input.batch.num_requests() <= capacity_.max_requests &&
+         static_cast<int64_t>(input.block_table.storage.size()) <= capacity_.max_table_elements &&
+         k <= max_work_rows(capacity_);
 }
 
-Status MetadataBuffers::upload(const MetadataInput& input, cudaStream_t stream, MetadataDeviceArgs* args, Error* error) {
+Status MetadataBuffers::upload(const MetadataInput& input, cudaStream_t stream, MetadataDeviceArgs* args,
+                               Error* error) {
   if (!fits(input)) return invalid(error, "input", -1, "too-large", "the input does not fit these device buffers");
   const Batch& batch = input.batch;
   const int64_t n = batch.num_actual_tokens;
   const int64_t nr = batch.num_requests();
   host_query_start_loc_.assign(batch.query_start_loc.begin(), batch.query_start_loc.end());  // validated: fits int32
   host_seq_lens_.assign(batch.seq_lens.begin(), batch.seq_lens.end());
-  QSA_CUDA_TRY(cudaMemcpyAsync(query_start_loc_, host_query_start_loc_.data(), static_cast<size_t>(nr + 1) * sizeof(int32_t),
-                               cudaMemcpyHostToDevice, stream),
+  QSA_CUDA_TRY(cudaMemcpyAsync(query_start_loc_, host_query_start_loc_.data(),
+                               static_cast<size_t>(nr + 1) * sizeof(int32_t), cudaMemcpyHostToDevice, stream),
                error);
-  QSA_CUDA_TRY(cudaMemcpyAsync(seq_lens_, host_seq_lens_.data(), static_cast<size_t>(nr) * sizeof(int32_t), cudaMemcpyHostToDevice, stream),
+  QSA_CUDA_TRY(cudaMemcpyAsync(seq_lens_, host_seq_lens_.data(), static_cast<size_t>(nr) * sizeof(int32_t),
+                               cudaMemcpyHostToDevice, stream),
                error);
   const auto common = static_cast<size_t>(std::min<int64_t>(n, static_cast<int64_t>(batch.common_slot_mapping.size())));
   if (common > 0)
-    QSA_CUDA_TRY(cudaMemcpyAsync(common_slot_mapping_, batch.common_slot_mapping.data(), common * sizeof(int64_t), cudaMemcpyHostToDevice, stream),
+    QSA_CUDA_TRY(cudaMemcpyAsync(common_slot_mapping_, batch.common_slot_mapping.data(), common * sizeof(int64_t),
+                                 cudaMemcpyHostToDevice, stream),
                  error);
   const BlockTable& table = input.block_table;
   if (!table.storage.empty())
-    QSA_CUDA_TRY(cudaMemcpyAsync(block_table_, table.storage.data(), table.storage.size() * sizeof(int32_t), cudaMemcpyHostToDevice, stream),
+    QSA_CUDA_TRY(cudaMemcpyAsync(block_table_, table.storage.data(), table.storage.size() * sizeof(int32_t),
+                                 cudaMemcpyHostToDevice, stream),
                  error);
 
   MetadataDeviceArgs a;
@@ -120,7 +130,8 @@ Status MetadataBuffers::poison_outputs(const MetadataDeviceArgs& args, cudaStrea
   return Status::kOk;
 }
 
-Status MetadataBuffers::download(const MetadataDeviceArgs& args, cudaStream_t stream, MetadataOutput* output, Error* error) const {
+Status MetadataBuffers::download(const MetadataDeviceArgs& args, cudaStream_t stream, MetadataOutput* output,
+                                 Error* error) const {
   const auto n = static_cast<size_t>(args.num_tokens);
   const auto k = static_cast<size_t>(args.num_work_rows());
   output->token_to_req.resize(n);
@@ -129,14 +140,22 @@ Status MetadataBuffers::download(const MetadataDeviceArgs& args, cudaStream_t st
   output->slot_mapping.resize(n);
   output->k_work_metadata.resize(2 * k);
   if (n > 0) {
-    QSA_CUDA_TRY(cudaMemcpyAsync(output->token_to_req.data(), args.token_to_req, n * sizeof(int32_t), cudaMemcpyDeviceToHost, stream), error);
-    QSA_CUDA_TRY(cudaMemcpyAsync(output->logical_positions.data(), args.logical_positions, n * sizeof(int64_t), cudaMemcpyDeviceToHost, stream),
+    QSA_CUDA_TRY(cudaMemcpyAsync(output->token_to_req.data(), args.token_to_req, n * sizeof(int32_t),
+                                 cudaMemcpyDeviceToHost, stream),
                  error);
-    QSA_CUDA_TRY(cudaMemcpyAsync(output->visible_blocks.data(), args.visible_blocks, n * sizeof(int32_t), cudaMemcpyDeviceToHost, stream), error);
-    QSA_CUDA_TRY(cudaMemcpyAsync(output->slot_mapping.data(), args.slot_mapping, n * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), error);
+    QSA_CUDA_TRY(cudaMemcpyAsync(output->logical_positions.data(), args.logical_positions, n * sizeof(int64_t),
+                                 cudaMemcpyDeviceToHost, stream),
+                 error);
+    QSA_CUDA_TRY(cudaMemcpyAsync(output->visible_blocks.data(), args.visible_blocks, n * sizeof(int32_t),
+                                 cudaMemcpyDeviceToHost, stream),
+                 error);
+    QSA_CUDA_TRY(cudaMemcpyAsync(output->slot_mapping.data(), args.slot_mapping, n * sizeof(int64_t),
+                                 cudaMemcpyDeviceToHost, stream),
+                 error);
   }
   if (k > 0)
-    QSA_CUDA_TRY(cudaMemcpyAsync(output->k_work_metadata.data(), args.k_work_metadata, 2 * k * sizeof(int32_t), cudaMemcpyDeviceToHost, stream),
+    QSA_CUDA_TRY(cudaMemcpyAsync(output->k_work_metadata.data(), args.k_work_metadata, 2 * k * sizeof(int32_t),
+                                 cudaMemcpyDeviceToHost, stream),
                  error);
   QSA_CUDA_TRY(cudaStreamSynchronize(stream), error);
   return Status::kOk;

@@ -23,13 +23,15 @@ Status prepare_metadata_launch(Error* error) {
   return Status::kOk;
 }
 
-Status launch_metadata(const MetadataDeviceArgs& args, cudaStream_t stream, Error* error, const MetadataLaunchConfig& config) {
+Status launch_metadata(const MetadataDeviceArgs& args, cudaStream_t stream, Error* error,
+                       const MetadataLaunchConfig& config) {
   detail::MetadataParams params{};
   MetadataLaunchShape shape;
   if (Status s = detail::plan_metadata_launch(args, config, &params, &shape, error); s != Status::kOk) return s;
   if (shape.shared_bytes > kDefaultSharedLimit && !shared_memory_prepared.load())
     return invalid(error, "num_requests", -1, "not-prepared",
-                   "NR = " + std::to_string(args.num_requests) + " needs more than 48 KiB of shared memory: call prepare_metadata_launch() first");
+                   "NR = " + std::to_string(args.num_requests) +
+                       " needs more than 48 KiB of shared memory: call prepare_metadata_launch() first");
   QSA_CUDA_TRY((detail::launch_metadata_staged_tiles<detail::MetadataVariant::kCorrect>(
                    params, shape.threads, shape.row_blocks + shape.work_blocks, shape.shared_bytes, stream)),
                error);

@@ -29,8 +29,9 @@ int32_t default_per_thread(int64_t rows, int64_t threads) {
 }  // namespace
 
 size_t max_metadata_shared_bytes() {
-  const int64_t words = std::max(row_tile_shared_words(kMaxMetadataRequests, kMaxMetadataThreads, kMaxRowsPerThread),
-                                 work_tile_shared_words(kMaxMetadataRequests, kMaxMetadataThreads, kMaxWorkRowsPerThread));
+  const int64_t words =
+      std::max(row_tile_shared_words(kMaxMetadataRequests, kMaxMetadataThreads, kMaxRowsPerThread),
+               work_tile_shared_words(kMaxMetadataRequests, kMaxMetadataThreads, kMaxWorkRowsPerThread));
   return static_cast<size_t>(words) * sizeof(int32_t);
 }
 
@@ -38,14 +39,17 @@ Status plan_metadata_launch(const MetadataDeviceArgs& args, const MetadataLaunch
                             MetadataLaunchShape* shape, Error* error) {
   const int64_t n = args.num_tokens;
   const int64_t nr = args.num_requests;
-  if (n < 0 || n > kMaxTokens) return bad(error, "num_tokens", "out-of-range", "N = " + std::to_string(n) + " is outside [0, 2^24]");
+  if (n < 0 || n > kMaxTokens)
+    return bad(error, "num_tokens", "out-of-range", "N = " + std::to_string(n) + " is outside [0, 2^24]");
   if (nr < 1 || nr > kMaxMetadataRequests)
     return bad(error, "num_requests", "out-of-range",
-               "NR = " + std::to_string(nr) + " is outside [1, " + std::to_string(kMaxMetadataRequests) + "] (the CUDA kernel's capacity)");
+               "NR = " + std::to_string(nr) + " is outside [1, " + std::to_string(kMaxMetadataRequests) +
+                   "] (the CUDA kernel's capacity)");
   if (args.builder_ratio < 1) return bad(error, "builder_ratio", "out-of-range", "Cb must be >= 1");
   switch (args.kind) {
     case CacheKind::kCompressed:
-      if (args.compress_ratio < 2 || args.compress_ratio > kMaxCompressRatio) return bad(error, "compress_ratio", "out-of-range", "C must be in [2, 1024]");
+      if (args.compress_ratio < 2 || args.compress_ratio > kMaxCompressRatio)
+        return bad(error, "compress_ratio", "out-of-range", "C must be in [2, 1024]");
       if (args.storage_block_size < 1) return bad(error, "storage_block_size", "out-of-range", "S must be >= 1");
       break;
     case CacheKind::kRing:
@@ -56,23 +60,30 @@ Status plan_metadata_launch(const MetadataDeviceArgs& args, const MetadataLaunch
   }
   if (args.block_table_cols < 0 || args.block_table_row_stride < 0 || args.block_table_col_stride < 0)
     return bad(error, "block_table", "out-of-range", "negative width or stride");
-  if (args.query_start_loc == nullptr || args.seq_lens == nullptr) return bad(error, "query_start_loc", "null-pointer", "query_start_loc and seq_lens are required");
-  if (args.block_table_cols > 0 && args.block_table == nullptr) return bad(error, "block_table", "null-pointer", "W > 0 but no table");
+  if (args.query_start_loc == nullptr || args.seq_lens == nullptr)
+    return bad(error, "query_start_loc", "null-pointer", "query_start_loc and seq_lens are required");
+  if (args.block_table_cols > 0 && args.block_table == nullptr)
+    return bad(error, "block_table", "null-pointer", "W > 0 but no table");
   if (n > 0 && args.kind != CacheKind::kRing && args.common_slot_mapping == nullptr)
     return bad(error, "common_slot_mapping", "null-pointer", "compressed and passthrough read the common slot mapping");
-  if (n > 0 && (args.token_to_req == nullptr || args.logical_positions == nullptr || args.visible_blocks == nullptr || args.slot_mapping == nullptr))
+  if (n > 0 && (args.token_to_req == nullptr || args.logical_positions == nullptr || args.visible_blocks == nullptr ||
+                args.slot_mapping == nullptr))
     return bad(error, "outputs", "null-pointer", "every per-row output is required when N > 0");
   const int64_t k = args.num_work_rows();
   if (k > kMaxInt32) return bad(error, "k_work_metadata", "out-of-range", "K does not fit int32");
-  if (k > 0 && args.k_work_metadata == nullptr) return bad(error, "k_work_metadata", "null-pointer", "K > 0 but no output");
+  if (k > 0 && args.k_work_metadata == nullptr)
+    return bad(error, "k_work_metadata", "null-pointer", "K > 0 but no output");
   if (k > 0 && reinterpret_cast<uintptr_t>(args.k_work_metadata) % 8 != 0)
     return bad(error, "k_work_metadata", "misaligned", "the (request, work) pairs are written as 8-byte words");
 
   const int32_t threads = config.threads != 0 ? config.threads : default_threads(nr);
-  if (threads != 256 && threads != 512 && threads != 1024) return bad(error, "threads", "out-of-range", "must be 256, 512 or 1024");
+  if (threads != 256 && threads != 512 && threads != 1024)
+    return bad(error, "threads", "out-of-range", "must be 256, 512 or 1024");
   const int32_t rows_per_thread = config.rows_per_thread != 0 ? config.rows_per_thread : default_per_thread(n, threads);
-  const int32_t work_rows_per_thread = config.work_rows_per_thread != 0 ? config.work_rows_per_thread : default_per_thread(k, threads);
-  if (rows_per_thread < 1 || rows_per_thread > kMaxRowsPerThread) return bad(error, "rows_per_thread", "out-of-range", "must be in [1, 4]");
+  const int32_t work_rows_per_thread =
+      config.work_rows_per_thread != 0 ? config.work_rows_per_thread : default_per_thread(k, threads);
+  if (rows_per_thread < 1 || rows_per_thread > kMaxRowsPerThread)
+    return bad(error, "rows_per_thread", "out-of-range", "must be in [1, 4]");
   if (work_rows_per_thread < 1 || work_rows_per_thread > kMaxWorkRowsPerThread)
     return bad(error, "work_rows_per_thread", "out-of-range", "must be in [1, 4]");
 
@@ -100,11 +111,16 @@ Status plan_metadata_launch(const MetadataDeviceArgs& args, const MetadataLaunch
   prm.num_tokens = static_cast<int32_t>(n);
   prm.num_requests = static_cast<int32_t>(nr);
   prm.num_work_rows = static_cast<int32_t>(k);
-  prm.kind = args.kind == CacheKind::kCompressed ? kKindCompressed : args.kind == CacheKind::kRing ? kKindRing : kKindPassthrough;
-  prm.compress_ratio = InvariantDivider::make(static_cast<uint32_t>(args.kind == CacheKind::kCompressed ? args.compress_ratio : 1));
+  prm.kind = args.kind == CacheKind::kCompressed ? kKindCompressed
+             : args.kind == CacheKind::kRing     ? kKindRing
+                                                 : kKindPassthrough;
+  prm.compress_ratio =
+      InvariantDivider::make(static_cast<uint32_t>(args.kind == CacheKind::kCompressed ? args.compress_ratio : 1));
   prm.builder_ratio = InvariantDivider::make(static_cast<uint32_t>(args.builder_ratio));
-  prm.storage_block_size = InvariantDivider::make(static_cast<uint32_t>(args.kind == CacheKind::kCompressed ? args.storage_block_size : 1));
-  prm.ring_capacity = InvariantDivider::make(static_cast<uint32_t>(args.kind == CacheKind::kRing ? args.ring_capacity : 1));
+  prm.storage_block_size =
+      InvariantDivider::make(static_cast<uint32_t>(args.kind == CacheKind::kCompressed ? args.storage_block_size : 1));
+  prm.ring_capacity =
+      InvariantDivider::make(static_cast<uint32_t>(args.kind == CacheKind::kRing ? args.ring_capacity : 1));
   prm.token_to_req = args.token_to_req;
   prm.logical_positions = args.logical_positions;
   prm.visible_blocks = args.visible_blocks;
@@ -139,7 +155,8 @@ MetadataLaunchShape metadata_launch_shape(const MetadataDeviceArgs& args, const 
   detail::MetadataParams params{};
   MetadataLaunchShape shape;
   Error ignored;
-  if (detail::plan_metadata_launch(args, config, &params, &shape, &ignored) != Status::kOk) return MetadataLaunchShape{};
+  if (detail::plan_metadata_launch(args, config, &params, &shape, &ignored) != Status::kOk)
+    return MetadataLaunchShape{};
   return shape;
 }
 

@@ -23,7 +23,7 @@ struct StepBuffers::Arrays {
   DeviceBuffer compressed;
   DeviceBuffer q_out;
   DeviceBuffer status;
-  size_t ring_slack = 0;        // poisoned bytes after each cache: a write past the cache shows there
+  size_t ring_slack = 0;  // poisoned bytes after each cache: a write past the cache shows there
   size_t compressed_slack = 0;
 };
 
@@ -45,18 +45,23 @@ size_t slack_for(const CacheLayout& layout) {
 }
 
 // Copies a cache to the device followed by its poisoned slack.
-Status upload_cache(DeviceBuffer& buffer, const CacheBuffer& cache, size_t slack, cudaStream_t stream, const char* what, Error* error) {
+Status upload_cache(DeviceBuffer& buffer, const CacheBuffer& cache, size_t slack, cudaStream_t stream, const char* what,
+                    Error* error) {
   if (Status s = buffer.reserve(cache.bytes.size() + slack, what, error); s != Status::kOk) return s;
   if (!cache.bytes.empty())
-    QSA_CUDA_TRY(cudaMemcpyAsync(buffer.as<void>(), cache.bytes.data(), cache.bytes.size(), cudaMemcpyHostToDevice, stream), error);
+    QSA_CUDA_TRY(
+        cudaMemcpyAsync(buffer.as<void>(), cache.bytes.data(), cache.bytes.size(), cudaMemcpyHostToDevice, stream),
+        error);
   QSA_CUDA_TRY(cudaMemsetAsync(buffer.as<uint8_t>() + cache.bytes.size(), kPoisonByte, slack, stream), error);
   return Status::kOk;
 }
 
 // kInternalError when a kernel wrote into the slack after a cache.
-Status check_slack(const DeviceBuffer& buffer, size_t cache_bytes, size_t slack, cudaStream_t stream, const char* name, Error* error) {
+Status check_slack(const DeviceBuffer& buffer, size_t cache_bytes, size_t slack, cudaStream_t stream, const char* name,
+                   Error* error) {
   std::vector<uint8_t> bytes(slack);
-  QSA_CUDA_TRY(cudaMemcpyAsync(bytes.data(), buffer.as<uint8_t>() + cache_bytes, slack, cudaMemcpyDeviceToHost, stream), error);
+  QSA_CUDA_TRY(cudaMemcpyAsync(bytes.data(), buffer.as<uint8_t>() + cache_bytes, slack, cudaMemcpyDeviceToHost, stream),
+               error);
   QSA_CUDA_TRY(cudaStreamSynchronize(stream), error);
   for (size_t i = 0; i < slack; ++i) {
     if (bytes[i] == kPoisonByte) continue;
@@ -71,19 +76,26 @@ Status check_slack(const DeviceBuffer& buffer, size_t cache_bytes, size_t slack,
 
 }  // namespace
 
-Status StepBuffers::upload(const StepInput& in, const StepCaches& caches, const MetadataDeviceArgs& m, cudaStream_t stream,
-                           StepUpdateDeviceArgs* args, Error* error) {
+Status StepBuffers::upload(const StepInput& in, const StepCaches& caches, const MetadataDeviceArgs& m,
+                           cudaStream_t stream, StepUpdateDeviceArgs* args, Error* error) {
   Arrays& a = *arrays_;
   const StepConfig& c = in.config;
   Status s = Status::kOk;
   if ((s = a.ring_block_table.upload(in.ring_block_table.storage.data(), bytes_of(in.ring_block_table.storage), stream,
                                      "cudaMalloc(ring_block_table)", error)) != Status::kOk)
     return s;
-  if ((s = a.keys.upload(in.keys.data(), bytes_of(in.keys), stream, "cudaMalloc(keys)", error)) != Status::kOk) return s;
-  if ((s = a.queries.upload(in.queries.data(), bytes_of(in.queries), stream, "cudaMalloc(queries)", error)) != Status::kOk) return s;
-  if ((s = a.positions.upload(in.positions.data(), bytes_of(in.positions), stream, "cudaMalloc(positions)", error)) != Status::kOk) return s;
+  if ((s = a.keys.upload(in.keys.data(), bytes_of(in.keys), stream, "cudaMalloc(keys)", error)) != Status::kOk)
+    return s;
+  if ((s = a.queries.upload(in.queries.data(), bytes_of(in.queries), stream, "cudaMalloc(queries)", error)) !=
+      Status::kOk)
+    return s;
+  if ((s = a.positions.upload(in.positions.data(), bytes_of(in.positions), stream, "cudaMalloc(positions)", error)) !=
+      Status::kOk)
+    return s;
   if (a.cos_sin_source != c.cos_sin) {
-    if ((s = a.cos_sin.upload(c.cos_sin_data(), c.cos_sin_size() * sizeof(Bf16), stream, "cudaMalloc(cos_sin)", error)) != Status::kOk) return s;
+    if ((s = a.cos_sin.upload(c.cos_sin_data(), c.cos_sin_size() * sizeof(Bf16), stream, "cudaMalloc(cos_sin)",
+                              error)) != Status::kOk)
+      return s;
     a.cos_sin_source = c.cos_sin;
   }
   if ((s = a.w_k.upload(c.w_k.data(), bytes_of(c.w_k), stream, "cudaMalloc(w_k)", error)) != Status::kOk) return s;
@@ -91,7 +103,9 @@ Status StepBuffers::upload(const StepInput& in, const StepCaches& caches, const 
   a.ring_slack = slack_for(caches.ring.layout);
   a.compressed_slack = slack_for(caches.compressed.layout);
   if ((s = upload_cache(a.ring, caches.ring, a.ring_slack, stream, "cudaMalloc(ring)", error)) != Status::kOk) return s;
-  if ((s = upload_cache(a.compressed, caches.compressed, a.compressed_slack, stream, "cudaMalloc(compressed)", error)) != Status::kOk) return s;
+  if ((s = upload_cache(a.compressed, caches.compressed, a.compressed_slack, stream, "cudaMalloc(compressed)",
+                        error)) != Status::kOk)
+    return s;
   const size_t q_out_bytes = in.queries.size() * static_cast<size_t>(element_bytes(c.store_dtype));
   if ((s = a.q_out.reserve(q_out_bytes, "cudaMalloc(q_out)", error)) != Status::kOk) return s;
   if ((s = a.status.reserve(sizeof(int32_t), "cudaMalloc(status)", error)) != Status::kOk) return s;
@@ -135,20 +149,29 @@ Status StepBuffers::upload(const StepInput& in, const StepCaches& caches, const 
   return Status::kOk;
 }
 
-Status StepBuffers::download(const StepUpdateDeviceArgs& args, cudaStream_t stream, StepCaches* caches, StepOutput* output, Error* error) {
+Status StepBuffers::download(const StepUpdateDeviceArgs& args, cudaStream_t stream, StepCaches* caches,
+                             StepOutput* output, Error* error) {
   Arrays& a = *arrays_;
-  const size_t q_out_bytes = static_cast<size_t>(args.num_tokens) * static_cast<size_t>(args.num_heads) * static_cast<size_t>(args.head_dim) *
+  const size_t q_out_bytes = static_cast<size_t>(args.num_tokens) * static_cast<size_t>(args.num_heads) *
+                             static_cast<size_t>(args.head_dim) *
                              static_cast<size_t>(args.store_dtype == StoreDtype::kBf16 ? 2 : 1);
   output->q_out.resize(q_out_bytes);
   int32_t status = 0;
-  QSA_CUDA_TRY(cudaMemcpyAsync(caches->ring.bytes.data(), a.ring.as<void>(), caches->ring.bytes.size(), cudaMemcpyDeviceToHost, stream), error);
-  QSA_CUDA_TRY(cudaMemcpyAsync(caches->compressed.bytes.data(), a.compressed.as<void>(), caches->compressed.bytes.size(), cudaMemcpyDeviceToHost, stream),
+  QSA_CUDA_TRY(cudaMemcpyAsync(caches->ring.bytes.data(), a.ring.as<void>(), caches->ring.bytes.size(),
+                               cudaMemcpyDeviceToHost, stream),
                error);
-  QSA_CUDA_TRY(cudaMemcpyAsync(output->q_out.data(), a.q_out.as<void>(), q_out_bytes, cudaMemcpyDeviceToHost, stream), error);
+  QSA_CUDA_TRY(cudaMemcpyAsync(caches->compressed.bytes.data(), a.compressed.as<void>(),
+                               caches->compressed.bytes.size(), cudaMemcpyDeviceToHost, stream),
+               error);
+  QSA_CUDA_TRY(cudaMemcpyAsync(output->q_out.data(), a.q_out.as<void>(), q_out_bytes, cudaMemcpyDeviceToHost, stream),
+               error);
   QSA_CUDA_TRY(cudaMemcpyAsync(&status, a.status.as<void>(), sizeof status, cudaMemcpyDeviceToHost, stream), error);
   QSA_CUDA_TRY(cudaStreamSynchronize(stream), error);
-  if (Status s = check_slack(a.ring, caches->ring.bytes.size(), a.ring_slack, stream, "ring", error); s != Status::kOk) return s;
-  if (Status s = check_slack(a.compressed, caches->compressed.bytes.size(), a.compressed_slack, stream, "compressed", error); s != Status::kOk)
+  if (Status s = check_slack(a.ring, caches->ring.bytes.size(), a.ring_slack, stream, "ring", error); s != Status::kOk)
+    return s;
+  if (Status s =
+          check_slack(a.compressed, caches->compressed.bytes.size(), a.compressed_slack, stream, "compressed", error);
+      s != Status::kOk)
     return s;
   output->step_status = (status & 1) != 0 ? StepStatus::kPositionOutOfRange : StepStatus::kOk;
   return Status::kOk;

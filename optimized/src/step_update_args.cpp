@@ -17,26 +17,34 @@ bool aligned(const void* p, uintptr_t bytes) { return (reinterpret_cast<uintptr_
 
 Status check_step_args(const StepUpdateDeviceArgs& a, Error* error) {
   const int d = a.head_dim;
-  if (d != 32 && d != 64 && d != 128 && d != 256 && d != 512) return bad_argument(error, "head_dim", "D must be 32, 64, 128, 256 or 512");
-  if (a.rotary_dim < 2 || a.rotary_dim > d || a.rotary_dim % 2 != 0) return bad_argument(error, "rotary_dim", "rd must be even and in [2, D]");
+  if (d != 32 && d != 64 && d != 128 && d != 256 && d != 512)
+    return bad_argument(error, "head_dim", "D must be 32, 64, 128, 256 or 512");
+  if (a.rotary_dim < 2 || a.rotary_dim > d || a.rotary_dim % 2 != 0)
+    return bad_argument(error, "rotary_dim", "rd must be even and in [2, D]");
   if (a.num_heads < 1 || a.compress_ratio < 2 || a.storage_block_size < 1 || a.ring_capacity < 1)
     return bad_argument(error, "num_heads", "HQ, C, S and R must be positive (C >= 2)");
   if (a.num_tokens < 0 || a.num_requests < 1) return bad_argument(error, "num_tokens", "N must be >= 0 and NR >= 1");
-  if (a.position_axes != 1 && a.position_axes != 3) return bad_argument(error, "position_axes", "positions are [N] or [3, N]");
+  if (a.position_axes != 1 && a.position_axes != 3)
+    return bad_argument(error, "position_axes", "positions are [N] or [3, N]");
   const bool rows = a.num_tokens > 0;
-  if (rows && (a.keys == nullptr || a.queries == nullptr || a.positions == nullptr || a.q_out == nullptr || a.common_slot_mapping == nullptr))
-    return bad_argument(error, "keys", "keys, queries, positions, common_slot_mapping and q_out are required when N > 0");
-  if (a.cos_sin == nullptr || a.w_k == nullptr || a.w_q == nullptr || a.status == nullptr || a.query_start_loc == nullptr ||
-      a.seq_lens == nullptr)
+  if (rows && (a.keys == nullptr || a.queries == nullptr || a.positions == nullptr || a.q_out == nullptr ||
+               a.common_slot_mapping == nullptr))
+    return bad_argument(error, "keys",
+                        "keys, queries, positions, common_slot_mapping and q_out are required when N > 0");
+  if (a.cos_sin == nullptr || a.w_k == nullptr || a.w_q == nullptr || a.status == nullptr ||
+      a.query_start_loc == nullptr || a.seq_lens == nullptr)
     return bad_argument(error, "cos_sin", "cos_sin, w_k, w_q, status, query_start_loc and seq_lens are required");
   if (a.num_work_rows() > 0 && (a.k_work_metadata == nullptr || !aligned(a.k_work_metadata, 8)))
     return bad_argument(error, "k_work_metadata", "k_work_metadata is required and 8-byte aligned");
-  if ((a.block_table_cols > 0 && a.block_table == nullptr) || (a.ring_block_table_cols > 0 && a.ring_block_table == nullptr))
+  if ((a.block_table_cols > 0 && a.block_table == nullptr) ||
+      (a.ring_block_table_cols > 0 && a.ring_block_table == nullptr))
     return bad_argument(error, "block_table", "a block table with columns needs a pointer");
   if ((a.ring_num_blocks > 0 && a.ring == nullptr) || (a.compressed_num_blocks > 0 && a.compressed == nullptr))
     return bad_argument(error, "ring", "a cache with blocks needs a pointer");
-  if (!aligned(a.positions, 8) || !aligned(a.common_slot_mapping, 8)) return bad_argument(error, "positions", "int64 arrays must be 8-byte aligned");
-  if (!aligned(a.keys, 2) || !aligned(a.queries, 2) || !aligned(a.ring, 2) || !aligned(a.w_k, 2) || !aligned(a.w_q, 2) || !aligned(a.cos_sin, 2))
+  if (!aligned(a.positions, 8) || !aligned(a.common_slot_mapping, 8))
+    return bad_argument(error, "positions", "int64 arrays must be 8-byte aligned");
+  if (!aligned(a.keys, 2) || !aligned(a.queries, 2) || !aligned(a.ring, 2) || !aligned(a.w_k, 2) ||
+      !aligned(a.w_q, 2) || !aligned(a.cos_sin, 2))
     return bad_argument(error, "keys", "bf16 arrays must be 2-byte aligned");
 
   return Status::kOk;
@@ -100,9 +108,11 @@ bool fast_layout(const StepParams& p, int d) {
   const int elems = d / lanes;
   const int hp = p.rotary_dim / 2;
   const int distance = hp / elems;
-  const bool rope = hp % elems == 0 && distance >= 1 && (distance & (distance - 1)) == 0 && p.rotary_dim % 8 == 0 && aligned(p.cos_sin, 16);
+  const bool rope = hp % elems == 0 && distance >= 1 && (distance & (distance - 1)) == 0 && p.rotary_dim % 8 == 0 &&
+                    aligned(p.cos_sin, 16);
   const int bytes = p.fp8 ? 1 : 2;
-  const bool compressed = aligned(p.compressed, p.fp8 ? 8 : 16) && (p.compressed_row_stride * bytes) % (p.fp8 ? 8 : 16) == 0 &&
+  const bool compressed = aligned(p.compressed, p.fp8 ? 8 : 16) &&
+                          (p.compressed_row_stride * bytes) % (p.fp8 ? 8 : 16) == 0 &&
                           (p.compressed_block_stride * bytes) % (p.fp8 ? 8 : 16) == 0;
   const bool ring = aligned(p.ring, 8) && (p.ring_row_stride * 2) % 8 == 0 && (p.ring_block_stride * 2) % 8 == 0;
   const bool rows = aligned(p.keys, 16) && aligned(p.queries, 16) && aligned(p.q_out, p.fp8 ? 8 : 16);

@@ -24,7 +24,8 @@ __global__ void convert_kernel(const uint32_t* in, int64_t n, uint16_t* bf16_out
 
 }  // namespace
 
-Status convert_on_device(const std::vector<uint32_t>& bits, std::vector<uint16_t>* bf16, std::vector<uint8_t>* e4m3, Error* error) {
+Status convert_on_device(const std::vector<uint32_t>& bits, std::vector<uint16_t>* bf16, std::vector<uint8_t>* e4m3,
+                         Error* error) {
   const auto n = static_cast<int64_t>(bits.size());
   uint32_t* d_in = nullptr;
   uint16_t* d_bf16 = nullptr;
@@ -38,14 +39,16 @@ Status convert_on_device(const std::vector<uint32_t>& bits, std::vector<uint16_t
   cudaError_t code = cudaMalloc(&d_in, count * sizeof(uint32_t));
   if (code == cudaSuccess) code = cudaMalloc(&d_bf16, count * sizeof(uint16_t));
   if (code == cudaSuccess) code = cudaMalloc(&d_e4m3, count);
-  if (code == cudaSuccess && n > 0) code = cudaMemcpy(d_in, bits.data(), bits.size() * sizeof(uint32_t), cudaMemcpyHostToDevice);
+  if (code == cudaSuccess && n > 0)
+    code = cudaMemcpy(d_in, bits.data(), bits.size() * sizeof(uint32_t), cudaMemcpyHostToDevice);
   if (code == cudaSuccess && n > 0) {
     convert_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(d_in, n, d_bf16, d_e4m3);
     code = cudaGetLastError();
   }
   bf16->resize(bits.size());
   e4m3->resize(bits.size());
-  if (code == cudaSuccess && n > 0) code = cudaMemcpy(bf16->data(), d_bf16, bits.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost);
+  if (code == cudaSuccess && n > 0)
+    code = cudaMemcpy(bf16->data(), d_bf16, bits.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost);
   if (code == cudaSuccess && n > 0) code = cudaMemcpy(e4m3->data(), d_e4m3, bits.size(), cudaMemcpyDeviceToHost);
   release();
   if (code != cudaSuccess) return device_error(code, "convert_on_device", error);

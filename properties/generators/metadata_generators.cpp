@@ -10,9 +10,9 @@
 namespace qsa {
 
 void showValue(const MetadataInput& input, std::ostream& os) {
-  os << traces::metadata_input_to_json(input).dump() << "\n  block_table layout: rows " << input.block_table.rows << ", cols "
-     << input.block_table.cols << ", row_stride " << input.block_table.row_stride << ", col_stride " << input.block_table.col_stride
-     << ", storage " << input.block_table.storage.size();
+  os << traces::metadata_input_to_json(input).dump() << "\n  block_table layout: rows " << input.block_table.rows
+     << ", cols " << input.block_table.cols << ", row_stride " << input.block_table.row_stride << ", col_stride "
+     << input.block_table.col_stride << ", storage " << input.block_table.storage.size();
 }
 
 }  // namespace qsa
@@ -57,9 +57,14 @@ CacheKindConfig cache_of(CacheKind kind, int64_t drafts) {
 Request chunk(int64_t q) {
   int64_t start = 0;
   switch (*rc::gen::inRange(0, 3)) {
-    case 0: break;
-    case 1: start = 16 * pick(0, 200); break;
-    default: start = pick(0, 5000); break;
+    case 0:
+      break;
+    case 1:
+      start = 16 * pick(0, 200);
+      break;
+    default:
+      start = pick(0, 5000);
+      break;
   }
   return {q, start + q};
 }
@@ -68,8 +73,12 @@ std::vector<Request> requests_of(Shape shape, int64_t drafts) {
   std::vector<Request> r;
   auto zero_length = [] { return Request{0, chance(50) ? 0 : pick(0, 400)}; };
   switch (shape) {
-    case Shape::kOneRequest: r.push_back(chunk(pick(1, 300))); break;
-    case Shape::kOneToken: r.push_back(chunk(1)); break;
+    case Shape::kOneRequest:
+      r.push_back(chunk(pick(1, 300)));
+      break;
+    case Shape::kOneToken:
+      r.push_back(chunk(1));
+      break;
     case Shape::kAllPadding:
       for (int64_t i = pick(1, 6); i > 0; --i) r.push_back({0, 0});
       break;
@@ -101,10 +110,12 @@ BlockTable table_of(int64_t rows, int64_t cols) {
   const int64_t extra_rows = chance(25) ? pick(1, 3) : 0;  // tables are sized for max_num_seqs
   const uint64_t negative_percent = *rc::gen::element<uint64_t>(0, 0, 15, 100);
   traces::Rng rng(*rc::gen::arbitrary<uint64_t>());
-  std::vector<std::vector<int32_t>> dense(static_cast<size_t>(rows + extra_rows), std::vector<int32_t>(static_cast<size_t>(cols)));
+  std::vector<std::vector<int32_t>> dense(static_cast<size_t>(rows + extra_rows),
+                                          std::vector<int32_t>(static_cast<size_t>(cols)));
   for (auto& row : dense)
     for (auto& entry : row) entry = rng.chance(negative_percent, 100) ? -1 : static_cast<int32_t>(rng.range(0, 100000));
-  const Layout layout = *rc::gen::element(Layout::kRowMajor, Layout::kColumnMajor, Layout::kRowSlice, Layout::kColumnStrided);
+  const Layout layout =
+      *rc::gen::element(Layout::kRowMajor, Layout::kColumnMajor, Layout::kRowSlice, Layout::kColumnStrided);
   if (layout == Layout::kRowMajor) return BlockTable::from_rows(dense);
   if (layout == Layout::kColumnMajor) return BlockTable::column_major(dense);
   // A view into a wider table: a column slice (row stride > W) or every other column (column
@@ -117,7 +128,8 @@ BlockTable table_of(int64_t rows, int64_t cols) {
   t.row_stride = (slice ? cols : 2 * cols) + pick(1, 3);
   t.storage.assign(static_cast<size_t>(t.rows * t.row_stride + 3), 777777);
   for (int64_t r = 0; r < t.rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) t.storage[static_cast<size_t>(r * t.row_stride + c * t.col_stride)] = dense[r][c];
+    for (int64_t c = 0; c < cols; ++c)
+      t.storage[static_cast<size_t>(r * t.row_stride + c * t.col_stride)] = dense[r][c];
   return t;
 }
 
@@ -126,13 +138,19 @@ BlockTable table_of(int64_t rows, int64_t cols) {
 rc::Gen<MetadataInput> metadata_inputs(std::optional<CacheKind> kind) {
   return rc::gen::exec([kind] {
     MetadataInput in;
-    const CacheKind k = kind ? *kind : *rc::gen::element(CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough);
+    const CacheKind k =
+        kind ? *kind : *rc::gen::element(CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough);
     const int64_t drafts = pick(0, 4);
     in.cache = cache_of(k, drafts);
     in.batch.reorder_batch_threshold = chance(50) ? 1 : 1 + drafts;
-    const Shape shape = *rc::gen::weightedElement<Shape>({{2, Shape::kOneRequest}, {1, Shape::kOneToken}, {1, Shape::kAllPadding},
-                                                          {2, Shape::kZeroLengthInside}, {2, Shape::kDecode}, {2, Shape::kMixed},
-                                                          {1, Shape::kPrefill}, {3, Shape::kAny}});
+    const Shape shape = *rc::gen::weightedElement<Shape>({{2, Shape::kOneRequest},
+                                                          {1, Shape::kOneToken},
+                                                          {1, Shape::kAllPadding},
+                                                          {2, Shape::kZeroLengthInside},
+                                                          {2, Shape::kDecode},
+                                                          {2, Shape::kMixed},
+                                                          {1, Shape::kPrefill},
+                                                          {3, Shape::kAny}});
     const std::vector<Request> requests = requests_of(shape, drafts);
 
     in.batch.query_start_loc.push_back(0);
@@ -145,9 +163,14 @@ rc::Gen<MetadataInput> metadata_inputs(std::optional<CacheKind> kind) {
     const int64_t m = in.batch.query_start_loc.back();
     int64_t padding = 0;
     switch (*rc::gen::weightedElement<int>({{4, 0}, {2, 1}, {1, 2}})) {
-      case 0: break;
-      case 1: padding = pick(1, 40); break;
-      default: padding = pick(m, 4 * m + 300); break;  // N much larger than M
+      case 0:
+        break;
+      case 1:
+        padding = pick(1, 40);
+        break;
+      default:
+        padding = pick(m, 4 * m + 300);
+        break;  // N much larger than M
     }
     in.batch.num_actual_tokens = m + padding;
     const uint64_t negative_percent = *rc::gen::element<uint64_t>(0, 5, 30);  // negative common slots on real rows
@@ -160,8 +183,10 @@ rc::Gen<MetadataInput> metadata_inputs(std::optional<CacheKind> kind) {
     int64_t needed = 1;
     if (k == CacheKind::kCompressed) needed = max_seq / *in.cache.compress_ratio / in.cache.storage_block_size + 1;
     int64_t cols = needed;
-    if (chance(20)) cols = pick(0, needed);  // missing columns (W = 0 included)
-    else if (chance(20)) cols += pick(1, 3);
+    if (chance(20))
+      cols = pick(0, needed);  // missing columns (W = 0 included)
+    else if (chance(20))
+      cols += pick(1, 3);
     in.block_table = table_of(in.batch.num_requests(), std::min<int64_t>(cols, 2048));
     if (k == CacheKind::kCompressed && chance(30)) in.cache.request_capacity = in.batch.num_requests() + pick(0, 10);
     return in;

@@ -26,6 +26,7 @@ rc::Gen<MetadataInput> metadata_inputs(std::optional<CacheKind> kind = std::null
 
 /// The same inputs drawn outside a property (for fixed corpora): sample `index` of the
 /// generator seeded with `seed`, at RapidCheck size `size` (0..100).
-MetadataInput sample_metadata_input(uint64_t seed, int index, int size = 50, std::optional<CacheKind> kind = std::nullopt);
+MetadataInput sample_metadata_input(uint64_t seed, int index, int size = 50,
+                                    std::optional<CacheKind> kind = std::nullopt);
 
 }  // namespace qsa::testing

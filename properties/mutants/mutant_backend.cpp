@@ -33,7 +33,8 @@ std::unique_ptr<Backend> make_mutant_backend(Bug bug) { return std::make_unique<
 
 void register_mutant_backends(qsa::BackendRegistry& registry) {
   for (const MutantInfo& info : mutant_catalog())
-    registry.add(info.name, info.description, [bug = info.bug] { return make_mutant_backend(bug); }, /*hidden=*/true);
+    registry.add(
+        info.name, info.description, [bug = info.bug] { return make_mutant_backend(bug); }, /*hidden=*/true);
 }
 
 }  // namespace qsa::mutants

@@ -18,12 +18,15 @@ const std::vector<MutantInfo>& mutant_catalog() {
       {Bug::kVisibleBlocksOffByOne, "bug:visible-blocks-off-by-one",
        "visible_blocks = (p + 2) / Cb: a row sees the group it is still inside", ""},
       {Bug::kKWorkWithoutMinimum, "bug:k-work-without-minimum",
-       "k-work items n_j = e/C - s/C without max(1, ...): a chunk closing no group gets no item to commit its ring rows",
+       "k-work items n_j = e/C - s/C without max(1, ...): a chunk closing no group gets no item to commit its ring "
+       "rows",
        "short-chunk"},
       {Bug::kPaddingRowsNotInert, "bug:padding-rows-not-inert",
-       "the row loop runs to N instead of M: padding rows get the last request's token_to_req and a position", "padding"},
+       "the row loop runs to N instead of M: padding rows get the last request's token_to_req and a position",
+       "padding"},
       {Bug::kCompressedSlotIgnoresCommon, "bug:compressed-slot-ignores-common-slot",
-       "compressed slot_mapping ignores a negative common slot, so that group is still written", "negative-common-slot"},
+       "compressed slot_mapping ignores a negative common slot, so that group is still written",
+       "negative-common-slot"},
       {Bug::kTokenToReqLowerBound, "bug:token-to-req-zero-length-request",
        "token_to_req by lower_bound on qsl: a row starting a request after a zero-length one maps to the empty request",
        "zero-length-request"},
@@ -71,7 +74,8 @@ const std::vector<MutantInfo>& known_escapes() {
 }
 
 const MutantInfo& mutant_info(Bug bug) {
-  static const MutantInfo control{Bug::kNone, "bug:none", "no planted bug: the re-implementation itself (a control)", ""};
+  static const MutantInfo control{Bug::kNone, "bug:none", "no planted bug: the re-implementation itself (a control)",
+                                  ""};
   for (const auto* list : {&mutant_catalog(), &known_escapes()}) {
     const auto it = std::find_if(list->begin(), list->end(), [bug](const MutantInfo& info) { return info.bug == bug; });
     if (it != list->end()) return *it;

@@ -15,15 +15,15 @@ namespace qsa::mutants {
 enum class Bug {
   kNone,
   // Metadata (and the step update that consumes it).
-  kRingIndexOffByOne,             // ring slot b·R + (p + 1) mod R, also in the step's reads
-  kRingSuffixFilterDropped,       // every row of the chunk gets a ring slot
-  kRingOneRowShort,               // the ring addresses p mod (R - 1): one row fewer than SPEC 3
-  kVisibleBlocksOffByOne,         // (p + 2) / Cb
-  kKWorkWithoutMinimum,           // n_j = e_j/C - s_j/C, no max(1, ...)
-  kPaddingRowsNotInert,           // the row loop runs to N: padding rows look like the last request's
-  kCompressedSlotIgnoresCommon,   // a negative common slot still gets a compressed slot (and a write)
-  kTokenToReqLowerBound,          // lower_bound on qsl picks a zero-length request
-  kBatchSplitExactPadding,        // rule 3 only when N = NR·q_0 (upstream's old assertion as a condition)
+  kRingIndexOffByOne,            // ring slot b·R + (p + 1) mod R, also in the step's reads
+  kRingSuffixFilterDropped,      // every row of the chunk gets a ring slot
+  kRingOneRowShort,              // the ring addresses p mod (R - 1): one row fewer than SPEC 3
+  kVisibleBlocksOffByOne,        // (p + 2) / Cb
+  kKWorkWithoutMinimum,          // n_j = e_j/C - s_j/C, no max(1, ...)
+  kPaddingRowsNotInert,          // the row loop runs to N: padding rows look like the last request's
+  kCompressedSlotIgnoresCommon,  // a negative common slot still gets a compressed slot (and a write)
+  kTokenToReqLowerBound,         // lower_bound on qsl picks a zero-length request
+  kBatchSplitExactPadding,       // rule 3 only when N = NR·q_0 (upstream's old assertion as a condition)
   // Step update.
   kRingReadAfterCommit,           // phase B before phase A
   kPoolWrongRingRow,              // a member m < s_j is read from ring row (m + 1) mod R
@@ -31,14 +31,14 @@ enum class Bug {
   kPositionTailNotWritten,        // the commit copies the key but not its (t, h, w)
   kQOutSkipsPadding,              // q_out is left unwritten on padding rows
   // Numerics.
-  kWrongMropeAxis,                // h and w swapped in the MRoPE axis selection
-  kFp8NoSaturation,               // plain RNE cast: beyond the fp8 range -> NaN, not ±448
-  kPoolAccumulatesInBf16,         // the pooling sum rounded to bf16 after every add
-  kNormWeightWithoutOne,          // RMSNorm multiplies by w instead of (1 + w) (Llama, not Gemma)
-  kRopeInterleavedPairs,          // GPT-J pairs (2i, 2i + 1) instead of NeoX (i, hp + i)
+  kWrongMropeAxis,         // h and w swapped in the MRoPE axis selection
+  kFp8NoSaturation,        // plain RNE cast: beyond the fp8 range -> NaN, not ±448
+  kPoolAccumulatesInBf16,  // the pooling sum rounded to bf16 after every add
+  kNormWeightWithoutOne,   // RMSNorm multiplies by w instead of (1 + w) (Llama, not Gemma)
+  kRopeInterleavedPairs,   // GPT-J pairs (2i, 2i + 1) instead of NeoX (i, hp + i)
   // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
-  kFmaContraction,                // RoPE and the sum of squares with fused multiply-adds
-  kSumOfSquaresSequential,        // sum of squares left to right instead of the pairwise tree
+  kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds
+  kSumOfSquaresSequential,  // sum of squares left to right instead of the pairwise tree
 };
 
 struct MutantInfo {

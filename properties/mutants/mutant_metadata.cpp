@@ -68,9 +68,12 @@ int64_t compressed_slot(Bug bug, const MetadataInput& in, int64_t t, int64_t j, 
 
 int64_t slot_for_row(Bug bug, const MetadataInput& in, int64_t t, int64_t j, int64_t p) {
   switch (in.cache.kind) {
-    case CacheKind::kPassthrough: return in.batch.common_slot_mapping[t] < 0 ? -1 : in.batch.common_slot_mapping[t];
-    case CacheKind::kRing: return ring_slot(bug, in, t, j, p);
-    case CacheKind::kCompressed: return compressed_slot(bug, in, t, j, p);
+    case CacheKind::kPassthrough:
+      return in.batch.common_slot_mapping[t] < 0 ? -1 : in.batch.common_slot_mapping[t];
+    case CacheKind::kRing:
+      return ring_slot(bug, in, t, j, p);
+    case CacheKind::kCompressed:
+      return compressed_slot(bug, in, t, j, p);
   }
   return -1;
 }
@@ -88,7 +91,8 @@ Status fill_k_work(Bug bug, const MetadataInput& in, MetadataOutput* out, Error*
   int64_t row = 0;
   for (int64_t j = 0; j < in.batch.num_requests(); ++j) {
     const int64_t items = k_work_items(bug, in.batch, j, *in.cache.compress_ratio);
-    if (row + items > k) return invalid(error, "k_work_metadata", row, "internal", "work items exceed K = " + std::to_string(k));
+    if (row + items > k)
+      return invalid(error, "k_work_metadata", row, "internal", "work items exceed K = " + std::to_string(k));
     for (int64_t w = 0; w < items; ++w, ++row) {
       out->k_work_metadata[2 * row] = static_cast<int32_t>(j);
       out->k_work_metadata[2 * row + 1] = static_cast<int32_t>(w);
@@ -129,7 +133,8 @@ BatchSplit split_batch(Bug bug, const Batch& b) {
   }
   split.num_prefills = nr - split.num_decodes;
   split.num_prefill_tokens = n - split.num_decode_tokens;
-  for (int64_t j = 0; j < split.num_decodes && split.decode_query_len == 0; ++j) split.decode_query_len = b.query_len(j);
+  for (int64_t j = 0; j < split.num_decodes && split.decode_query_len == 0; ++j)
+    split.decode_query_len = b.query_len(j);
   return split;
 }
 
@@ -149,7 +154,8 @@ Status build_metadata(Bug bug, const MetadataInput& input, MetadataOutput* outpu
     if (row.position < 0) continue;  // an inert padding row
     out.token_to_req[t] = static_cast<int32_t>(row.request);
     out.logical_positions[t] = row.position;
-    out.visible_blocks[t] = static_cast<int32_t>(visible_blocks(bug, row.position, b.seq_lens[row.request], input.cache.builder_ratio()));
+    out.visible_blocks[t] =
+        static_cast<int32_t>(visible_blocks(bug, row.position, b.seq_lens[row.request], input.cache.builder_ratio()));
     if (t < b.num_mapped_tokens()) out.slot_mapping[t] = slot_for_row(bug, input, t, row.request, row.position);
   }
   if (Status s = fill_k_work(bug, input, &out, error); s != Status::kOk) return s;

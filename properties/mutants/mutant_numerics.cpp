@@ -31,7 +31,8 @@ float sum_of_squares(Bug bug, const Bf16* x, int64_t head_dim) {
 
 // One rotary pair (a, b) by (c, s): (a·c - b·s, b·c + a·s), each product rounded unless fused.
 std::array<Bf16, 2> rotate(Bug bug, float a, float b, float c, float s) {
-  if (bug == Bug::kFmaContraction) return {bf16_from_float(std::fma(a, c, -(b * s))), bf16_from_float(std::fma(b, c, a * s))};
+  if (bug == Bug::kFmaContraction)
+    return {bf16_from_float(std::fma(a, c, -(b * s))), bf16_from_float(std::fma(b, c, a * s))};
   const float ac = a * c;
   const float bs = b * s;
   const float bc = b * c;

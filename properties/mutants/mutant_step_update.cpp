@@ -25,8 +25,10 @@ int64_t ring_row(Bug bug, int64_t m, int64_t r) {
 
 void store_row(Bug bug, const std::vector<Bf16>& row, StoreDtype dtype, uint8_t* dst) {
   for (size_t d = 0; d < row.size(); ++d) {
-    if (dtype == StoreDtype::kBf16) std::memcpy(dst + 2 * d, &row[d], 2);
-    else dst[d] = e4m3_from_bf16(bug, row[d]);
+    if (dtype == StoreDtype::kBf16)
+      std::memcpy(dst + 2 * d, &row[d], 2);
+    else
+      dst[d] = e4m3_from_bf16(bug, row[d]);
   }
 }
 
@@ -46,7 +48,10 @@ class RingReader {
   Position position(int64_t j, int64_t m) const {
     Position pos{0, 0, 0};
     const int64_t s = slot(j, m);
-    if (s >= 0) std::memcpy(pos.data(), ring_.bytes.data() + ring_.layout.byte_offset(s, ring_position_offset(in_.config.head_dim)), sizeof pos);
+    if (s >= 0)
+      std::memcpy(pos.data(),
+                  ring_.bytes.data() + ring_.layout.byte_offset(s, ring_position_offset(in_.config.head_dim)),
+                  sizeof pos);
     return pos;
   }
 
@@ -75,15 +80,17 @@ std::vector<std::vector<Bf16>> group_members(const StepInput& in, int64_t j, int
   std::vector<std::vector<Bf16>> members;
   for (int64_t m = g * c; m < g * c + c; ++m) {
     const int64_t row = in.batch.query_start_loc[j] + (m - start);
-    if (m >= start) members.emplace_back(in.keys.begin() + row * d, in.keys.begin() + (row + 1) * d);
-    else members.push_back(ring.key(j, m));
+    if (m >= start)
+      members.emplace_back(in.keys.begin() + row * d, in.keys.begin() + (row + 1) * d);
+    else
+      members.push_back(ring.key(j, m));
   }
   return members;
 }
 
 // Phase A for request j: every group closing in its chunk.
-void compress_groups(Bug bug, const StepInput& in, int64_t j, const MetadataOutput& meta, const RingReader& ring, CacheBuffer& compressed,
-                     StepStatus* status) {
+void compress_groups(Bug bug, const StepInput& in, int64_t j, const MetadataOutput& meta, const RingReader& ring,
+                     CacheBuffer& compressed, StepStatus* status) {
   const int64_t c = in.config.compress_ratio;
   const int64_t d = in.config.head_dim;
   const int64_t start = in.batch.chunk_start(j);
@@ -116,7 +123,8 @@ void commit_ring(Bug bug, const StepInput& in, int64_t j, const MetadataOutput& 
   for (int64_t t = in.batch.query_start_loc[j]; t < in.batch.query_start_loc[j + 1]; ++t) {
     const int64_t slot = meta.slot_mapping[t];
     if (slot < 0 || ring.layout.past_the_cache(slot)) continue;
-    std::memcpy(ring.bytes.data() + ring.layout.byte_offset(slot, 0), in.keys.data() + t * d, static_cast<size_t>(d) * sizeof(Bf16));
+    std::memcpy(ring.bytes.data() + ring.layout.byte_offset(slot, 0), in.keys.data() + t * d,
+                static_cast<size_t>(d) * sizeof(Bf16));
     if (in.config.ring_positions && bug != Bug::kPositionTailNotWritten) {
       const Position pos = in.row_positions(t);
       std::memcpy(ring.bytes.data() + ring.layout.byte_offset(slot, ring_position_offset(d)), pos.data(), sizeof pos);
@@ -134,7 +142,8 @@ void transform_queries(Bug bug, const StepInput& in, std::vector<uint8_t>& q_out
     for (int64_t h = 0; h < in.config.num_heads; ++h) {
       const int64_t offset = (t * in.config.num_heads + h) * d;
       rms_norm(bug, in.queries.data() + offset, in.config.w_q.data(), d, in.config.eps, row.data());
-      rope_neox(bug, row.data(), d, in.config.rotary_dim, in.row_positions(t), in.config.mrope_sections, in.config.cos_sin_data());
+      rope_neox(bug, row.data(), d, in.config.rotary_dim, in.row_positions(t), in.config.mrope_sections,
+                in.config.cos_sin_data());
       store_row(bug, row, in.config.store_dtype, q_out.data() + offset * bytes);
     }
   }
@@ -146,19 +155,24 @@ Status step_update(Bug bug, const StepInput& input, StepCaches* caches, StepOutp
   if (Status s = validate_step(input, *caches, error); s != Status::kOk) return s;
   MetadataOutput compressed_meta;
   MetadataOutput ring_meta;
-  if (Status s = build_metadata(bug, input.compressed_metadata_input(), &compressed_meta, error); s != Status::kOk) return s;
+  if (Status s = build_metadata(bug, input.compressed_metadata_input(), &compressed_meta, error); s != Status::kOk)
+    return s;
   if (Status s = build_metadata(bug, input.ring_metadata_input(), &ring_meta, error); s != Status::kOk) return s;
 
   StepOutput out;
-  const auto q_bytes = static_cast<size_t>(input.num_tokens() * input.config.num_heads * input.config.head_dim * element_bytes(input.config.store_dtype));
-  if (output->q_out.size() == q_bytes) out.q_out = std::move(output->q_out);  // the caller's buffer, as a kernel writes it
-  else out.q_out.assign(q_bytes, 0);
+  const auto q_bytes = static_cast<size_t>(input.num_tokens() * input.config.num_heads * input.config.head_dim *
+                                           element_bytes(input.config.store_dtype));
+  if (output->q_out.size() == q_bytes)
+    out.q_out = std::move(output->q_out);  // the caller's buffer, as a kernel writes it
+  else
+    out.q_out.assign(q_bytes, 0);
 
   const Batch& b = input.batch;
   const RingReader ring(bug, input, caches->ring);
   auto read_phase = [&] {
     for (int64_t j = 0; j < b.num_requests(); ++j)
-      if (b.query_len(j) > 0) compress_groups(bug, input, j, compressed_meta, ring, caches->compressed, &out.step_status);
+      if (b.query_len(j) > 0)
+        compress_groups(bug, input, j, compressed_meta, ring, caches->compressed, &out.step_status);
   };
   auto commit_phase = [&] {
     for (int64_t j = 0; j < b.num_requests(); ++j)

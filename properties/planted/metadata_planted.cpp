@@ -23,7 +23,8 @@ const std::vector<PlantedMetadataBug>& planted_metadata_bugs() {
        "compressed: a group-closing row whose common slot is negative still gets a compressed slot"},
       {MetadataVariant::kZeroLengthRequestGetsWork, "zero-length-request-gets-work",
        "k-work: n_j = max(1, ...) also for a request with no rows"},
-      {MetadataVariant::kWorkTailUnwritten, "work-tail-unwritten", "k-work rows past sum(n_j) are not filled with (-1, -1)"},
+      {MetadataVariant::kWorkTailUnwritten, "work-tail-unwritten",
+       "k-work rows past sum(n_j) are not filled with (-1, -1)"},
       {MetadataVariant::kColumnStrideIgnored, "column-stride-ignored",
        "compressed: block_table[j][L] read at j * row_stride + L, as if the column stride were 1"},
   };
@@ -32,15 +33,16 @@ const std::vector<PlantedMetadataBug>& planted_metadata_bugs() {
 
 std::unique_ptr<Backend> make_planted_cuda_backend(const PlantedMetadataBug& bug) {
   const MetadataVariant variant = bug.variant;
-  return std::make_unique<cuda::CudaBackend>("cuda-planted-" + bug.name,
-                                             [variant](const cuda::MetadataDeviceArgs& args, cudaStream_t stream, Error* error) {
-                                               return launch_planted_metadata(variant, args, stream, error);
-                                             });
+  return std::make_unique<cuda::CudaBackend>(
+      "cuda-planted-" + bug.name, [variant](const cuda::MetadataDeviceArgs& args, cudaStream_t stream, Error* error) {
+        return launch_planted_metadata(variant, args, stream, error);
+      });
 }
 
 void register_planted_cuda_backends(BackendRegistry& registry) {
   for (const PlantedMetadataBug& bug : planted_metadata_bugs())
-    registry.add("cuda-planted-" + bug.name, bug.description, [bug] { return make_planted_cuda_backend(bug); }, /*hidden=*/true);
+    registry.add(
+        "cuda-planted-" + bug.name, bug.description, [bug] { return make_planted_cuda_backend(bug); }, /*hidden=*/true);
 }
 
 }  // namespace qsa::testing

@@ -27,8 +27,8 @@ void PrintTo(const PlantedMetadataBug& bug, std::ostream* os);
 const std::vector<PlantedMetadataBug>& planted_metadata_bugs();
 
 /// Launches the given variant exactly as launch_metadata launches the production kernel.
-Status launch_planted_metadata(cuda::detail::MetadataVariant variant, const cuda::MetadataDeviceArgs& args, cudaStream_t stream,
-                               Error* error);
+Status launch_planted_metadata(cuda::detail::MetadataVariant variant, const cuda::MetadataDeviceArgs& args,
+                               cudaStream_t stream, Error* error);
 
 /// A CudaBackend named "cuda-planted-<name>" that launches the variant.
 std::unique_ptr<Backend> make_planted_cuda_backend(const PlantedMetadataBug& bug);

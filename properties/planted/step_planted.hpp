@@ -18,7 +18,7 @@ struct PlantedStepBug {
   cuda::detail::StepBug bug;
   std::string name;         // e.g. "commit-before-read"
   std::string description;  // what the bug does, in one line
-  std::string needs;        // the scenario feature that shows it: "", "mrope", "fp8", "ring-block-past-cache", "many-rows"
+  std::string needs;  // the scenario feature that shows it: "", "mrope", "fp8", "ring-block-past-cache", "many-rows"
 };
 
 void PrintTo(const PlantedStepBug& bug, std::ostream* os);
@@ -27,7 +27,8 @@ void PrintTo(const PlantedStepBug& bug, std::ostream* os);
 const std::vector<PlantedStepBug>& planted_step_bugs();
 
 /// Launches the given variant exactly as launch_step_update launches the production kernel.
-Status launch_planted_step_update(cuda::detail::StepBug bug, const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error);
+Status launch_planted_step_update(cuda::detail::StepBug bug, const cuda::StepUpdateDeviceArgs& args,
+                                  cudaStream_t stream, Error* error);
 
 /// A CudaBackend named "cuda-planted-step-<name>" whose step update launches the variant.
 std::unique_ptr<Backend> make_planted_step_backend(const PlantedStepBug& bug);

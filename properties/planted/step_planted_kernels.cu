@@ -6,18 +6,28 @@
 
 namespace qsa::testing {
 
-Status launch_planted_step_update(cuda::detail::StepBug bug, const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
+Status launch_planted_step_update(cuda::detail::StepBug bug, const cuda::StepUpdateDeviceArgs& args,
+                                  cudaStream_t stream, Error* error) {
   using namespace cuda::detail;
   switch (bug) {
-    case kCommitBeforeRead: return dispatch_step_update<kCommitBeforeRead, false, 32, 128>(args, stream, error);
-    case kRingOneRowShort: return dispatch_step_update<kRingOneRowShort, false, 32, 128>(args, stream, error);
-    case kWrongMropeAxis: return dispatch_step_update<kWrongMropeAxis, false, 32, 128>(args, stream, error);
-    case kFp8NoSaturation: return dispatch_step_update<kFp8NoSaturation, false, 32, 128>(args, stream, error);
-    case kRingBlockUnchecked: return dispatch_step_update<kRingBlockUnchecked, false, 32, 128>(args, stream, error);
-    case kQOutSkipsPadding: return dispatch_step_update<kQOutSkipsPadding, false, 32, 128>(args, stream, error);
-    case kReversedTree: return dispatch_step_update<kReversedTree, false, 32, 128>(args, stream, error);
-    case kGroupPositionIgnoresTail: return dispatch_step_update<kGroupPositionIgnoresTail, false, 32, 128>(args, stream, error);
-    case kNoBug: break;
+    case kCommitBeforeRead:
+      return dispatch_step_update<kCommitBeforeRead, false, 32, 128>(args, stream, error);
+    case kRingOneRowShort:
+      return dispatch_step_update<kRingOneRowShort, false, 32, 128>(args, stream, error);
+    case kWrongMropeAxis:
+      return dispatch_step_update<kWrongMropeAxis, false, 32, 128>(args, stream, error);
+    case kFp8NoSaturation:
+      return dispatch_step_update<kFp8NoSaturation, false, 32, 128>(args, stream, error);
+    case kRingBlockUnchecked:
+      return dispatch_step_update<kRingBlockUnchecked, false, 32, 128>(args, stream, error);
+    case kQOutSkipsPadding:
+      return dispatch_step_update<kQOutSkipsPadding, false, 32, 128>(args, stream, error);
+    case kReversedTree:
+      return dispatch_step_update<kReversedTree, false, 32, 128>(args, stream, error);
+    case kGroupPositionIgnoresTail:
+      return dispatch_step_update<kGroupPositionIgnoresTail, false, 32, 128>(args, stream, error);
+    case kNoBug:
+      break;
   }
   return dispatch_step_update<kNoBug, false, 32, 128>(args, stream, error);
 }

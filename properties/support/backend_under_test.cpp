@@ -50,9 +50,12 @@ TestLevel test_level() {
 
 int64_t scaled(int64_t quick_count) {
   switch (test_level()) {
-    case TestLevel::kSoak: return quick_count * 100;
-    case TestLevel::kFull: return quick_count * 10;
-    case TestLevel::kQuick: break;
+    case TestLevel::kSoak:
+      return quick_count * 100;
+    case TestLevel::kFull:
+      return quick_count * 10;
+    case TestLevel::kQuick:
+      break;
   }
   return quick_count;
 }

@@ -32,10 +32,10 @@ std::string rerun_command();
 
 /// Skips the test when the backend under test cannot run here (a GPU backend without a device);
 /// with QSA_REQUIRE_GPU=1 that is a failure instead.
-#define QSA_BACKEND_UNDER_TEST(var)                                                         \
-  std::string qsa_backend_reason_;                                                          \
+#define QSA_BACKEND_UNDER_TEST(var)                                                               \
+  std::string qsa_backend_reason_;                                                                \
   std::unique_ptr<::qsa::Backend> var = ::qsa::testing::backend_under_test(&qsa_backend_reason_); \
-  if (!var) {                                                                               \
-    if (::qsa::testing::gpu_required()) FAIL() << qsa_backend_reason_;                      \
-    GTEST_SKIP() << qsa_backend_reason_;                                                    \
+  if (!var) {                                                                                     \
+    if (::qsa::testing::gpu_required()) FAIL() << qsa_backend_reason_;                            \
+    GTEST_SKIP() << qsa_backend_reason_;                                                          \
   }

@@ -21,8 +21,8 @@ std::optional<std::string> differential_failure(Backend& backend, const Metadata
   const Status actual_status = backend.build_metadata(input, &actual, &actual_error);
   std::ostringstream os;
   if (expected_status != actual_status) {
-    os << "status: reference " << expected_status << " (" << expected_error << "), " << backend.name() << " " << actual_status << " ("
-       << actual_error << ")";
+    os << "status: reference " << expected_status << " (" << expected_error << "), " << backend.name() << " "
+       << actual_status << " (" << actual_error << ")";
     return os.str();
   }
   if (expected_status != Status::kOk) {
@@ -44,8 +44,8 @@ std::vector<CorpusCase> differential_corpus(uint64_t seed, int batches_per_kind,
     for (int i = 0; i < batches_per_kind; ++i) {
       traces::Rng rng = traces::Rng(seed).fork(static_cast<uint64_t>(i) * 3 + static_cast<uint64_t>(kind));
       traces::GeneratedBatch batch = traces::random_metadata_input(rng, kind, i % 4 == 0 ? 4096 : 512);
-      corpus.push_back({std::string("batch_generator seed ") + std::to_string(seed) + " #" + std::to_string(i) + " (" + to_string(kind) + ", " +
-                            traces::to_string(batch.shape) + ")",
+      corpus.push_back({std::string("batch_generator seed ") + std::to_string(seed) + " #" + std::to_string(i) + " (" +
+                            to_string(kind) + ", " + traces::to_string(batch.shape) + ")",
                         std::move(batch.input)});
     }
   }

@@ -16,11 +16,11 @@ bool gpu_required();
 
 }  // namespace qsa::testing
 
-#define QSA_SKIP_WITHOUT_GPU()                                                          \
-  do {                                                                                   \
-    std::string qsa_gpu_reason_;                                                         \
-    if (!::qsa::testing::gpu_available(&qsa_gpu_reason_)) {                              \
+#define QSA_SKIP_WITHOUT_GPU()                                                                   \
+  do {                                                                                           \
+    std::string qsa_gpu_reason_;                                                                 \
+    if (!::qsa::testing::gpu_available(&qsa_gpu_reason_)) {                                      \
       if (::qsa::testing::gpu_required()) FAIL() << "QSA_REQUIRE_GPU=1 but " << qsa_gpu_reason_; \
-      GTEST_SKIP() << qsa_gpu_reason_;                                                   \
-    }                                                                                    \
+      GTEST_SKIP() << qsa_gpu_reason_;                                                           \
+    }                                                                                            \
   } while (0)

@@ -41,19 +41,23 @@ traces::Scenario build_hand_scenario(bool mrope, StoreDtype dtype, bool zero_len
   s1.chunks = {chunk(2, -1, 9, 9, 4, 2, {5}, 2), chunk(0, 1, 37, 20, 17, 17, {3, 7, 9}, 1)};
   StepRecord s2;  // request 2 accepted 1 + 1 drafts: positions 9, 10 committed; closing row 11 rejected
   s2.reorder_batch_threshold = 4;
-  s2.chunks = {chunk(2, -1, 9, 11, 4, 4, {5}, 2, {0}), chunk(0, 1, 37, 37, 4, 1, {3, 7, 9}, 1), chunk(1, 1, 37, 32, 5, 5, {3, 7, 11}, 3)};
+  s2.chunks = {chunk(2, -1, 9, 11, 4, 4, {5}, 2, {0}), chunk(0, 1, 37, 37, 4, 1, {3, 7, 9}, 1),
+               chunk(1, 1, 37, 32, 5, 5, {3, 7, 11}, 3)};
   s2.padded_requests = 1;
   s2.padding_tokens = 3;
   StepRecord s3;
   s3.reorder_batch_threshold = 4;
-  s3.chunks = {chunk(2, -1, 9, 15, 4, 3, {5, 6}, 2, {0}), chunk(0, 1, 37, 38, 4, 4, {3, 7, 9}, 1), chunk(1, 1, 37, 37, 4, 2, {3, 7, 11}, 3)};
+  s3.chunks = {chunk(2, -1, 9, 15, 4, 3, {5, 6}, 2, {0}), chunk(0, 1, 37, 38, 4, 4, {3, 7, 9}, 1),
+               chunk(1, 1, 37, 37, 4, 2, {3, 7, 11}, 3)};
   s3.preempted = {2};
   StepRecord s4;
   s4.reorder_batch_threshold = 4;
-  s4.chunks = {chunk(0, 1, 37, 42, 4, 4, {3, 7, 9}, 1), chunk(1, 1, 37, 39, 4, 4, {3, 7, 11}, 3), chunk(2, -1, 9, 0, 18, 18, {12, 13}, 0)};
+  s4.chunks = {chunk(0, 1, 37, 42, 4, 4, {3, 7, 9}, 1), chunk(1, 1, 37, 39, 4, 4, {3, 7, 11}, 3),
+               chunk(2, -1, 9, 0, 18, 18, {12, 13}, 0)};
   StepRecord s5;
   s5.reorder_batch_threshold = 4;
-  s5.chunks = {chunk(0, 1, 37, 46, 4, 2, {3, 7, 9, 10}, 1), chunk(1, 1, 37, 43, 4, 1, {3, 7, 11}, 3), chunk(2, -1, 9, 18, 4, 4, {12, 13}, 0)};
+  s5.chunks = {chunk(0, 1, 37, 46, 4, 2, {3, 7, 9, 10}, 1), chunk(1, 1, 37, 43, 4, 1, {3, 7, 11}, 3),
+               chunk(2, -1, 9, 18, 4, 4, {12, 13}, 0)};
   s5.finished = {1};
   s.steps = {s0, s1, s2, s3, s4, s5};
   // Long decodes of request 0 wrap the ring several times.
@@ -64,7 +68,8 @@ traces::Scenario build_hand_scenario(bool mrope, StoreDtype dtype, bool zero_len
     st.reorder_batch_threshold = 4;
     const int64_t a0 = 1 + (i * 7) % 4;
     const int64_t a2 = 1 + (i * 5) % 4;
-    st.chunks = {chunk(0, 1, 37, l0, 4, a0, {3, 7, 9, 10, 14}, 1), chunk(2, -1, 9, l2, 4, a2, {12, 13, 15}, 0, {i % 4})};
+    st.chunks = {chunk(0, 1, 37, l0, 4, a0, {3, 7, 9, 10, 14}, 1),
+                 chunk(2, -1, 9, l2, 4, a2, {12, 13, 15}, 0, {i % 4})};
     st.padded_requests = i % 2;
     st.padding_tokens = 4 * (i % 2);
     l0 += a0;
@@ -96,6 +101,8 @@ traces::Scenario build_hand_scenario(bool mrope, StoreDtype dtype, bool zero_len
 
 traces::Scenario hand_scenario(bool mrope, StoreDtype dtype) { return build_hand_scenario(mrope, dtype, false); }
 
-traces::Scenario hand_scenario_with_zero_length_request(bool mrope, StoreDtype dtype) { return build_hand_scenario(mrope, dtype, true); }
+traces::Scenario hand_scenario_with_zero_length_request(bool mrope, StoreDtype dtype) {
+  return build_hand_scenario(mrope, dtype, true);
+}
 
 }  // namespace qsa::testing

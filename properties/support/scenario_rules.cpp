@@ -28,12 +28,16 @@ struct LiveRequest {
 class Checker {
  public:
   Checker(const Scenario& s, bool uniform_padded, size_t limit)
-      : s_(s), c_(s.config), uniform_padded_(uniform_padded), limit_(limit),
+      : s_(s),
+        c_(s.config),
+        uniform_padded_(uniform_padded),
+        limit_(limit),
         capture_sizes_(traces::cuda_graph_capture_sizes(s.config.max_num_batched_tokens)) {}
 
   std::vector<std::string> run() {
     check_config();
-    for (size_t i = 0; i < s_.steps.size() && out_.size() < limit_; ++i) check_step(static_cast<int64_t>(i), s_.steps[i]);
+    for (size_t i = 0; i < s_.steps.size() && out_.size() < limit_; ++i)
+      check_step(static_cast<int64_t>(i), s_.steps[i]);
     return out_;
   }
 
@@ -48,7 +52,8 @@ class Checker {
   void check_config() {
     int64_t r = 0;
     Error error;
-    if (ring_capacity(c_.compress_ratio, c_.num_speculative_tokens, c_.block_size, c_.ring_rule, &r, &error) != Status::kOk ||
+    if (ring_capacity(c_.compress_ratio, c_.num_speculative_tokens, c_.block_size, c_.ring_rule, &r, &error) !=
+            Status::kOk ||
         r != c_.ring_capacity)
       fail(-1, -1, "ring_capacity is not SPEC 3's R");
     if (c_.block_size % c_.compress_ratio != 0) fail(-1, -1, "B is not a multiple of C");
@@ -71,7 +76,8 @@ class Checker {
     const int64_t t = 1 + c_.num_speculative_tokens;
     if (st.chunks.empty()) fail(step, -1, "a step without chunks");
     if (st.reorder_batch_threshold != t) fail(step, -1, "reorder_batch_threshold is not 1 + drafts");
-    if (static_cast<int64_t>(st.chunks.size()) + st.padded_requests > c_.max_num_seqs) fail(step, -1, "more requests than max_num_seqs");
+    if (static_cast<int64_t>(st.chunks.size()) + st.padded_requests > c_.max_num_seqs)
+      fail(step, -1, "more requests than max_num_seqs");
     if (st.padding_tokens < 0 || st.padded_requests < 0) fail(step, -1, "negative padding");
     int64_t rows = 0;
     bool long_seen = false;
@@ -79,10 +85,13 @@ class Checker {
     std::set<int64_t> in_step;
     for (const ChunkRecord& c : st.chunks) {
       rows += c.length;
-      if (c.length > t) long_seen = true;
-      else if (long_seen) fail(step, c.request, "a chunk of at most T rows after a longer one (decodes first)");
+      if (c.length > t)
+        long_seen = true;
+      else if (long_seen)
+        fail(step, c.request, "a chunk of at most T rows after a longer one (decodes first)");
       if (!in_step.insert(c.request).second) fail(step, c.request, "scheduled twice in one step");
-      if (!ring_blocks.insert(c.ring_block).second) fail(step, c.request, "ring block shared with another request of the step");
+      if (!ring_blocks.insert(c.ring_block).second)
+        fail(step, c.request, "ring block shared with another request of the step");
       check_chunk(step, c);
     }
     if (rows > c_.max_num_batched_tokens) fail(step, -1, "more rows than max_num_batched_tokens");
@@ -133,12 +142,14 @@ class Checker {
       fail(step, c.request, "rows rejected from a chunk that is not a decode");
     if (c.length > c_.max_num_batched_tokens) fail(step, c.request, "chunk longer than the budget");
     if (c.start + c.length > c_.max_position - 64) fail(step, c.request, "positions reach max_position - 64");
-    if (c.ring_block < 0 || c.ring_block >= c_.num_ring_blocks) fail(step, c.request, "ring block outside the ring cache");
+    if (c.ring_block < 0 || c.ring_block >= c_.num_ring_blocks)
+      fail(step, c.request, "ring block outside the ring cache");
     for (size_t i = 0; i < c.negative_common_slots.size(); ++i) {
       const int64_t o = c.negative_common_slots[i];
       if (o < 0 || o >= c.length || (i > 0 && o <= c.negative_common_slots[i - 1]))
         fail(step, c.request, "negative common slot offsets not increasing inside the chunk");
-      else if (c.start + o < c.prompt_len) fail(step, c.request, "negative common slot on a prompt position");
+      else if (c.start + o < c.prompt_len)
+        fail(step, c.request, "negative common slot on a prompt position");
     }
 
     // Where the chunk starts: the committed length, or a prefix hit on a first start.
@@ -152,7 +163,8 @@ class Checker {
     }
 
     // Blocks: cover the chunk, inside the cache, append-only while live, written ones unshared.
-    if (static_cast<int64_t>(c.blocks.size()) <= (c.start + c.length - 1) / b) fail(step, c.request, "blocks do not cover the chunk");
+    if (static_cast<int64_t>(c.blocks.size()) <= (c.start + c.length - 1) / b)
+      fail(step, c.request, "blocks do not cover the chunk");
     if (c.blocks.size() < r.blocks.size() || !std::equal(r.blocks.begin(), r.blocks.end(), c.blocks.begin()))
       fail(step, c.request, "block table changed other than by appending");
     std::set<int32_t> own(c.blocks.begin(), c.blocks.end());
@@ -164,7 +176,8 @@ class Checker {
         continue;
       }
       const bool shared_by_hit = hit && static_cast<int64_t>(i) < c.start / b;
-      if (!shared_by_hit && !holders(block).empty()) fail(step, c.request, "new block " + std::to_string(block) + " still held by another request");
+      if (!shared_by_hit && !holders(block).empty())
+        fail(step, c.request, "new block " + std::to_string(block) + " still held by another request");
       holders(block).insert(c.request);
     }
     for (int64_t i = c.start / b; i <= (c.start + c.length - 1) / b && i < static_cast<int64_t>(c.blocks.size()); ++i)
@@ -186,9 +199,12 @@ class Checker {
       for (int64_t peer : holders(block)) {
         const LiveRequest& p = live_[peer];
         full_at_peer |= peer != c.request && p.family == c.family && static_cast<int64_t>(p.blocks.size()) > i &&
-                        p.blocks[static_cast<size_t>(i)] == block && p.committed >= (i + 1) * b && p.prompt_len >= (i + 1) * b;
+                        p.blocks[static_cast<size_t>(i)] == block && p.committed >= (i + 1) * b &&
+                        p.prompt_len >= (i + 1) * b;
       }
-      if (!full_at_peer) fail(step, c.request, "shared block " + std::to_string(block) + " is not a full prompt block of a live family peer");
+      if (!full_at_peer)
+        fail(step, c.request,
+             "shared block " + std::to_string(block) + " is not a full prompt block of a live family peer");
     }
   }
 
@@ -208,7 +224,8 @@ class Checker {
 
 }  // namespace
 
-std::vector<std::string> scenario_rule_violations(const traces::Scenario& scenario, bool uniform_steps_padded, size_t limit) {
+std::vector<std::string> scenario_rule_violations(const traces::Scenario& scenario, bool uniform_steps_padded,
+                                                  size_t limit) {
   return Checker(scenario, uniform_steps_padded, limit).run();
 }
 

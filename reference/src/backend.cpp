@@ -9,7 +9,8 @@ namespace qsa {
 Status Backend::probe(std::string* /*reason*/) const { return Status::kOk; }
 
 Status Backend::step_update(const StepInput& /*input*/, StepCaches* /*caches*/, StepOutput* /*output*/, Error* error) {
-  if (error != nullptr) *error = Error{"backend", -1, "not-implemented", name() + " does not implement the step update"};
+  if (error != nullptr)
+    *error = Error{"backend", -1, "not-implemented", name() + " does not implement the step update"};
   return Status::kNotImplemented;
 }
 
@@ -22,11 +23,14 @@ BackendRegistry& BackendRegistry::global() {
   return *registry;
 }
 
-void BackendRegistry::add(const std::string& name, const std::string& description, BackendFactory factory, bool hidden) {
+void BackendRegistry::add(const std::string& name, const std::string& description, BackendFactory factory,
+                          bool hidden) {
   auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.name == name; });
   Entry entry{name, description, std::move(factory), hidden};
-  if (it != entries_.end()) *it = std::move(entry);
-  else entries_.push_back(std::move(entry));
+  if (it != entries_.end())
+    *it = std::move(entry);
+  else
+    entries_.push_back(std::move(entry));
 }
 
 std::unique_ptr<Backend> BackendRegistry::create(const std::string& name) const {

@@ -35,18 +35,22 @@ std::optional<Violation> check_rows(const MetadataInput& in, const MetadataOutpu
     const int64_t p = out.logical_positions[t];
     const bool first_row = t == b.query_start_loc[j];
     if (!first_row && p != out.logical_positions[t - 1] + 1)
-      return fail("positions-consecutive", t, j, "position " + str(p) + " does not follow " + str(out.logical_positions[t - 1]));
+      return fail("positions-consecutive", t, j,
+                  "position " + str(p) + " does not follow " + str(out.logical_positions[t - 1]));
     if (t == b.query_start_loc[j + 1] - 1 && p != b.seq_lens[j] - 1)
       return fail("positions-last", t, j, "last position " + str(p) + " != e_j - 1 = " + str(b.seq_lens[j] - 1));
     const int64_t v = out.visible_blocks[t];
     if (v < 0 || v > (p + 1) / cb || v > b.seq_lens[j] / cb)
-      return fail("visible-blocks", t, j, "visible_blocks " + str(v) + " exceeds the groups closed at position " + str(p));
+      return fail("visible-blocks", t, j,
+                  "visible_blocks " + str(v) + " exceeds the groups closed at position " + str(p));
   }
   for (int64_t t = m; t < b.num_actual_tokens; ++t) {
-    if (out.token_to_req[t] != 0 || out.logical_positions[t] != -1 || out.visible_blocks[t] != 0 || out.slot_mapping[t] != -1)
+    if (out.token_to_req[t] != 0 || out.logical_positions[t] != -1 || out.visible_blocks[t] != 0 ||
+        out.slot_mapping[t] != -1)
       return fail("padding-inert", t, -1,
-                  "padding row must be (token_to_req 0, position -1, visible 0, slot -1), got (" + str(out.token_to_req[t]) + ", " +
-                      str(out.logical_positions[t]) + ", " + str(out.visible_blocks[t]) + ", " + str(out.slot_mapping[t]) + ")");
+                  "padding row must be (token_to_req 0, position -1, visible 0, slot -1), got (" +
+                      str(out.token_to_req[t]) + ", " + str(out.logical_positions[t]) + ", " +
+                      str(out.visible_blocks[t]) + ", " + str(out.slot_mapping[t]) + ")");
   }
   return std::nullopt;
 }
@@ -63,7 +67,8 @@ std::optional<Violation> check_slots(const MetadataInput& in, const MetadataOutp
     switch (in.cache.kind) {
       case CacheKind::kPassthrough:
         if (slot != b.common_slot_mapping[t])
-          return fail("passthrough-slot", t, j, "slot " + str(slot) + " != common slot " + str(b.common_slot_mapping[t]));
+          return fail("passthrough-slot", t, j,
+                      "slot " + str(slot) + " != common slot " + str(b.common_slot_mapping[t]));
         break;
       case CacheKind::kRing: {
         const int64_t r = in.cache.ring_capacity;
@@ -74,18 +79,21 @@ std::optional<Violation> check_slots(const MetadataInput& in, const MetadataOutp
         // mod R); across requests they are distinct whenever the input gives distinct ring blocks,
         // which the step update's validation demands (rule slots/duplicate).
         if (table.cols == 0 || slot / r != table.at(j, 0) || slot % r != p % r)
-          return fail("ring-slot-address", t, j, "ring slot " + str(slot) + " is not row p mod R of the request's ring block");
+          return fail("ring-slot-address", t, j,
+                      "ring slot " + str(slot) + " is not row p mod R of the request's ring block");
         break;
       }
       case CacheKind::kCompressed: {
         const int64_t c = *in.cache.compress_ratio;
         const int64_t s = in.cache.storage_block_size;
-        if ((p + 1) % c != 0) return fail("compressed-slot-closing", t, j, "compressed slot on a row that closes no group");
+        if ((p + 1) % c != 0)
+          return fail("compressed-slot-closing", t, j, "compressed slot on a row that closes no group");
         if (b.common_slot_mapping[t] < 0)
           return fail("compressed-slot-common", t, j, "compressed slot on a row whose common slot is negative");
         const int64_t g = p / c;
         if (g / s >= table.cols || slot / s != table.at(j, g / s) || slot % s != g % s)
-          return fail("compressed-slot-address", t, j, "compressed slot " + str(slot) + " is not group " + str(g) + "'s row");
+          return fail("compressed-slot-address", t, j,
+                      "compressed slot " + str(slot) + " is not group " + str(g) + "'s row");
         break;
       }
     }
@@ -103,7 +111,8 @@ std::optional<Violation> check_k_work(const MetadataInput& in, const MetadataOut
     const int64_t q = b.query_len(j);
     const int64_t items = q == 0 ? 0 : std::max<int64_t>(1, b.seq_lens[j] / c - b.chunk_start(j) / c);
     for (int64_t w = 0; w < items; ++w, ++row) {
-      if (row >= k) return fail("k-work-within-k", row, j, "request " + str(j) + " needs more than K = " + str(k) + " rows");
+      if (row >= k)
+        return fail("k-work-within-k", row, j, "request " + str(j) + " needs more than K = " + str(k) + " rows");
       if (out.k_work_metadata[2 * row] != j || out.k_work_metadata[2 * row + 1] != w)
         return fail("k-work-items", row, j,
                     "k-work row " + str(row) + " is (" + str(out.k_work_metadata[2 * row]) + ", " +

@@ -18,7 +18,7 @@ BatchSplit split_decodes_and_prefills(const Batch& batch) {
   }
 
   const int64_t q0 = nr > 0 ? batch.query_len(0) : 0;
-  bool uniform = true;  // every q_j equals q_0 or is 0
+  bool uniform = true;       // every q_j equals q_0 or is 0
   int64_t first_other = nr;  // the first j with q_j != q_0 (a zero-length request counts)
   for (int64_t j = 0; j < nr; ++j) {
     const int64_t q = batch.query_len(j);
@@ -120,7 +120,8 @@ Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error*
       const int64_t q = b.query_len(j);
       const int64_t items = q == 0 ? 0 : std::max<int64_t>(1, b.seq_lens[j] / c - b.chunk_start(j) / c);
       // Sum of n_j <= K for every valid input (SPEC 2); the guard keeps a broken proof from writing out of bounds.
-      if (row + items > k) return invalid(error, "k_work_metadata", row, "internal", "work items exceed K = " + std::to_string(k));
+      if (row + items > k)
+        return invalid(error, "k_work_metadata", row, "internal", "work items exceed K = " + std::to_string(k));
       for (int64_t w = 0; w < items; ++w, ++row) {
         out.k_work_metadata[2 * row] = static_cast<int32_t>(j);
         out.k_work_metadata[2 * row + 1] = static_cast<int32_t>(w);

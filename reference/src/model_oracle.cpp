@@ -39,7 +39,8 @@ std::string describe_difference(const uint8_t* expected, const uint8_t* actual, 
   if (first < 0) return "no difference";
   auto value = [&](const uint8_t* p) { return bytes == 1 ? uint32_t{p[0]} : uint32_t{p[0]} | uint32_t{p[1]} << 8; };
   return "element " + std::to_string(first) + ": expected " + hex(value(expected + first * bytes)) + ", actual " +
-         hex(value(actual + first * bytes)) + "; " + std::to_string(count) + " of " + std::to_string(elements) + " elements differ";
+         hex(value(actual + first * bytes)) + "; " + std::to_string(count) + " of " + std::to_string(elements) +
+         " elements differ";
 }
 
 }  // namespace
@@ -62,7 +63,8 @@ std::vector<uint8_t> ModelOracle::expected_group_row(const CommittedStream& stre
   return to_store(row, config_.store_dtype);
 }
 
-std::optional<Violation> ModelOracle::check_groups(const CommittedStream& stream, const CacheBuffer& compressed, int64_t first_group) const {
+std::optional<Violation> ModelOracle::check_groups(const CommittedStream& stream, const CacheBuffer& compressed,
+                                                   int64_t first_group) const {
   const int64_t c = config_.compress_ratio;
   const int64_t s = config_.storage_block_size;
   const CacheLayout& layout = compressed.layout;
@@ -76,8 +78,8 @@ std::optional<Violation> ModelOracle::check_groups(const CommittedStream& stream
     if (std::memcmp(expected.data(), actual, expected.size()) != 0) {
       return Violation{"7.1-compressed-row", -1, stream.request,
                        "compressed row of group " + std::to_string(g) + " (positions " + std::to_string(g * c) + ".." +
-                           std::to_string(g * c + c - 1) + ", block " + std::to_string(stream.blocks[logical]) + " row " +
-                           std::to_string(g % s) + ") is not SPEC 6 of its committed keys: " +
+                           std::to_string(g * c + c - 1) + ", block " + std::to_string(stream.blocks[logical]) +
+                           " row " + std::to_string(g % s) + ") is not SPEC 6 of its committed keys: " +
                            describe_difference(expected.data(), actual, config_.head_dim, layout.element_bytes)};
     }
   }
@@ -98,19 +100,22 @@ std::optional<Violation> ModelOracle::check_open_group(const CommittedStream& st
     std::string problem;
     if (expected != actual) {
       problem = "holds " + (stream.describe ? stream.describe(actual.data()) : std::string("another key")) + ": " +
-                describe_difference(reinterpret_cast<const uint8_t*>(expected.data()), reinterpret_cast<const uint8_t*>(actual.data()), d, 2);
+                describe_difference(reinterpret_cast<const uint8_t*>(expected.data()),
+                                    reinterpret_cast<const uint8_t*>(actual.data()), d, 2);
     } else if (config_.ring_positions) {
       std::array<int64_t, 3> tail{};
       std::memcpy(tail.data(), ring.bytes.data() + ring.layout.byte_offset(slot, ring_position_offset(d)), sizeof tail);
       const std::array<int64_t, 3> want = stream.position(m);
       if (tail != want)
-        problem = "has position tail (" + std::to_string(tail[0]) + ", " + std::to_string(tail[1]) + ", " + std::to_string(tail[2]) +
-                  "), expected (" + std::to_string(want[0]) + ", " + std::to_string(want[1]) + ", " + std::to_string(want[2]) + ")";
+        problem = "has position tail (" + std::to_string(tail[0]) + ", " + std::to_string(tail[1]) + ", " +
+                  std::to_string(tail[2]) + "), expected (" + std::to_string(want[0]) + ", " + std::to_string(want[1]) +
+                  ", " + std::to_string(want[2]) + ")";
     }
     if (!problem.empty())
       return Violation{"7.2-ring-open-group", -1, stream.request,
-                       "ring block " + std::to_string(stream.ring_block) + " row " + std::to_string(m % r) + " should hold committed position " +
-                           std::to_string(m) + " (L = " + std::to_string(l) + ") but " + problem};
+                       "ring block " + std::to_string(stream.ring_block) + " row " + std::to_string(m % r) +
+                           " should hold committed position " + std::to_string(m) + " (L = " + std::to_string(l) +
+                           ") but " + problem};
   }
   return std::nullopt;
 }

@@ -10,17 +10,21 @@ Status ring_capacity(int64_t compress_ratio, int64_t num_speculative_tokens, int
                      int64_t* capacity, Error* error) {
   const int64_t c = compress_ratio;
   const int64_t b = block_size;
-  if (c < 1 || c > 1024) return invalid(error, "compress_ratio", -1, "out-of-range", "C = " + std::to_string(c) + " must be in [1, 1024]");
+  if (c < 1 || c > 1024)
+    return invalid(error, "compress_ratio", -1, "out-of-range", "C = " + std::to_string(c) + " must be in [1, 1024]");
   if (num_speculative_tokens < 0 || num_speculative_tokens > (int64_t{1} << 20))
-    return invalid(error, "num_speculative_tokens", -1, "out-of-range", "drafts = " + std::to_string(num_speculative_tokens) + " must be in [0, 2^20]");
-  if (b < 1 || b > 2147483647) return invalid(error, "block_size", -1, "out-of-range", "B = " + std::to_string(b) + " must be in [1, 2^31 - 1]");
+    return invalid(error, "num_speculative_tokens", -1, "out-of-range",
+                   "drafts = " + std::to_string(num_speculative_tokens) + " must be in [0, 2^20]");
+  if (b < 1 || b > 2147483647)
+    return invalid(error, "block_size", -1, "out-of-range", "B = " + std::to_string(b) + " must be in [1, 2^31 - 1]");
 
   const int64_t span = c + num_speculative_tokens;
   const int64_t seed = c * ((span + c - 1) / c);
   if (rule == RingRule::kSeed) {
     if (b % seed != 0)
-      return invalid(error, "block_size", -1, "not-divisible",
-                     "ring capacity R = " + std::to_string(seed) + " must divide the block size B = " + std::to_string(b));
+      return invalid(
+          error, "block_size", -1, "not-divisible",
+          "ring capacity R = " + std::to_string(seed) + " must divide the block size B = " + std::to_string(b));
     *capacity = seed;
     return Status::kOk;
   }

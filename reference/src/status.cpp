@@ -7,12 +7,18 @@ namespace qsa {
 
 const char* to_string(Status status) {
   switch (status) {
-    case Status::kOk: return "ok";
-    case Status::kInvalidInput: return "invalid-input";
-    case Status::kNotImplemented: return "not-implemented";
-    case Status::kUnavailable: return "unavailable";
-    case Status::kDeviceError: return "device-error";
-    case Status::kInternalError: return "internal-error";
+    case Status::kOk:
+      return "ok";
+    case Status::kInvalidInput:
+      return "invalid-input";
+    case Status::kNotImplemented:
+      return "not-implemented";
+    case Status::kUnavailable:
+      return "unavailable";
+    case Status::kDeviceError:
+      return "device-error";
+    case Status::kInternalError:
+      return "internal-error";
   }
   return "unknown-status";
 }

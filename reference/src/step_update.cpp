@@ -23,8 +23,10 @@ void store_bf16(CacheBuffer& cache, int64_t slot, int64_t element, Bf16 v) {
 // Stores a bf16 row in the store dtype at `dst` (elements of 2 or 1 bytes).
 void store_row(const std::vector<Bf16>& row, StoreDtype dtype, uint8_t* dst) {
   for (size_t d = 0; d < row.size(); ++d) {
-    if (dtype == StoreDtype::kBf16) std::memcpy(dst + 2 * d, &row[d], 2);
-    else dst[d] = e4m3_from_bf16(row[d]);
+    if (dtype == StoreDtype::kBf16)
+      std::memcpy(dst + 2 * d, &row[d], 2);
+    else
+      dst[d] = e4m3_from_bf16(row[d]);
   }
 }
 
@@ -53,7 +55,9 @@ class RingReader {
     std::array<int64_t, 3> pos{0, 0, 0};
     const int64_t s = slot(j, m);
     if (s >= 0)
-      std::memcpy(pos.data(), ring_.bytes.data() + ring_.layout.byte_offset(s, ring_position_offset(in_.config.head_dim)), sizeof pos);
+      std::memcpy(pos.data(),
+                  ring_.bytes.data() + ring_.layout.byte_offset(s, ring_position_offset(in_.config.head_dim)),
+                  sizeof pos);
     return pos;
   }
 
@@ -84,8 +88,10 @@ void compress_groups(const StepInput& in, int64_t j, const MetadataOutput& compr
 
     std::vector<std::vector<Bf16>> members;
     for (int64_t m = g * c; m < g * c + c; ++m) {
-      if (m >= start) members.emplace_back(in.keys.begin() + row_of(m) * d, in.keys.begin() + (row_of(m) + 1) * d);
-      else members.push_back(ring.key(j, m));
+      if (m >= start)
+        members.emplace_back(in.keys.begin() + row_of(m) * d, in.keys.begin() + (row_of(m) + 1) * d);
+      else
+        members.push_back(ring.key(j, m));
     }
 
     std::array<int64_t, 3> position{g * c, g * c, g * c};
@@ -119,7 +125,8 @@ void commit_ring(const StepInput& in, int64_t j, const MetadataOutput& ring_meta
     for (int64_t d = 0; d < in.config.head_dim; ++d) store_bf16(ring, slot, d, in.keys[t * in.config.head_dim + d]);
     if (in.config.ring_positions) {
       const std::array<int64_t, 3> pos = in.row_positions(t);
-      std::memcpy(ring.bytes.data() + ring.layout.byte_offset(slot, ring_position_offset(in.config.head_dim)), pos.data(), sizeof pos);
+      std::memcpy(ring.bytes.data() + ring.layout.byte_offset(slot, ring_position_offset(in.config.head_dim)),
+                  pos.data(), sizeof pos);
     }
   }
 }
@@ -142,7 +149,8 @@ void transform_queries(const StepInput& in, StepOutput* output) {
 
 }  // namespace
 
-Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error, std::vector<PooledGroup>* pooled) {
+Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error,
+                   std::vector<PooledGroup>* pooled) {
   if (Status s = validate_step(input, *caches, error); s != Status::kOk) return s;
   MetadataOutput compressed_meta;
   MetadataOutput ring_meta;
@@ -150,11 +158,14 @@ Status step_update(const StepInput& input, StepCaches* caches, StepOutput* outpu
   if (Status s = build_metadata(input.ring_metadata_input(), &ring_meta, error); s != Status::kOk) return s;
 
   StepOutput out;
-  out.q_out.assign(static_cast<size_t>(input.num_tokens() * input.config.num_heads * input.config.head_dim * element_bytes(input.config.store_dtype)), 0);
+  out.q_out.assign(static_cast<size_t>(input.num_tokens() * input.config.num_heads * input.config.head_dim *
+                                       element_bytes(input.config.store_dtype)),
+                   0);
   const Batch& b = input.batch;
   const RingReader ring(input, caches->ring);
   for (int64_t j = 0; j < b.num_requests(); ++j)
-    if (b.query_len(j) > 0) compress_groups(input, j, compressed_meta, ring, caches->compressed, &out.step_status, pooled);
+    if (b.query_len(j) > 0)
+      compress_groups(input, j, compressed_meta, ring, caches->compressed, &out.step_status, pooled);
   for (int64_t j = 0; j < b.num_requests(); ++j)
     if (b.query_len(j) > 0) commit_ring(input, j, ring_meta, caches->ring);
   transform_queries(input, &out);

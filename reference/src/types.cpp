@@ -8,9 +8,12 @@ namespace qsa {
 
 const char* to_string(CacheKind kind) {
   switch (kind) {
-    case CacheKind::kCompressed: return "compressed";
-    case CacheKind::kRing: return "ring";
-    case CacheKind::kPassthrough: return "passthrough";
+    case CacheKind::kCompressed:
+      return "compressed";
+    case CacheKind::kRing:
+      return "ring";
+    case CacheKind::kPassthrough:
+      return "passthrough";
   }
   return "unknown";
 }
@@ -59,18 +62,20 @@ BlockTable BlockTable::column_major(const std::vector<std::vector<int32_t>>& row
 
 int64_t CacheKindConfig::builder_ratio() const {
   switch (kind) {
-    case CacheKind::kCompressed: return compress_ratio.value_or(1);
-    case CacheKind::kRing: return compress_ratio.value_or(1);
-    case CacheKind::kPassthrough: return 1;
+    case CacheKind::kCompressed:
+      return compress_ratio.value_or(1);
+    case CacheKind::kRing:
+      return compress_ratio.value_or(1);
+    case CacheKind::kPassthrough:
+      return 1;
   }
   return 1;
 }
 
 bool BatchSplit::operator==(const BatchSplit& o) const {
-  return num_decodes == o.num_decodes && num_decode_tokens == o.num_decode_tokens &&
-         num_prefills == o.num_prefills && num_prefill_tokens == o.num_prefill_tokens &&
-         max_query_len == o.max_query_len && decode_query_len == o.decode_query_len &&
-         max_seq_len == o.max_seq_len;
+  return num_decodes == o.num_decodes && num_decode_tokens == o.num_decode_tokens && num_prefills == o.num_prefills &&
+         num_prefill_tokens == o.num_prefill_tokens && max_query_len == o.max_query_len &&
+         decode_query_len == o.decode_query_len && max_seq_len == o.max_seq_len;
 }
 
 int64_t k_work_rows(const MetadataInput& input) {

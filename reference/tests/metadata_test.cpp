@@ -28,12 +28,14 @@ MetadataInput compressed(std::vector<int64_t> qsl, std::vector<int64_t> seq, int
   in.batch.query_start_loc = std::move(qsl);
   in.batch.seq_lens = std::move(seq);
   in.batch.num_actual_tokens = n;
-  for (int64_t t = 0; t < n; ++t) in.batch.common_slot_mapping.push_back(t < in.batch.query_start_loc.back() ? 100 + t : -1);
+  for (int64_t t = 0; t < n; ++t)
+    in.batch.common_slot_mapping.push_back(t < in.batch.query_start_loc.back() ? 100 + t : -1);
   in.block_table = BlockTable::from_rows(table);
   return in;
 }
 
-MetadataInput ring(std::vector<int64_t> qsl, std::vector<int64_t> seq, int64_t n, int64_t r, std::vector<std::vector<int32_t>> table) {
+MetadataInput ring(std::vector<int64_t> qsl, std::vector<int64_t> seq, int64_t n, int64_t r,
+                   std::vector<std::vector<int32_t>> table) {
   MetadataInput in;
   in.cache.kind = CacheKind::kRing;
   in.cache.ring_capacity = r;
@@ -54,7 +56,9 @@ TEST(MetadataReference, ReproducesEverySpecExample) {
 }
 
 TEST(MetadataReference, RingSurvivalKeepsTheOpenGroupForEveryStart) {
-  auto build_fn = [](const MetadataInput& in, MetadataOutput* out, Error* e) { return reference::build_metadata(in, out, e); };
+  auto build_fn = [](const MetadataInput& in, MetadataOutput* out, Error* e) {
+    return reference::build_metadata(in, out, e);
+  };
   for (int64_t s = 0; s < 128; ++s) {
     const auto failure = traces::check_ring_survival(s, build_fn);
     EXPECT_FALSE(failure.has_value()) << *failure;

@@ -61,11 +61,11 @@ TEST(Bf16Rounding, SpecialValues) {
   EXPECT_EQ(bf16_from_float(-std::numeric_limits<float>::quiet_NaN()), 0x7FFF);  // any NaN
   EXPECT_EQ(bf16_from_float(std::numeric_limits<float>::infinity()), 0x7F80);
   EXPECT_EQ(bf16_from_float(-std::numeric_limits<float>::infinity()), 0xFF80);
-  EXPECT_EQ(bf16_from_float(std::numeric_limits<float>::max()), 0x7F80);          // overflows to inf
-  EXPECT_EQ(bf16_from_float(float_from_bits(0x3F808000)), 0x3F80);                // tie -> even
-  EXPECT_EQ(bf16_from_float(float_from_bits(0x3F818000)), 0x3F82);                // tie -> even (up)
-  EXPECT_EQ(bf16_from_float(float_from_bits(0x00000001)), 0x0000);                // smallest subnormal
-  EXPECT_EQ(bf16_from_float(float_from_bits(0x00018000)), 0x0002);                // subnormal tie -> even
+  EXPECT_EQ(bf16_from_float(std::numeric_limits<float>::max()), 0x7F80);  // overflows to inf
+  EXPECT_EQ(bf16_from_float(float_from_bits(0x3F808000)), 0x3F80);        // tie -> even
+  EXPECT_EQ(bf16_from_float(float_from_bits(0x3F818000)), 0x3F82);        // tie -> even (up)
+  EXPECT_EQ(bf16_from_float(float_from_bits(0x00000001)), 0x0000);        // smallest subnormal
+  EXPECT_EQ(bf16_from_float(float_from_bits(0x00018000)), 0x0002);        // subnormal tie -> even
   EXPECT_EQ(bf16_from_float(-0.0f), 0x8000);
 }
 
@@ -112,10 +112,10 @@ TEST(E4m3Conversion, SaturationAndSpecialValues) {
   EXPECT_EQ(e4m3_from_bf16(bf16_from_float(480.0f)), 0x7E);
   EXPECT_EQ(e4m3_from_bf16(bf16_from_float(1e30f)), 0x7E);
   EXPECT_EQ(e4m3_from_bf16(bf16_from_float(-1e30f)), 0xFE);
-  EXPECT_EQ(e4m3_from_bf16(0x7F80), 0x7E);  // +inf
-  EXPECT_EQ(e4m3_from_bf16(0xFF80), 0xFE);  // -inf
-  EXPECT_EQ(e4m3_from_bf16(0x7FC0), 0x7F);  // NaN
-  EXPECT_EQ(e4m3_from_bf16(0xFFC0), 0x7F);  // NaN of either sign
+  EXPECT_EQ(e4m3_from_bf16(0x7F80), 0x7E);                                  // +inf
+  EXPECT_EQ(e4m3_from_bf16(0xFF80), 0xFE);                                  // -inf
+  EXPECT_EQ(e4m3_from_bf16(0x7FC0), 0x7F);                                  // NaN
+  EXPECT_EQ(e4m3_from_bf16(0xFFC0), 0x7F);                                  // NaN of either sign
   EXPECT_EQ(e4m3_from_bf16(bf16_from_float(std::ldexp(1.0f, -9))), 0x01);   // smallest subnormal
   EXPECT_EQ(e4m3_from_bf16(bf16_from_float(std::ldexp(1.0f, -10))), 0x00);  // half of it: tie to even 0
   EXPECT_EQ(e4m3_from_bf16(bf16_from_float(std::ldexp(3.0f, -10))), 0x02);  // 1.5 units: tie to even 2

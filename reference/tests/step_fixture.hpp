@@ -22,8 +22,8 @@ struct StepCase {
   };
 
   /// Requests given as (chunk start s_j, query length q_j); N = M + padding_rows.
-  StepCase(const std::vector<std::pair<int64_t, int64_t>>& chunks, int64_t padding_rows, int64_t c, int64_t s, int64_t r,
-           std::vector<std::vector<int32_t>> block_table, std::vector<std::vector<int32_t>> ring_block_table,
+  StepCase(const std::vector<std::pair<int64_t, int64_t>>& chunks, int64_t padding_rows, int64_t c, int64_t s,
+           int64_t r, std::vector<std::vector<int32_t>> block_table, std::vector<std::vector<int32_t>> ring_block_table,
            int64_t num_compressed_blocks, int64_t num_ring_blocks, bool ring_positions = false,
            StoreDtype dtype = StoreDtype::kBf16, int64_t head_dim = 32, int64_t rotary_dim = 8) {
     in.config.compress_ratio = c;
@@ -45,7 +45,8 @@ struct StepCase {
     in.block_table = BlockTable::from_rows(block_table);
     in.ring_block_table = BlockTable::from_rows(ring_block_table);
     in.config.max_position = 64;
-    in.config.cos_sin = std::make_shared<const std::vector<Bf16>>(make_cos_sin_table(10000.0, rotary_dim, in.config.max_position));
+    in.config.cos_sin =
+        std::make_shared<const std::vector<Bf16>>(make_cos_sin_table(10000.0, rotary_dim, in.config.max_position));
     for (int64_t d = 0; d < head_dim; ++d) {
       in.config.w_k.push_back(bf16_from_float(0.0625f * static_cast<float>(d % 5)));
       in.config.w_q.push_back(bf16_from_float(-0.03125f * static_cast<float>(d % 3)));
@@ -70,7 +71,8 @@ struct StepCase {
       for (int64_t e = 0; e < d; ++e) {
         in.keys[t * d + e] = bf16_from_float(j >= 0 ? key_value(j, p, e) : 7.0f + static_cast<float>(e));
         for (int64_t h = 0; h < in.config.num_heads; ++h)
-          in.queries[(t * in.config.num_heads + h) * d + e] = bf16_from_float(static_cast<float>((t + 1) * (h + 2)) + 0.25f * static_cast<float>(e));
+          in.queries[(t * in.config.num_heads + h) * d + e] =
+              bf16_from_float(static_cast<float>((t + 1) * (h + 2)) + 0.25f * static_cast<float>(e));
       }
       in.positions[t] = j >= 0 ? p : 0;
     }
@@ -80,7 +82,8 @@ struct StepCase {
   std::pair<int64_t, int64_t> origin(int64_t t) const {
     const Batch& b = in.batch;
     for (int64_t j = 0; j < b.num_requests(); ++j)
-      if (t >= b.query_start_loc[j] && t < b.query_start_loc[j + 1]) return {j, b.chunk_start(j) + t - b.query_start_loc[j]};
+      if (t >= b.query_start_loc[j] && t < b.query_start_loc[j + 1])
+        return {j, b.chunk_start(j) + t - b.query_start_loc[j]};
     return {-1, -1};
   }
 
@@ -97,7 +100,9 @@ struct StepCase {
     std::memcpy(caches.ring.bytes.data() + caches.ring.layout.byte_offset(slot, 0), k.data(), k.size() * 2);
     if (in.config.ring_positions) {
       if (tail[0] < 0) tail = {position, position, position};
-      std::memcpy(caches.ring.bytes.data() + caches.ring.layout.byte_offset(slot, ring_position_offset(in.config.head_dim)), tail.data(), 24);
+      std::memcpy(
+          caches.ring.bytes.data() + caches.ring.layout.byte_offset(slot, ring_position_offset(in.config.head_dim)),
+          tail.data(), 24);
     }
   }
 
@@ -109,7 +114,9 @@ struct StepCase {
 
   std::array<int64_t, 3> ring_tail(int64_t slot) const {
     std::array<int64_t, 3> tail{};
-    std::memcpy(tail.data(), caches.ring.bytes.data() + caches.ring.layout.byte_offset(slot, ring_position_offset(in.config.head_dim)), 24);
+    std::memcpy(
+        tail.data(),
+        caches.ring.bytes.data() + caches.ring.layout.byte_offset(slot, ring_position_offset(in.config.head_dim)), 24);
     return tail;
   }
 
@@ -119,13 +126,15 @@ struct StepCase {
   }
 
   /// store(rope(norm(pool(members), w_k), position)) in the store dtype.
-  std::vector<uint8_t> expected_compressed(const std::vector<std::vector<Bf16>>& members, std::array<int64_t, 3> position) const {
+  std::vector<uint8_t> expected_compressed(const std::vector<std::vector<Bf16>>& members,
+                                           std::array<int64_t, 3> position) const {
     std::vector<const Bf16*> ptrs;
     for (const auto& m : members) ptrs.push_back(m.data());
     std::vector<Bf16> mean(static_cast<size_t>(in.config.head_dim)), row(static_cast<size_t>(in.config.head_dim));
     pool_group(ptrs.data(), in.config.compress_ratio, in.config.head_dim, mean.data());
     rms_norm(mean.data(), in.config.w_k.data(), in.config.head_dim, in.config.eps, row.data());
-    rope_neox(row.data(), in.config.head_dim, in.config.rotary_dim, position, in.config.mrope_sections, in.config.cos_sin_data());
+    rope_neox(row.data(), in.config.head_dim, in.config.rotary_dim, position, in.config.mrope_sections,
+              in.config.cos_sin_data());
     return to_store(row);
   }
 

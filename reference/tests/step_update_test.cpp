@@ -31,7 +31,8 @@ TEST(StepUpdateReference, DecodeClosesAGroupWhoseEarlierMembersAreAllInTheRing) 
   for (int64_t p = 4; p < 7; ++p) c.put_ring(3, 0, p);
   run(c);
   // Group 1 (positions 4..7) is row 1 of logical block 0 -> slot 5·2 + 1.
-  EXPECT_EQ(c.compressed_row(11), c.expected_compressed({c.key_of(0, 4), c.key_of(0, 5), c.key_of(0, 6), c.key_of(0, 7)}, {4, 4, 4}));
+  EXPECT_EQ(c.compressed_row(11),
+            c.expected_compressed({c.key_of(0, 4), c.key_of(0, 5), c.key_of(0, 6), c.key_of(0, 7)}, {4, 4, 4}));
   EXPECT_EQ(c.ring_key(3 * 8 + 7), c.key_of(0, 7));
 }
 
@@ -40,7 +41,8 @@ TEST(StepUpdateReference, GroupStraddlingTheRingAndTheChunk) {
   c.put_ring(1, 0, 0);
   c.put_ring(1, 0, 1);
   run(c);
-  EXPECT_EQ(c.compressed_row(10), c.expected_compressed({c.key_of(0, 0), c.key_of(0, 1), c.key_of(0, 2), c.key_of(0, 3)}, {0, 0, 0}));
+  EXPECT_EQ(c.compressed_row(10),
+            c.expected_compressed({c.key_of(0, 0), c.key_of(0, 1), c.key_of(0, 2), c.key_of(0, 3)}, {0, 0, 0}));
   EXPECT_EQ(c.compressed_row(11), zeros(c));  // group 1 (4..7) does not close: e = 6
   for (int64_t p = 2; p < 6; ++p) EXPECT_EQ(c.ring_key(8 + p), c.key_of(0, p)) << p;
 }
@@ -71,7 +73,8 @@ TEST(StepUpdateReference, DecodeWithDraftsClosesAGroupWithTheFirstMemberInTheRin
   StepCase c({{5, 4}}, 0, 4, 2, 8, {{5}}, {{1}}, 8, 4);
   c.put_ring(1, 0, 4);
   run(c);
-  EXPECT_EQ(c.compressed_row(11), c.expected_compressed({c.key_of(0, 4), c.key_of(0, 5), c.key_of(0, 6), c.key_of(0, 7)}, {4, 4, 4}));
+  EXPECT_EQ(c.compressed_row(11),
+            c.expected_compressed({c.key_of(0, 4), c.key_of(0, 5), c.key_of(0, 6), c.key_of(0, 7)}, {4, 4, 4}));
   for (int64_t p = 5; p < 9; ++p) EXPECT_EQ(c.ring_key(8 + p % 8), c.key_of(0, p)) << p;
   EXPECT_EQ(c.ring_key(8 + 4), c.key_of(0, 4));  // the open group's committed member survives
 }
@@ -95,14 +98,17 @@ TEST(StepUpdateReference, MropeGroupPositionComesFromTheRingTail) {
   c.in.position_axes = 3;
   c.in.positions.assign(static_cast<size_t>(3 * n), 0);
   for (int64_t t = 0; t < n; ++t)
-    for (int64_t axis = 0; axis < 3; ++axis) c.in.positions[axis * n + t] = c.origin(t).second + (axis == 0 ? 0 : 10 + 10 * axis);
+    for (int64_t axis = 0; axis < 3; ++axis)
+      c.in.positions[axis * n + t] = c.origin(t).second + (axis == 0 ? 0 : 10 + 10 * axis);
   c.put_ring(1, 0, 0, {5, 9, 13});
   c.put_ring(1, 0, 1, {6, 10, 14});
   run(c);
   // Request 0: the first member (position 0) is in the ring, so its tail (5, 9, 13) is used.
-  EXPECT_EQ(c.compressed_row(10), c.expected_compressed({c.key_of(0, 0), c.key_of(0, 1), c.key_of(0, 2), c.key_of(0, 3)}, {5, 9, 13}));
+  EXPECT_EQ(c.compressed_row(10),
+            c.expected_compressed({c.key_of(0, 0), c.key_of(0, 1), c.key_of(0, 2), c.key_of(0, 3)}, {5, 9, 13}));
   // Request 1: the first member is this step's row 2, at (0, 20, 30).
-  EXPECT_EQ(c.compressed_row(12), c.expected_compressed({c.key_of(1, 0), c.key_of(1, 1), c.key_of(1, 2), c.key_of(1, 3)}, {0, 20, 30}));
+  EXPECT_EQ(c.compressed_row(12),
+            c.expected_compressed({c.key_of(1, 0), c.key_of(1, 1), c.key_of(1, 2), c.key_of(1, 3)}, {0, 20, 30}));
   // The commit writes the tails of this step's rows.
   EXPECT_EQ(c.ring_tail(1 * 8 + 3), (std::array<int64_t, 3>{3, 23, 33}));
   EXPECT_EQ(c.ring_tail(2 * 8 + 2), (std::array<int64_t, 3>{2, 22, 32}));
@@ -110,7 +116,9 @@ TEST(StepUpdateReference, MropeGroupPositionComesFromTheRingTail) {
 
 TEST(StepUpdateReference, Fp8StoresTheE4m3OfTheBf16Rows) {
   StepCase c({{0, 8}}, 0, 4, 2, 8, {{5}}, {{0}}, 8, 4, false, StoreDtype::kFp8E4m3);
-  c.key_value = [](int64_t, int64_t p, int64_t d) { return static_cast<float>(d * 40) - 600.0f + static_cast<float>(p); };
+  c.key_value = [](int64_t, int64_t p, int64_t d) {
+    return static_cast<float>(d * 40) - 600.0f + static_cast<float>(p);
+  };
   c.fill_rows();
   const StepOutput out = run(c);
   std::vector<std::vector<Bf16>> members;
@@ -130,11 +138,13 @@ TEST(StepUpdateReference, PaddingRowsWriteNothingButGetQueries) {
     const std::vector<Bf16> k = c.key_of(0, p);
     std::memcpy(ring_expected.data() + c.caches.ring.layout.byte_offset(8 + p, 0), k.data(), 64);
   }
-  const std::vector<uint8_t> row = c.expected_compressed({c.key_of(0, 0), c.key_of(0, 1), c.key_of(0, 2), c.key_of(0, 3)}, {0, 0, 0});
+  const std::vector<uint8_t> row =
+      c.expected_compressed({c.key_of(0, 0), c.key_of(0, 1), c.key_of(0, 2), c.key_of(0, 3)}, {0, 0, 0});
   std::copy(row.begin(), row.end(), compressed_expected.begin() + c.caches.compressed.layout.byte_offset(10, 0));
   EXPECT_EQ(c.caches.ring.bytes, ring_expected);
   EXPECT_EQ(c.caches.compressed.bytes, compressed_expected);
-  for (size_t i = 4 * 2 * 32 * 2; i < out.q_out.size(); ++i) ASSERT_NE(out.q_out[i], kPoisonByte) << "padding q_out byte " << i;
+  for (size_t i = 4 * 2 * 32 * 2; i < out.q_out.size(); ++i)
+    ASSERT_NE(out.q_out[i], kPoisonByte) << "padding q_out byte " << i;
 }
 
 TEST(StepUpdateReference, QPathNormsAndRotatesEveryHeadOfEveryRow) {
@@ -144,10 +154,13 @@ TEST(StepUpdateReference, QPathNormsAndRotatesEveryHeadOfEveryRow) {
   for (int64_t t = 0; t < c.in.num_tokens(); ++t) {
     for (int64_t h = 0; h < c.in.config.num_heads; ++h) {
       std::vector<Bf16> row(static_cast<size_t>(d));
-      rms_norm(c.in.queries.data() + (t * c.in.config.num_heads + h) * d, c.in.config.w_q.data(), d, c.in.config.eps, row.data());
-      rope_neox(row.data(), d, c.in.config.rotary_dim, c.in.row_positions(t), c.in.config.mrope_sections, c.in.config.cos_sin_data());
+      rms_norm(c.in.queries.data() + (t * c.in.config.num_heads + h) * d, c.in.config.w_q.data(), d, c.in.config.eps,
+               row.data());
+      rope_neox(row.data(), d, c.in.config.rotary_dim, c.in.row_positions(t), c.in.config.mrope_sections,
+                c.in.config.cos_sin_data());
       const std::vector<uint8_t> expected = c.to_store(row);
-      const std::vector<uint8_t> actual(out.q_out.begin() + (t * c.in.config.num_heads + h) * d * 2, out.q_out.begin() + (t * c.in.config.num_heads + h + 1) * d * 2);
+      const std::vector<uint8_t> actual(out.q_out.begin() + (t * c.in.config.num_heads + h) * d * 2,
+                                        out.q_out.begin() + (t * c.in.config.num_heads + h + 1) * d * 2);
       EXPECT_EQ(actual, expected) << "row " << t << " head " << h;
     }
   }
@@ -177,7 +190,9 @@ TEST(StepUpdateReference, StreamingExampleFromUpstream) {
     pool_group(ptrs, 4, 32, expected.data());
     EXPECT_EQ(pooled[i].value, expected) << "group " << i;
     // The pooled mean of element 0 is 1000·r + 10·(4g + 1.5): the members are the right ones.
-    EXPECT_EQ(float_from_bf16(pooled[i].value[0]), float_from_bf16(bf16_from_float(1000.0f * static_cast<float>(request) + 40.0f * static_cast<float>(group) + 15.0f)));
+    EXPECT_EQ(float_from_bf16(pooled[i].value[0]),
+              float_from_bf16(
+                  bf16_from_float(1000.0f * static_cast<float>(request) + 40.0f * static_cast<float>(group) + 15.0f)));
   }
   // After the commit: positions 5..8 of request 0 in block 1, 7..10 of request 1 in block 0.
   for (int64_t p = 5; p <= 8; ++p) EXPECT_EQ(c.ring_key(1 * 4 + p % 4), c.key_of(0, p)) << p;
@@ -190,7 +205,8 @@ TEST(StepUpdateReference, GroupReadsTheRingAsItWasBeforeTheStep) {
   StepCase c({{3, 4}}, 0, 4, 4, 4, {{1}}, {{0}}, 4, 2);
   for (int64_t p = 0; p < 3; ++p) c.put_ring(0, 0, p);
   run(c);
-  EXPECT_EQ(c.compressed_row(4), c.expected_compressed({c.key_of(0, 0), c.key_of(0, 1), c.key_of(0, 2), c.key_of(0, 3)}, {0, 0, 0}));
+  EXPECT_EQ(c.compressed_row(4),
+            c.expected_compressed({c.key_of(0, 0), c.key_of(0, 1), c.key_of(0, 2), c.key_of(0, 3)}, {0, 0, 0}));
   EXPECT_EQ(c.ring_key(0), c.key_of(0, 4));  // row 0 now holds position 4
 }
 
@@ -201,7 +217,8 @@ TEST(StepUpdateReference, GroupPositionOutsideTheTableIsSkippedAndReported) {
   const StepOutput out = run(c);
   EXPECT_EQ(out.step_status, StepStatus::kPositionOutOfRange);
   EXPECT_EQ(c.compressed_row(10), zeros(c));  // skipped
-  EXPECT_EQ(c.compressed_row(12), c.expected_compressed({c.key_of(1, 0), c.key_of(1, 1), c.key_of(1, 2), c.key_of(1, 3)}, {0, 0, 0}));
+  EXPECT_EQ(c.compressed_row(12),
+            c.expected_compressed({c.key_of(1, 0), c.key_of(1, 1), c.key_of(1, 2), c.key_of(1, 3)}, {0, 0, 0}));
   EXPECT_EQ(c.ring_key(8 + 2), c.key_of(0, 2));  // the commit still happens
 }
 

@@ -109,7 +109,8 @@ TEST(ValidateStep, ShapesOfEveryTensorAreChecked) {
   c.in.config.w_q.push_back(0);
   expect_error(c, "w_q", -1, "wrong-shape");
   c = valid_case();
-  c.in.config.cos_sin = std::make_shared<const std::vector<Bf16>>(c.in.config.cos_sin->begin(), c.in.config.cos_sin->end() - 1);
+  c.in.config.cos_sin =
+      std::make_shared<const std::vector<Bf16>>(c.in.config.cos_sin->begin(), c.in.config.cos_sin->end() - 1);
   expect_error(c, "cos_sin", -1, "wrong-shape");
 }
 
@@ -126,14 +127,16 @@ TEST(ValidateStep, TextModelGroupPositionsMustBeInsideTheTable) {
   // model's positions all 0 and a table of 1 row, the group position 0 is fine ...
   StepCase c = valid_case();
   c.in.config.max_position = 1;
-  c.in.config.cos_sin = std::make_shared<const std::vector<Bf16>>(c.in.config.cos_sin->begin(), c.in.config.cos_sin->begin() + c.in.config.rotary_dim);
+  c.in.config.cos_sin = std::make_shared<const std::vector<Bf16>>(
+      c.in.config.cos_sin->begin(), c.in.config.cos_sin->begin() + c.in.config.rotary_dim);
   std::fill(c.in.positions.begin(), c.in.positions.end(), 0);
   Error e;
   EXPECT_EQ(validate_step(c.in, c.caches, &e), Status::kOk) << e;
   // ... but a chunk 4..7 closes group 1 at gC = 4, outside the table, whatever positions say.
   c = StepCase({{4, 4}}, 0, 4, 2, 8, {{5}}, {{1}}, 8, 4);
   c.in.config.max_position = 1;
-  c.in.config.cos_sin = std::make_shared<const std::vector<Bf16>>(c.in.config.cos_sin->begin(), c.in.config.cos_sin->begin() + c.in.config.rotary_dim);
+  c.in.config.cos_sin = std::make_shared<const std::vector<Bf16>>(
+      c.in.config.cos_sin->begin(), c.in.config.cos_sin->begin() + c.in.config.rotary_dim);
   std::fill(c.in.positions.begin(), c.in.positions.end(), 0);
   expect_error(c, "positions", 3, "out-of-range");  // the group's closing row
 }

@@ -207,10 +207,10 @@ TEST(Validate, Rule6StridesThatWouldOverflowAreMalformedNotUndefined) {
 
 TEST(Validate, ReportsTheFirstFailureInSpecOrder) {
   MetadataInput in = valid_input();
-  in.batch.seq_lens = {10};                 // rule 4
-  in.batch.common_slot_mapping.clear();      // rule 5
-  in.block_table = BlockTable{};             // rule 6
-  in.batch.query_start_loc = {0, 3, 2};      // rule 2 wins
+  in.batch.seq_lens = {10};              // rule 4
+  in.batch.common_slot_mapping.clear();  // rule 5
+  in.block_table = BlockTable{};         // rule 6
+  in.batch.query_start_loc = {0, 3, 2};  // rule 2 wins
   EXPECT_EQ(rejected(in).field, "query_start_loc");
   in.batch.query_start_loc = {0, 3, 5};
   EXPECT_EQ(rejected(in).field, "seq_lens");
@@ -218,7 +218,7 @@ TEST(Validate, ReportsTheFirstFailureInSpecOrder) {
   EXPECT_EQ(rejected(in).field, "common_slot_mapping");
   in.batch.common_slot_mapping = {1, 2, 3, 4, 5, -1};
   EXPECT_EQ(rejected(in).field, "block_table");
-  in.cache.compress_ratio = 1;               // rule 1 beats everything
+  in.cache.compress_ratio = 1;  // rule 1 beats everything
   EXPECT_EQ(rejected(in).field, "compress_ratio");
 }
 

@@ -9,8 +9,10 @@ std::string Mismatch::to_string() const {
   std::ostringstream os;
   os << field;
   if (index >= 0) os << "[" << index << "]";
-  if (request >= 0) os << " (request " << request << ", position " << position << ")";
-  else if (index >= 0 && position == -1 && field != "k_work_metadata") os << " (padding row)";
+  if (request >= 0)
+    os << " (request " << request << ", position " << position << ")";
+  else if (index >= 0 && position == -1 && field != "k_work_metadata")
+    os << " (padding row)";
   os << ": expected " << expected << ", actual " << actual;
   if (count > 1) os << "; " << count << " elements differ";
   return os.str();
@@ -22,7 +24,9 @@ template <typename T>
 std::optional<Mismatch> compare_rows(const char* field, const std::vector<T>& expected, const std::vector<T>& actual,
                                      const MetadataInput& input, const MetadataOutput& reference) {
   if (expected.size() != actual.size()) {
-    return Mismatch{field, -1, -1, -1, std::to_string(expected.size()) + " elements", std::to_string(actual.size()) + " elements", 1};
+    return Mismatch{
+        field, -1, -1, -1, std::to_string(expected.size()) + " elements", std::to_string(actual.size()) + " elements",
+        1};
   }
   std::optional<Mismatch> first;
   int64_t count = 0;
@@ -31,9 +35,15 @@ std::optional<Mismatch> compare_rows(const char* field, const std::vector<T>& ex
     ++count;
     if (!first) {
       const auto row = static_cast<int64_t>(i);
-      const bool is_row = row < input.batch.num_mapped_tokens() && row < static_cast<int64_t>(reference.token_to_req.size());
-      first = Mismatch{field, row, is_row ? reference.token_to_req[i] : -1, is_row ? reference.logical_positions[i] : -1,
-                       std::to_string(expected[i]), std::to_string(actual[i]), 0};
+      const bool is_row =
+          row < input.batch.num_mapped_tokens() && row < static_cast<int64_t>(reference.token_to_req.size());
+      first = Mismatch{field,
+                       row,
+                       is_row ? reference.token_to_req[i] : -1,
+                       is_row ? reference.logical_positions[i] : -1,
+                       std::to_string(expected[i]),
+                       std::to_string(actual[i]),
+                       0};
     }
   }
   if (first) first->count = count;
@@ -42,7 +52,13 @@ std::optional<Mismatch> compare_rows(const char* field, const std::vector<T>& ex
 
 std::optional<Mismatch> compare_k_work(const std::vector<int32_t>& expected, const std::vector<int32_t>& actual) {
   if (expected.size() != actual.size())
-    return Mismatch{"k_work_metadata", -1, -1, -1, std::to_string(expected.size() / 2) + " rows", std::to_string(actual.size() / 2) + " rows", 1};
+    return Mismatch{"k_work_metadata",
+                    -1,
+                    -1,
+                    -1,
+                    std::to_string(expected.size() / 2) + " rows",
+                    std::to_string(actual.size() / 2) + " rows",
+                    1};
   std::optional<Mismatch> first;
   int64_t count = 0;
   for (size_t r = 0; 2 * r < expected.size(); ++r) {
@@ -50,8 +66,13 @@ std::optional<Mismatch> compare_k_work(const std::vector<int32_t>& expected, con
     ++count;
     if (!first) {
       auto pair = [](int32_t a, int32_t b) { return "(" + std::to_string(a) + ", " + std::to_string(b) + ")"; };
-      first = Mismatch{"k_work_metadata", static_cast<int64_t>(r), expected[2 * r] >= 0 ? expected[2 * r] : -1, -1,
-                       pair(expected[2 * r], expected[2 * r + 1]), pair(actual[2 * r], actual[2 * r + 1]), 0};
+      first = Mismatch{"k_work_metadata",
+                       static_cast<int64_t>(r),
+                       expected[2 * r] >= 0 ? expected[2 * r] : -1,
+                       -1,
+                       pair(expected[2 * r], expected[2 * r + 1]),
+                       pair(actual[2 * r], actual[2 * r + 1]),
+                       0};
     }
   }
   if (first) first->count = count;
@@ -65,10 +86,13 @@ std::optional<Mismatch> compare_scalar(const char* field, int64_t expected, int6
 
 }  // namespace
 
-std::optional<Mismatch> compare_metadata(const MetadataInput& input, const MetadataOutput& expected, const MetadataOutput& actual) {
+std::optional<Mismatch> compare_metadata(const MetadataInput& input, const MetadataOutput& expected,
+                                         const MetadataOutput& actual) {
   if (auto m = compare_rows("token_to_req", expected.token_to_req, actual.token_to_req, input, expected)) return m;
-  if (auto m = compare_rows("logical_positions", expected.logical_positions, actual.logical_positions, input, expected)) return m;
-  if (auto m = compare_rows("visible_blocks", expected.visible_blocks, actual.visible_blocks, input, expected)) return m;
+  if (auto m = compare_rows("logical_positions", expected.logical_positions, actual.logical_positions, input, expected))
+    return m;
+  if (auto m = compare_rows("visible_blocks", expected.visible_blocks, actual.visible_blocks, input, expected))
+    return m;
   if (auto m = compare_rows("slot_mapping", expected.slot_mapping, actual.slot_mapping, input, expected)) return m;
   if (auto m = compare_k_work(expected.k_work_metadata, actual.k_work_metadata)) return m;
   const BatchSplit& e = expected.split;

@@ -6,8 +6,10 @@ namespace qsa::traces {
 
 const char* to_string(PaddingPolicy policy) {
   switch (policy) {
-    case PaddingPolicy::kNone: return "none";
-    case PaddingPolicy::kVllm: return "vllm";
+    case PaddingPolicy::kNone:
+      return "none";
+    case PaddingPolicy::kVllm:
+      return "vllm";
   }
   return "unknown";
 }

@@ -40,7 +40,8 @@ MetadataInput metadata_input_from_json(const nlohmann::json& json) {
   in.batch.query_start_loc = reader.integer_array("query_start_loc");
   in.batch.seq_lens = reader.integer_array("seq_lens");
   in.batch.common_slot_mapping = reader.integer_array("common_slot_mapping", /*required=*/false);
-  if (const nlohmann::json* table = reader.optional_raw("block_table")) in.block_table = block_table_from_json(*table, "block_table");
+  if (const nlohmann::json* table = reader.optional_raw("block_table"))
+    in.block_table = block_table_from_json(*table, "block_table");
   reader.reject_unknown_fields();
   return in;
 }
@@ -83,7 +84,11 @@ nlohmann::json metadata_output_to_json(const MetadataOutput& out) {
 }
 
 nlohmann::json error_to_json(const Error& error) {
-  return {{"status", "error"}, {"field", error.field}, {"index", error.index}, {"rule", error.rule}, {"message", error.message}};
+  return {{"status", "error"},
+          {"field", error.field},
+          {"index", error.index},
+          {"rule", error.rule},
+          {"message", error.message}};
 }
 
 }  // namespace qsa::traces

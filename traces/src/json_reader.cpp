@@ -32,10 +32,12 @@ int64_t json_integer(const nlohmann::json& value, const std::string& field, int6
 JsonObjectReader::JsonObjectReader(const nlohmann::json& object, std::string context)
     : object_(object), context_(std::move(context)) {
   if (!object_.is_object())
-    throw InputError(Error{context_.empty() ? "input" : context_, -1, "wrong-type", std::string("expected a JSON object, got ") + object_.type_name()});
+    throw InputError(Error{context_.empty() ? "input" : context_, -1, "wrong-type",
+                           std::string("expected a JSON object, got ") + object_.type_name()});
 }
 
-void JsonObjectReader::fail(const std::string& field, int64_t index, const std::string& rule, const std::string& message) const {
+void JsonObjectReader::fail(const std::string& field, int64_t index, const std::string& rule,
+                            const std::string& message) const {
   throw InputError(Error{context_ + field, index, rule, message});
 }
 
@@ -87,7 +89,8 @@ std::vector<int64_t> JsonObjectReader::integer_array(const char* field, bool req
   return out;
 }
 
-std::vector<std::vector<int64_t>> JsonObjectReader::integer_matrix(const char* field, int64_t lo, int64_t hi, bool rectangular, bool required) {
+std::vector<std::vector<int64_t>> JsonObjectReader::integer_matrix(const char* field, int64_t lo, int64_t hi,
+                                                                   bool rectangular, bool required) {
   const nlohmann::json& v = lookup(field, required);
   std::vector<std::vector<int64_t>> out;
   if (v.is_null() && !required) return out;
@@ -96,15 +99,17 @@ std::vector<std::vector<int64_t>> JsonObjectReader::integer_matrix(const char* f
     const auto row_index = static_cast<int64_t>(r);
     if (!v[r].is_array()) fail(field, row_index, "wrong-type", "row " + std::to_string(r) + " is not an array");
     if (rectangular && r > 0 && v[r].size() != v[0].size())
-      fail(field, row_index, "wrong-shape", "row " + std::to_string(r) + " has " + std::to_string(v[r].size()) +
-                                                " entries, row 0 has " + std::to_string(v[0].size()));
+      fail(field, row_index, "wrong-shape",
+           "row " + std::to_string(r) + " has " + std::to_string(v[r].size()) + " entries, row 0 has " +
+               std::to_string(v[0].size()));
     std::vector<int64_t> row;
     row.reserve(v[r].size());
     for (size_t c = 0; c < v[r].size(); ++c) {
       const int64_t x = json_integer(v[r][c], context_ + field, row_index);
       if (x < lo || x > hi)
-        fail(field, row_index, "out-of-range", "entry [" + std::to_string(r) + "][" + std::to_string(c) + "] = " +
-                                                   std::to_string(x) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+        fail(field, row_index, "out-of-range",
+             "entry [" + std::to_string(r) + "][" + std::to_string(c) + "] = " + std::to_string(x) + " is outside [" +
+                 std::to_string(lo) + ", " + std::to_string(hi) + "]");
       row.push_back(x);
     }
     out.push_back(std::move(row));

@@ -18,7 +18,8 @@ using nlohmann::json;
 
 void check_range(const std::string& field, int64_t value, int64_t lo, int64_t hi, int64_t line) {
   if (value < lo || value > hi)
-    fail(field, line, "out-of-range", std::to_string(value) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    fail(field, line, "out-of-range",
+         std::to_string(value) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
 }
 
 std::vector<int32_t> int32_array(JsonObjectReader& r, const char* field, const std::string& context, int64_t line) {
@@ -36,39 +37,58 @@ void validate_config(const ScenarioConfig& c) {
   const int64_t line = 1;
   check_range("config.compress_ratio", c.compress_ratio, 2, kMaxCompressRatio, line);
   check_range("config.block_size", c.block_size, c.compress_ratio, int64_t{1} << 20, line);
-  if (c.block_size % c.compress_ratio != 0) fail("config.block_size", line, "not-multiple", "B must be a multiple of C");
+  if (c.block_size % c.compress_ratio != 0)
+    fail("config.block_size", line, "not-multiple", "B must be a multiple of C");
   check_range("config.num_speculative_tokens", c.num_speculative_tokens, 0, 64, line);
   int64_t ring = 0;
   Error error;
-  if (ring_capacity(c.compress_ratio, c.num_speculative_tokens, c.block_size, c.ring_rule, &ring, &error) != Status::kOk)
+  if (ring_capacity(c.compress_ratio, c.num_speculative_tokens, c.block_size, c.ring_rule, &ring, &error) !=
+      Status::kOk)
     fail("config.block_size", line, error.rule, error.message);
   if (ring != c.ring_capacity)
-    fail("config.ring_capacity", line, "spec-3", "R = " + std::to_string(c.ring_capacity) + " but SPEC 3 (" + to_string(c.ring_rule) + ") gives " + std::to_string(ring));
+    fail("config.ring_capacity", line, "spec-3",
+         "R = " + std::to_string(c.ring_capacity) + " but SPEC 3 (" + to_string(c.ring_rule) + ") gives " +
+             std::to_string(ring));
   check_range("config.head_dim", c.head_dim, 32, 512, line);
   if ((c.head_dim & (c.head_dim - 1)) != 0) fail("config.head_dim", line, "out-of-range", "D must be a power of two");
   check_range("config.rotary_dim", c.rotary_dim, 2, c.head_dim, line);
   if (c.rotary_dim % 2 != 0) fail("config.rotary_dim", line, "out-of-range", "rd must be even");
   check_range("config.num_heads", c.num_heads, 1, 64, line);
   if (!(c.eps > 0.0f) || c.eps > 1.0f) fail("config.eps", line, "out-of-range", "eps must be in (0, 1]");
-  if (!(c.rope_theta > 1.0) || c.rope_theta > 1e12) fail("config.rope_theta", line, "out-of-range", "rope_theta must be in (1, 1e12]");
+  if (!(c.rope_theta > 1.0) || c.rope_theta > 1e12)
+    fail("config.rope_theta", line, "out-of-range", "rope_theta must be in (1, 1e12]");
   check_range("config.max_position", c.max_position, 128, int64_t{1} << 20, line);
   check_range("config.num_compressed_blocks", c.num_compressed_blocks, 1, kMaxInt32, line);
   check_range("config.num_ring_blocks", c.num_ring_blocks, 1, kMaxInt32, line);
   check_range("config.max_num_batched_tokens", c.max_num_batched_tokens, 1, int64_t{1} << 20, line);
   check_range("config.max_num_seqs", c.max_num_seqs, 1, int64_t{1} << 16, line);
-  const int64_t compressed_bytes = c.num_compressed_blocks * c.storage_block_size() * c.head_dim * element_bytes(c.store_dtype);
+  const int64_t compressed_bytes =
+      c.num_compressed_blocks * c.storage_block_size() * c.head_dim * element_bytes(c.store_dtype);
   const int64_t ring_bytes = c.num_ring_blocks * c.ring_capacity * ring_row_width(c.head_dim, c.mrope) * 2;
   if (compressed_bytes > kMaxScenarioCacheBytes || ring_bytes > kMaxScenarioCacheBytes - compressed_bytes)
     fail("config.num_compressed_blocks", line, "too-large", "the caches would need more than 2 GiB");
 }
 
 json config_to_json(const ScenarioConfig& c) {
-  return {{"seed", c.seed}, {"workload", c.workload}, {"compress_ratio", c.compress_ratio}, {"block_size", c.block_size},
-          {"num_speculative_tokens", c.num_speculative_tokens}, {"ring_rule", to_string(c.ring_rule)}, {"ring_capacity", c.ring_capacity},
-          {"head_dim", c.head_dim}, {"rotary_dim", c.rotary_dim}, {"num_heads", c.num_heads}, {"mrope", c.mrope},
-          {"store_dtype", to_string(c.store_dtype)}, {"eps", c.eps}, {"rope_theta", c.rope_theta}, {"max_position", c.max_position},
-          {"num_compressed_blocks", c.num_compressed_blocks}, {"num_ring_blocks", c.num_ring_blocks},
-          {"max_num_batched_tokens", c.max_num_batched_tokens}, {"max_num_seqs", c.max_num_seqs}};
+  return {{"seed", c.seed},
+          {"workload", c.workload},
+          {"compress_ratio", c.compress_ratio},
+          {"block_size", c.block_size},
+          {"num_speculative_tokens", c.num_speculative_tokens},
+          {"ring_rule", to_string(c.ring_rule)},
+          {"ring_capacity", c.ring_capacity},
+          {"head_dim", c.head_dim},
+          {"rotary_dim", c.rotary_dim},
+          {"num_heads", c.num_heads},
+          {"mrope", c.mrope},
+          {"store_dtype", to_string(c.store_dtype)},
+          {"eps", c.eps},
+          {"rope_theta", c.rope_theta},
+          {"max_position", c.max_position},
+          {"num_compressed_blocks", c.num_compressed_blocks},
+          {"num_ring_blocks", c.num_ring_blocks},
+          {"max_num_batched_tokens", c.max_num_batched_tokens},
+          {"max_num_seqs", c.max_num_seqs}};
 }
 
 ScenarioConfig config_from_json(const json& j, int64_t line) {
@@ -76,15 +96,19 @@ ScenarioConfig config_from_json(const json& j, int64_t line) {
   ScenarioConfig c;
   // The seed is a uint64 and is written as one: read the whole range, reject negatives (finding 8).
   const json& seed = r.raw("seed");
-  if (seed.is_number_unsigned()) c.seed = seed.get<uint64_t>();
-  else if (seed.is_number_integer()) fail("config.seed", line, "out-of-range", "the seed is an unsigned 64-bit integer");
-  else fail("config.seed", line, "wrong-type", std::string("expected an integer, got ") + seed.type_name());
+  if (seed.is_number_unsigned())
+    c.seed = seed.get<uint64_t>();
+  else if (seed.is_number_integer())
+    fail("config.seed", line, "out-of-range", "the seed is an unsigned 64-bit integer");
+  else
+    fail("config.seed", line, "wrong-type", std::string("expected an integer, got ") + seed.type_name());
   c.workload = r.string("workload");
   c.compress_ratio = r.integer("compress_ratio");
   c.block_size = r.integer("block_size");
   c.num_speculative_tokens = r.integer("num_speculative_tokens");
   const std::string rule = r.string("ring_rule");
-  if (rule != "seed" && rule != "widen") fail("config.ring_rule", line, "unknown-rule", "ring_rule must be seed or widen");
+  if (rule != "seed" && rule != "widen")
+    fail("config.ring_rule", line, "unknown-rule", "ring_rule must be seed or widen");
   c.ring_rule = rule == "seed" ? RingRule::kSeed : RingRule::kWiden;
   c.ring_capacity = r.integer("ring_capacity");
   c.head_dim = r.integer("head_dim");
@@ -92,7 +116,8 @@ ScenarioConfig config_from_json(const json& j, int64_t line) {
   c.num_heads = r.integer("num_heads");
   c.mrope = r.boolean("mrope");
   const std::string dtype = r.string("store_dtype");
-  if (dtype != "bf16" && dtype != "fp8_e4m3") fail("config.store_dtype", line, "unknown-dtype", "store_dtype must be bf16 or fp8_e4m3");
+  if (dtype != "bf16" && dtype != "fp8_e4m3")
+    fail("config.store_dtype", line, "unknown-dtype", "store_dtype must be bf16 or fp8_e4m3");
   c.store_dtype = dtype == "bf16" ? StoreDtype::kBf16 : StoreDtype::kFp8E4m3;
   c.eps = static_cast<float>(r.number("eps"));
   c.rope_theta = r.number("rope_theta");
@@ -109,8 +134,9 @@ ScenarioConfig config_from_json(const json& j, int64_t line) {
 json step_to_json(const StepRecord& step, int64_t index) {
   json chunks = json::array();
   for (const ChunkRecord& c : step.chunks) {
-    json chunk = {{"request", c.request}, {"prompt_len", c.prompt_len}, {"start", c.start}, {"length", c.length},
-                  {"accepted", c.accepted}, {"blocks", c.blocks}, {"ring_block", c.ring_block}};
+    json chunk = {{"request", c.request},      {"prompt_len", c.prompt_len}, {"start", c.start},
+                  {"length", c.length},        {"accepted", c.accepted},     {"blocks", c.blocks},
+                  {"ring_block", c.ring_block}};
     if (c.family >= 0) chunk["family"] = c.family;
     if (!c.negative_common_slots.empty()) chunk["negative_common_slots"] = c.negative_common_slots;
     chunks.push_back(std::move(chunk));
@@ -159,12 +185,14 @@ StepRecord step_from_json(const json& j, int64_t line) {
     check_range(context + "ring_block", ring_block, -1, kMaxInt32, line);  // before narrowing (finding 6)
     c.ring_block = static_cast<int32_t>(ring_block);
     c.negative_common_slots = cr.integer_array("negative_common_slots", false);
-    for (int64_t o : c.negative_common_slots) check_range(context + "negative_common_slots", o, 0, std::max<int64_t>(0, c.length - 1), line);
+    for (int64_t o : c.negative_common_slots)
+      check_range(context + "negative_common_slots", o, 0, std::max<int64_t>(0, c.length - 1), line);
     cr.reject_unknown_fields();
     rows += c.length;
     step.chunks.push_back(std::move(c));
   }
-  if (rows + step.padding_tokens > (int64_t{1} << 20)) fail("chunks", line, "too-large", "a step may hold at most 2^20 rows");
+  if (rows + step.padding_tokens > (int64_t{1} << 20))
+    fail("chunks", line, "too-large", "a step may hold at most 2^20 rows");
   r.reject_unknown_fields();
   return step;
 }
@@ -186,10 +214,13 @@ ScenarioFile read_scenario(std::istream& in) {
     try {
       if (!have_header) {
         JsonObjectReader r(j);
-        if (r.string("format") != "qsacheck-scenario") fail("format", line, "not-a-scenario", "the first line must have \"format\": \"qsacheck-scenario\"");
+        if (r.string("format") != "qsacheck-scenario")
+          fail("format", line, "not-a-scenario", "the first line must have \"format\": \"qsacheck-scenario\"");
         const int64_t version = r.integer("version");
         if (version != kScenarioFormatVersion)
-          fail("version", line, "unsupported-version", "format version " + std::to_string(version) + " (this build reads " + std::to_string(kScenarioFormatVersion) + ")");
+          fail("version", line, "unsupported-version",
+               "format version " + std::to_string(version) + " (this build reads " +
+                   std::to_string(kScenarioFormatVersion) + ")");
         file.scenario.config = config_from_json(r.raw("config"), line);
         r.reject_unknown_fields();
         have_header = true;
@@ -236,7 +267,8 @@ StepDigest digest_from_json(const json& j, int64_t line) {
   StepDigest digest;
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!is_digest_output(it.key())) fail("digest." + it.key(), line, "unknown-field", "not an output a digest covers");
-    const std::optional<uint64_t> hash = it.value().is_string() ? parse_digest_hex(it.value().get<std::string>()) : std::nullopt;
+    const std::optional<uint64_t> hash =
+        it.value().is_string() ? parse_digest_hex(it.value().get<std::string>()) : std::nullopt;
     if (!hash) fail("digest." + it.key(), line, "wrong-type", "expected 16 lower-case hex digits");
     digest.set(it.key(), *hash);
   }
@@ -244,7 +276,9 @@ StepDigest digest_from_json(const json& j, int64_t line) {
 }
 
 void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests) {
-  json header = {{"format", "qsacheck-scenario"}, {"version", kScenarioFormatVersion}, {"config", config_to_json(scenario.config)}};
+  json header = {{"format", "qsacheck-scenario"},
+                 {"version", kScenarioFormatVersion},
+                 {"config", config_to_json(scenario.config)}};
   out << header.dump() << "\n";
   for (size_t i = 0; i < scenario.steps.size(); ++i) {
     json step = step_to_json(scenario.steps[i], static_cast<int64_t>(i));
@@ -260,13 +294,15 @@ void write_scenario_file(const std::string& path, const Scenario& scenario, cons
 }
 
 bool operator==(const ChunkRecord& a, const ChunkRecord& b) {
-  return a.request == b.request && a.family == b.family && a.prompt_len == b.prompt_len && a.start == b.start && a.length == b.length &&
-         a.accepted == b.accepted && a.blocks == b.blocks && a.ring_block == b.ring_block && a.negative_common_slots == b.negative_common_slots;
+  return a.request == b.request && a.family == b.family && a.prompt_len == b.prompt_len && a.start == b.start &&
+         a.length == b.length && a.accepted == b.accepted && a.blocks == b.blocks && a.ring_block == b.ring_block &&
+         a.negative_common_slots == b.negative_common_slots;
 }
 
 bool operator==(const StepRecord& a, const StepRecord& b) {
   return a.chunks == b.chunks && a.padded_requests == b.padded_requests && a.padding_tokens == b.padding_tokens &&
-         a.reorder_batch_threshold == b.reorder_batch_threshold && a.finished == b.finished && a.preempted == b.preempted;
+         a.reorder_batch_threshold == b.reorder_batch_threshold && a.finished == b.finished &&
+         a.preempted == b.preempted;
 }
 
 bool operator==(const ScenarioConfig& a, const ScenarioConfig& b) { return config_to_json(a) == config_to_json(b); }

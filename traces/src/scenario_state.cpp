@@ -9,7 +9,8 @@ namespace qsa::traces {
 
 Origin RequestLedger::committed_origin(int64_t position) const {
   if (position < prompt_len)
-    return family >= 0 ? Origin{OriginKind::kFamilyPrompt, family, position, 0} : Origin{OriginKind::kOwnPrompt, request, position, 0};
+    return family >= 0 ? Origin{OriginKind::kFamilyPrompt, family, position, 0}
+                       : Origin{OriginKind::kOwnPrompt, request, position, 0};
   return Origin{OriginKind::kGenerated, request, position, 0};
 }
 
@@ -38,10 +39,13 @@ void ScenarioState::check_chunk(const ChunkRecord& chunk, int64_t index) const {
   if (chunk.length < 0 || chunk.accepted < 0 || chunk.accepted > chunk.length) fail("needs 0 <= accepted <= length");
   if (chunk.start < 0) fail("negative start");
   // A fresh (or preempted) request may start on shared blocks of its family's prompt.
-  const bool prefix_hit = ledger.committed == 0 && chunk.family >= 0 && chunk.start % config_.block_size == 0 && chunk.start <= chunk.prompt_len;
+  const bool prefix_hit = ledger.committed == 0 && chunk.family >= 0 && chunk.start % config_.block_size == 0 &&
+                          chunk.start <= chunk.prompt_len;
   if (chunk.start != ledger.committed && !prefix_hit)
-    fail("starts at " + std::to_string(chunk.start) + " but its committed length is " + std::to_string(ledger.committed));
-  if (chunk.prompt_len != ledger.prompt_len || chunk.family != ledger.family) fail("changes its family or prompt length");
+    fail("starts at " + std::to_string(chunk.start) + " but its committed length is " +
+         std::to_string(ledger.committed));
+  if (chunk.prompt_len != ledger.prompt_len || chunk.family != ledger.family)
+    fail("changes its family or prompt length");
   if (chunk.start + chunk.length + 64 > config_.max_position) fail("reaches past max_position - 64");
 }
 
@@ -94,8 +98,11 @@ StepInput ScenarioState::step_input(const StepRecord& record, int64_t index) con
   for (const ChunkRecord& chunk : record.chunks) {
     for (int64_t o = 0; o < chunk.length; ++o, ++t) {
       const int64_t p = chunk.start + o;
-      const bool negative = std::find(chunk.negative_common_slots.begin(), chunk.negative_common_slots.end(), o) != chunk.negative_common_slots.end();
-      const int64_t block = p / config_.block_size < static_cast<int64_t>(chunk.blocks.size()) ? chunk.blocks[p / config_.block_size] : -1;
+      const bool negative = std::find(chunk.negative_common_slots.begin(), chunk.negative_common_slots.end(), o) !=
+                            chunk.negative_common_slots.end();
+      const int64_t block = p / config_.block_size < static_cast<int64_t>(chunk.blocks.size())
+                                ? chunk.blocks[p / config_.block_size]
+                                : -1;
       b.common_slot_mapping[t] = negative ? -1 : (block >= 0 ? block * config_.block_size + p % config_.block_size : t);
       const std::array<int64_t, 3> position = model_position(config_, origins[t]);
       for (int axis = 0; axis < in.position_axes; ++axis) in.positions[axis * n + t] = position[axis];
@@ -103,7 +110,8 @@ StepInput ScenarioState::step_input(const StepRecord& record, int64_t index) con
   }
   for (t = 0; t < n; ++t) {
     key_row(config_.seed, origins[t], d, in.keys.data() + t * d);
-    for (int64_t h = 0; h < heads; ++h) query_row(config_.seed, origins[t], h, d, in.queries.data() + (t * heads + h) * d);
+    for (int64_t h = 0; h < heads; ++h)
+      query_row(config_.seed, origins[t], h, d, in.queries.data() + (t * heads + h) * d);
   }
   return in;
 }
@@ -112,7 +120,8 @@ std::vector<Origin> ScenarioState::row_origins(const StepRecord& record, int64_t
   std::vector<Origin> origins;
   for (const ChunkRecord& chunk : record.chunks) {
     const RequestLedger ledger = ledger_for(chunk);
-    for (int64_t o = 0; o < chunk.length; ++o) origins.push_back(ledger.row_origin(chunk.start + o, index, o < chunk.accepted));
+    for (int64_t o = 0; o < chunk.length; ++o)
+      origins.push_back(ledger.row_origin(chunk.start + o, index, o < chunk.accepted));
   }
   const auto m = static_cast<int64_t>(origins.size());
   for (int64_t t = m; t < m + record.padding_tokens; ++t) origins.push_back(Origin{OriginKind::kPadding, index, t, 0});
@@ -132,7 +141,8 @@ void ScenarioState::apply(const StepRecord& record, int64_t index) {
       if ((p + 1) % c != 0) continue;
       const int64_t g = p / c;
       if (ledger.exempt.size() <= static_cast<size_t>(g)) ledger.exempt.resize(static_cast<size_t>(g) + 1, false);
-      const bool negative = std::find(chunk.negative_common_slots.begin(), chunk.negative_common_slots.end(), o) != chunk.negative_common_slots.end();
+      const bool negative = std::find(chunk.negative_common_slots.begin(), chunk.negative_common_slots.end(), o) !=
+                            chunk.negative_common_slots.end();
       const int64_t logical = g / s;
       const bool no_block = logical >= static_cast<int64_t>(chunk.blocks.size()) || chunk.blocks[logical] < 0 ||
                             chunk.blocks[logical] >= config_.num_compressed_blocks;
@@ -160,7 +170,9 @@ CommittedStream ScenarioState::committed_stream(const RequestLedger& ledger) con
   s.ring_block = ledger.ring_block;
   const RequestLedger* l = &ledger;
   const ScenarioConfig* config = &config_;
-  s.key = [l, config](int64_t position, Bf16* out) { key_row(config->seed, l->committed_origin(position), config->head_dim, out); };
+  s.key = [l, config](int64_t position, Bf16* out) {
+    key_row(config->seed, l->committed_origin(position), config->head_dim, out);
+  };
   s.position = [l, config](int64_t position) { return model_position(*config, l->committed_origin(position)); };
   s.exempt = [l](int64_t group) { return static_cast<size_t>(group) < l->exempt.size() && l->exempt[group]; };
   s.describe = [config](const Bf16* key) {

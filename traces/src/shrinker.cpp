@@ -17,7 +17,9 @@ Scenario remove_requests(const Scenario& scenario, const std::set<int64_t>& requ
   auto removed = [&](int64_t id) { return requests.count(id) != 0; };
   for (const StepRecord& step : scenario.steps) {
     StepRecord kept = step;
-    kept.chunks.erase(std::remove_if(kept.chunks.begin(), kept.chunks.end(), [&](const ChunkRecord& c) { return removed(c.request); }), kept.chunks.end());
+    kept.chunks.erase(std::remove_if(kept.chunks.begin(), kept.chunks.end(),
+                                     [&](const ChunkRecord& c) { return removed(c.request); }),
+                      kept.chunks.end());
     kept.finished.erase(std::remove_if(kept.finished.begin(), kept.finished.end(), removed), kept.finished.end());
     kept.preempted.erase(std::remove_if(kept.preempted.begin(), kept.preempted.end(), removed), kept.preempted.end());
     // A step left with no chunk and no event changes no state: drop it with its padding.
@@ -31,7 +33,8 @@ namespace {
 
 class Shrinker {
  public:
-  Shrinker(const FailingStep& failing_step, int64_t max_tries, const std::function<void(const Scenario&, const ShrinkStats&)>& progress)
+  Shrinker(const FailingStep& failing_step, int64_t max_tries,
+           const std::function<void(const Scenario&, const ShrinkStats&)>& progress)
       : failing_step_(failing_step), max_tries_(max_tries), progress_(progress) {}
 
   // Keeps `candidate` (cut after its failing step) when it still fails.

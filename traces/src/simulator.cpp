@@ -22,7 +22,8 @@ Simulator::State::State(const Workload& w, uint64_t seed)
       padding_rng(Rng(hash_words(seed, 0x73696dull)).fork(kPadding)),
       negative_rng(Rng(hash_words(seed, 0x73696dull)).fork(kNegative)),
       family_rng(Rng(hash_words(seed, 0x73696dull)).fork(kFamily)),
-      compressed_pool(static_cast<int32_t>(config.num_compressed_blocks), Rng(hash_words(seed, 0x73696dull)).fork(kPool)),
+      compressed_pool(static_cast<int32_t>(config.num_compressed_blocks),
+                      Rng(hash_words(seed, 0x73696dull)).fork(kPool)),
       ring_pool(static_cast<int32_t>(config.num_ring_blocks), Rng(hash_words(seed, 0x73696dull)).fork(kRingPool)),
       capture_sizes(cuda_graph_capture_sizes(config.max_num_batched_tokens)),
       family_prompt_len(static_cast<size_t>(std::max<int64_t>(0, workload.num_families)), 0) {

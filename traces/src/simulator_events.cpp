@@ -15,7 +15,8 @@ void Simulator::State::verify(StepRecord& step, const std::vector<Planned>& plan
       // The first row is the last sampled token: always accepted. Drafts are accepted in order
       // until the first rejection; the rest roll back.
       int64_t a = 0;
-      while (a < planned[i].drafts && draft_rng.chance(static_cast<uint64_t>(workload.draft_accept_per_mille), 1000)) ++a;
+      while (a < planned[i].drafts && draft_rng.chance(static_cast<uint64_t>(workload.draft_accept_per_mille), 1000))
+        ++a;
       chunk.accepted = 1 + a;
     } else {
       chunk.accepted = chunk.length;  // prefill chunks are accepted whole
@@ -89,7 +90,8 @@ void Simulator::State::preempt_at(StepRecord& step, size_t index) {
 
 void Simulator::State::preempt(StepRecord& step) {
   // vLLM preempts the newest running request when the pool cannot hold the next step.
-  while (!running.empty() && next_step_block_demand() > compressed_pool.free_count()) preempt_at(step, running.size() - 1);
+  while (!running.empty() && next_step_block_demand() > compressed_pool.free_count())
+    preempt_at(step, running.size() - 1);
   if (!running.empty() && preempt_rng.chance(static_cast<uint64_t>(workload.preempt_per_mille), 1000)) {
     const size_t victim = preempt_rng.chance(1, 2) ? running.size() - 1 : preempt_rng.below(running.size());
     preempt_at(step, victim);

@@ -13,11 +13,11 @@ struct SimRequest {
   int64_t id = 0;
   int64_t family = -1;
   int64_t prompt_len = 0;
-  int64_t final_len = 0;       // committed length once every output token is produced: prompt + output - 1
-  int64_t committed = 0;       // L
-  int64_t prefill_target = 0;  // positions below are prefilled in chunks: the prompt, or after a
-                               // preemption everything committed before it (the recompute)
-  bool started = false;        // scheduled before (a recompute never takes a prefix hit)
+  int64_t final_len = 0;        // committed length once every output token is produced: prompt + output - 1
+  int64_t committed = 0;        // L
+  int64_t prefill_target = 0;   // positions below are prefilled in chunks: the prompt, or after a
+                                // preemption everything committed before it (the recompute)
+  bool started = false;         // scheduled before (a recompute never takes a prefix hit)
   std::vector<int32_t> blocks;  // [>= ceil(L / B)] compressed block table row
   int32_t ring_block = -1;      // held while running
 };
@@ -56,8 +56,8 @@ struct Simulator::State {
   BlockPool compressed_pool;
   BlockPool ring_pool;
   std::vector<int64_t> capture_sizes;
-  std::deque<SimRequest> waiting;   // FIFO; preempted requests return at the front
-  std::vector<SimRequest> running;  // in admission order (the newest is preempted first)
+  std::deque<SimRequest> waiting;          // FIFO; preempted requests return at the front
+  std::vector<SimRequest> running;         // in admission order (the newest is preempted first)
   std::vector<int64_t> family_prompt_len;  // [num_families] base prompt length, 0 until first drawn
   int64_t next_id = 0;
   int64_t arrived = 0;

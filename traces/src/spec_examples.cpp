@@ -15,7 +15,8 @@ Batch make_batch(std::vector<int64_t> qsl, std::vector<int64_t> seq_lens, int64_
 }
 
 template <typename T>
-std::optional<std::string> first_difference(const char* field, const std::vector<T>& expected, const std::vector<T>& actual) {
+std::optional<std::string> first_difference(const char* field, const std::vector<T>& expected,
+                                            const std::vector<T>& actual) {
   if (expected.size() != actual.size()) {
     std::ostringstream os;
     os << field << ": expected " << expected.size() << " elements, got " << actual.size();
@@ -114,11 +115,13 @@ std::optional<std::string> compare_with_example(const MetadataExample& e, const 
   if (e.num_decodes && *e.num_decodes != out.split.num_decodes)
     return "num_decodes: expected " + std::to_string(*e.num_decodes) + ", got " + std::to_string(out.split.num_decodes);
   if (e.decode_query_len && *e.decode_query_len != out.split.decode_query_len)
-    return "decode_query_len: expected " + std::to_string(*e.decode_query_len) + ", got " + std::to_string(out.split.decode_query_len);
+    return "decode_query_len: expected " + std::to_string(*e.decode_query_len) + ", got " +
+           std::to_string(out.split.decode_query_len);
   return std::nullopt;
 }
 
-std::optional<std::string> check_ring_survival(int64_t s, const std::function<Status(const MetadataInput&, MetadataOutput*, Error*)>& build) {
+std::optional<std::string> check_ring_survival(
+    int64_t s, const std::function<Status(const MetadataInput&, MetadataOutput*, Error*)>& build) {
   MetadataInput in;
   in.cache.kind = CacheKind::kRing;
   in.cache.ring_capacity = 8;
@@ -130,7 +133,8 @@ std::optional<std::string> check_ring_survival(int64_t s, const std::function<St
   for (int64_t m = s - s % 4; m < s; ++m)
     for (int64_t t = 0; t < 4; ++t)
       if (out.slot_mapping[t] == 3 * 8 + m % 8)
-        return "chunk start " + std::to_string(s) + ": row " + std::to_string(t) + " overwrites committed position " + std::to_string(m);
+        return "chunk start " + std::to_string(s) + ": row " + std::to_string(t) + " overwrites committed position " +
+               std::to_string(m);
   return std::nullopt;
 }
 

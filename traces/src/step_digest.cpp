@@ -32,7 +32,8 @@ void StepDigest::set(const std::string& name, uint64_t hash) {
     }
   }
   outputs.emplace_back(name, hash);
-  std::stable_sort(outputs.begin(), outputs.end(), [](const auto& a, const auto& b) { return output_rank(a.first) < output_rank(b.first); });
+  std::stable_sort(outputs.begin(), outputs.end(),
+                   [](const auto& a, const auto& b) { return output_rank(a.first) < output_rank(b.first); });
 }
 
 std::string digest_hex(uint64_t hash) {
@@ -47,9 +48,12 @@ std::optional<uint64_t> parse_digest_hex(const std::string& text) {
   uint64_t v = 0;
   for (char ch : text) {
     uint64_t d = 0;
-    if (ch >= '0' && ch <= '9') d = static_cast<uint64_t>(ch - '0');
-    else if (ch >= 'a' && ch <= 'f') d = static_cast<uint64_t>(ch - 'a' + 10);
-    else return std::nullopt;
+    if (ch >= '0' && ch <= '9')
+      d = static_cast<uint64_t>(ch - '0');
+    else if (ch >= 'a' && ch <= 'f')
+      d = static_cast<uint64_t>(ch - 'a' + 10);
+    else
+      return std::nullopt;
     v = v << 4 | d;
   }
   return v;

@@ -18,13 +18,17 @@ using nlohmann::json;
 
 // One row of `length` patterns, each in [0, max]; errors name `field` and `index`.
 template <typename T>
-void read_patterns(const json& value, const std::string& field, int64_t index, int64_t length, int64_t max, std::vector<T>* out) {
+void read_patterns(const json& value, const std::string& field, int64_t index, int64_t length, int64_t max,
+                   std::vector<T>* out) {
   if (!value.is_array()) fail(field, index, "wrong-type", "expected an array of bit patterns");
   if (length >= 0 && static_cast<int64_t>(value.size()) != length)
-    fail(field, index, "wrong-shape", "has " + std::to_string(value.size()) + " patterns, expected " + std::to_string(length));
+    fail(field, index, "wrong-shape",
+         "has " + std::to_string(value.size()) + " patterns, expected " + std::to_string(length));
   for (const json& v : value) {
     const int64_t x = json_integer(v, field, index);
-    if (x < 0 || x > max) fail(field, index, "out-of-range", "pattern " + std::to_string(x) + " is outside [0, " + std::to_string(max) + "]");
+    if (x < 0 || x > max)
+      fail(field, index, "out-of-range",
+           "pattern " + std::to_string(x) + " is outside [0, " + std::to_string(max) + "]");
     out->push_back(static_cast<T>(x));
   }
 }
@@ -35,14 +39,18 @@ std::vector<Bf16> read_rows(const json& value, const std::string& field) {
   if (!value.is_array()) fail(field, -1, "wrong-type", "expected an array of rows");
   std::vector<Bf16> out;
   const int64_t length = !value.empty() && value[0].is_array() ? static_cast<int64_t>(value[0].size()) : -1;
-  for (size_t i = 0; i < value.size(); ++i) read_patterns(value[i], field, static_cast<int64_t>(i), length, 0xFFFF, &out);
+  for (size_t i = 0; i < value.size(); ++i)
+    read_patterns(value[i], field, static_cast<int64_t>(i), length, 0xFFFF, &out);
   return out;
 }
 
 CacheBuffer zero_cache(int64_t num_blocks, int64_t rows, int64_t width, int bytes, const char* field, int64_t budget) {
   if (num_blocks < 0) fail(field, -1, "out-of-range", "the number of blocks must be >= 0");
-  const int64_t size = rows > 0 && width > 0 && num_blocks > budget / (rows * width * bytes) ? budget + 1 : num_blocks * rows * width * bytes;
-  if (size > budget) fail(field, -1, "out-of-range", "the caches would need more than " + std::to_string(kMaxJsonCacheBytes) + " bytes");
+  const int64_t size = rows > 0 && width > 0 && num_blocks > budget / (rows * width * bytes)
+                           ? budget + 1
+                           : num_blocks * rows * width * bytes;
+  if (size > budget)
+    fail(field, -1, "out-of-range", "the caches would need more than " + std::to_string(kMaxJsonCacheBytes) + " bytes");
   CacheBuffer cache;
   cache.layout = CacheLayout::dense(num_blocks, rows, width, bytes);
   cache.bytes.assign(static_cast<size_t>(std::max<int64_t>(0, size)), 0);
@@ -50,12 +58,14 @@ CacheBuffer zero_cache(int64_t num_blocks, int64_t rows, int64_t width, int byte
 }
 
 // The (block, row) slot of a listed row, checked against the cache.
-int64_t listed_slot(JsonObjectReader& entry, const CacheLayout& layout, const std::string& field, int64_t index, std::set<int64_t>* seen) {
+int64_t listed_slot(JsonObjectReader& entry, const CacheLayout& layout, const std::string& field, int64_t index,
+                    std::set<int64_t>* seen) {
   const int64_t block = entry.integer("block");
   const int64_t row = entry.integer("row");
   if (block < 0 || block >= layout.num_blocks || row < 0 || row >= layout.rows)
-    fail(field, index, "out-of-range", "(block " + std::to_string(block) + ", row " + std::to_string(row) + ") is outside the cache of " +
-                                           std::to_string(layout.num_blocks) + " blocks of " + std::to_string(layout.rows) + " rows");
+    fail(field, index, "out-of-range",
+         "(block " + std::to_string(block) + ", row " + std::to_string(row) + ") is outside the cache of " +
+             std::to_string(layout.num_blocks) + " blocks of " + std::to_string(layout.rows) + " rows");
   const int64_t slot = block * layout.rows + row;
   if (!seen->insert(slot).second) fail(field, index, "duplicate", "row listed twice");
   return slot;
@@ -74,7 +84,8 @@ void read_ring_rows(const json& rows, const StepInput& in, CacheBuffer* ring) {
     if (in.config.ring_positions) {
       const std::vector<int64_t> pos = entry.integer_array("position");
       if (pos.size() != 3) fail("ring", index, "wrong-shape", "position must be [t, h, w]");
-      std::memcpy(ring->bytes.data() + ring->layout.byte_offset(slot, ring_position_offset(in.config.head_dim)), pos.data(), 24);
+      std::memcpy(ring->bytes.data() + ring->layout.byte_offset(slot, ring_position_offset(in.config.head_dim)),
+                  pos.data(), 24);
     }
     entry.reject_unknown_fields();
   }
@@ -105,7 +116,8 @@ void read_compressed_rows(const json& rows, const StepInput& in, CacheBuffer* co
 std::vector<int64_t> read_positions(const json& value, int* axes) {
   if (!value.is_array()) fail("positions", -1, "wrong-type", "expected [N] or [[N], [N], [N]]");
   if (!value.empty() && value[0].is_array()) {
-    if (value.size() != 3) fail("positions", -1, "wrong-shape", "three-axis positions must be [[t...], [h...], [w...]]");
+    if (value.size() != 3)
+      fail("positions", -1, "wrong-shape", "three-axis positions must be [[t...], [h...], [w...]]");
     std::vector<int64_t> out;
     for (size_t axis = 0; axis < 3; ++axis) {
       if (!value[axis].is_array() || value[axis].size() != value[0].size())
@@ -124,8 +136,10 @@ std::vector<int64_t> read_positions(const json& value, int* axes) {
 json patterns_of_row(const uint8_t* p, int64_t n, int bytes) {
   json row = json::array();
   for (int64_t i = 0; i < n; ++i) {
-    if (bytes == 1) row.push_back(p[i]);
-    else row.push_back(static_cast<int>(p[2 * i] | (p[2 * i + 1] << 8)));
+    if (bytes == 1)
+      row.push_back(p[i]);
+    else
+      row.push_back(static_cast<int>(p[2 * i] | (p[2 * i + 1] << 8)));
   }
   return row;
 }
@@ -158,12 +172,15 @@ StepCase step_case_from_json(const json& j) {
   in.ring_block_table = block_table_from_json(r.raw("ring_block_table"), "ring_block_table");
   in.config.ring_positions = r.boolean("ring_positions");
   if (const json* sections = r.optional_raw("mrope_sections")) {
-    if (!sections->is_array() || sections->size() != 3) fail("mrope_sections", -1, "wrong-shape", "expected [t, h, w] or null");
-    in.config.mrope_sections = std::array<int64_t, 3>{json_integer((*sections)[0], "mrope_sections", 0), json_integer((*sections)[1], "mrope_sections", 1),
-                                               json_integer((*sections)[2], "mrope_sections", 2)};
+    if (!sections->is_array() || sections->size() != 3)
+      fail("mrope_sections", -1, "wrong-shape", "expected [t, h, w] or null");
+    in.config.mrope_sections = std::array<int64_t, 3>{json_integer((*sections)[0], "mrope_sections", 0),
+                                                      json_integer((*sections)[1], "mrope_sections", 1),
+                                                      json_integer((*sections)[2], "mrope_sections", 2)};
   }
   const std::string dtype = r.string("store_dtype");
-  if (dtype != "bf16" && dtype != "fp8_e4m3") fail("store_dtype", -1, "unknown-dtype", "\"" + dtype + "\" is not bf16 or fp8_e4m3");
+  if (dtype != "bf16" && dtype != "fp8_e4m3")
+    fail("store_dtype", -1, "unknown-dtype", "\"" + dtype + "\" is not bf16 or fp8_e4m3");
   in.config.store_dtype = dtype == "bf16" ? StoreDtype::kBf16 : StoreDtype::kFp8E4m3;
   in.config.eps = static_cast<float>(r.number("eps"));  // binary32 by round-to-nearest
 
@@ -179,7 +196,8 @@ StepCase step_case_from_json(const json& j) {
   for (size_t t = 0; t < queries.size(); ++t) {
     if (!queries[t].is_array() || static_cast<int64_t>(queries[t].size()) != heads)
       fail("queries", static_cast<int64_t>(t), "wrong-shape", "every row needs the same number of heads as row 0");
-    for (const json& head : queries[t]) read_patterns(head, "queries", static_cast<int64_t>(t), head_length, 0xFFFF, &in.queries);
+    for (const json& head : queries[t])
+      read_patterns(head, "queries", static_cast<int64_t>(t), head_length, 0xFFFF, &in.queries);
   }
   in.positions = read_positions(r.raw("positions"), &in.position_axes);
   read_patterns(r.raw("w_k"), "w_k", -1, -1, 0xFFFF, &in.config.w_k);
@@ -188,15 +206,19 @@ StepCase step_case_from_json(const json& j) {
   // The caches: dense, zero except the listed rows. Their rows need a valid D and cache geometry
   // before anything is allocated, so these three rules of validate_step() are also checked here.
   if (in.config.head_dim < 32 || in.config.head_dim > 512 || (in.config.head_dim & (in.config.head_dim - 1)) != 0)
-    fail("head_dim", -1, "out-of-range", "D = " + std::to_string(in.config.head_dim) + " must be a power of two in [32, 512]");
-  if (in.config.ring_capacity < 1 || in.config.ring_capacity > kMaxRingCapacity) fail("ring_capacity", -1, "out-of-range", "R must be in [1, 2^20]");
+    fail("head_dim", -1, "out-of-range",
+         "D = " + std::to_string(in.config.head_dim) + " must be a power of two in [32, 512]");
+  if (in.config.ring_capacity < 1 || in.config.ring_capacity > kMaxRingCapacity)
+    fail("ring_capacity", -1, "out-of-range", "R must be in [1, 2^20]");
   if (in.config.storage_block_size < 1 || in.config.storage_block_size > kMaxStorageBlockSize)
     fail("storage_block_size", -1, "out-of-range", "S must be in [1, 2^20]");
   const int bytes = element_bytes(in.config.store_dtype);
-  c.caches.ring = zero_cache(r.integer("num_ring_blocks"), in.config.ring_capacity, ring_row_width(in.config.head_dim, in.config.ring_positions), 2,
-                             "num_ring_blocks", kMaxJsonCacheBytes);
-  c.caches.compressed = zero_cache(r.integer("num_compressed_blocks"), in.config.storage_block_size, in.config.head_dim, bytes,
-                                   "num_compressed_blocks", kMaxJsonCacheBytes - c.caches.ring.layout.size_bytes());
+  c.caches.ring = zero_cache(r.integer("num_ring_blocks"), in.config.ring_capacity,
+                             ring_row_width(in.config.head_dim, in.config.ring_positions), 2, "num_ring_blocks",
+                             kMaxJsonCacheBytes);
+  c.caches.compressed =
+      zero_cache(r.integer("num_compressed_blocks"), in.config.storage_block_size, in.config.head_dim, bytes,
+                 "num_compressed_blocks", kMaxJsonCacheBytes - c.caches.ring.layout.size_bytes());
   if (const json* rows = r.optional_raw("ring")) read_ring_rows(*rows, in, &c.caches.ring);
   if (const json* rows = r.optional_raw("compressed")) read_compressed_rows(*rows, in, &c.caches.compressed);
   r.reject_unknown_fields();
@@ -226,7 +248,8 @@ json cache_rows_to_json(const StepInput& in, const CacheBuffer& cache, bool ring
 json rows_to_json(const std::vector<Bf16>& flat, int64_t width) {
   json rows = json::array();
   for (size_t i = 0; i + static_cast<size_t>(width) <= flat.size(); i += static_cast<size_t>(width))
-    rows.push_back(std::vector<Bf16>(flat.begin() + static_cast<std::ptrdiff_t>(i), flat.begin() + static_cast<std::ptrdiff_t>(i) + width));
+    rows.push_back(std::vector<Bf16>(flat.begin() + static_cast<std::ptrdiff_t>(i),
+                                     flat.begin() + static_cast<std::ptrdiff_t>(i) + width));
   return rows;
 }
 
@@ -281,7 +304,8 @@ json step_case_to_json(const StepCase& c) {
   return j;
 }
 
-json step_result_to_json(const StepInput& in, const StepCaches& caches, const StepOutput& out, const std::vector<reference::PooledGroup>* pooled) {
+json step_result_to_json(const StepInput& in, const StepCaches& caches, const StepOutput& out,
+                         const std::vector<reference::PooledGroup>* pooled) {
   json j;
   j["status"] = "ok";
   j["step_status"] = to_string(out.step_status);
@@ -292,7 +316,8 @@ json step_result_to_json(const StepInput& in, const StepCaches& caches, const St
   for (int64_t t = 0; t < in.num_tokens(); ++t) {
     json heads = json::array();
     for (int64_t h = 0; h < in.config.num_heads; ++h)
-      heads.push_back(patterns_of_row(out.q_out.data() + (t * in.config.num_heads + h) * in.config.head_dim * bytes, in.config.head_dim, bytes));
+      heads.push_back(patterns_of_row(out.q_out.data() + (t * in.config.num_heads + h) * in.config.head_dim * bytes,
+                                      in.config.head_dim, bytes));
     q.push_back(std::move(heads));
   }
   j["q_out"] = std::move(q);

@@ -34,8 +34,10 @@ std::vector<std::string> split_fields(const std::string& line) {
 class CsvContext {
  public:
   explicit CsvContext(std::string path) : path_(std::move(path)) {}
-  [[noreturn]] void fail(const std::string& column, int64_t line, const std::string& rule, const std::string& what) const {
-    const std::string where = path_ + (line >= 1 ? ":" + std::to_string(line) : "") + (column == "input" ? "" : ": column " + column);
+  [[noreturn]] void fail(const std::string& column, int64_t line, const std::string& rule,
+                         const std::string& what) const {
+    const std::string where =
+        path_ + (line >= 1 ? ":" + std::to_string(line) : "") + (column == "input" ? "" : ": column " + column);
     throw InputError(Error{column, line, rule, where + ": " + what});
   }
 
@@ -68,16 +70,18 @@ int64_t parse_timestamp_us(const CsvContext& ctx, const std::string& text, int64
     int64_t v = 0;
     for (size_t i = at; i < at + count; ++i) {
       if (i >= text.size() || text[i] < '0' || text[i] > '9')
-        ctx.fail("TIMESTAMP", line, "malformed-timestamp", "expected YYYY-MM-DD HH:MM:SS[.fraction], got '" + text + "'");
+        ctx.fail("TIMESTAMP", line, "malformed-timestamp",
+                 "expected YYYY-MM-DD HH:MM:SS[.fraction], got '" + text + "'");
       v = v * 10 + (text[i] - '0');
     }
-    if (v < lo || v > hi)
-      ctx.fail("TIMESTAMP", line, "malformed-timestamp", "field out of range in '" + text + "'");
+    if (v < lo || v > hi) ctx.fail("TIMESTAMP", line, "malformed-timestamp", "field out of range in '" + text + "'");
     return v;
   };
-  const bool separators = text.size() >= 19 && text[4] == '-' && text[7] == '-' && (text[10] == ' ' || text[10] == 'T') &&
-                          text[13] == ':' && text[16] == ':' && (text.size() == 19 || text[19] == '.');
-  if (!separators) ctx.fail("TIMESTAMP", line, "malformed-timestamp", "expected YYYY-MM-DD HH:MM:SS[.fraction], got '" + text + "'");
+  const bool separators = text.size() >= 19 && text[4] == '-' && text[7] == '-' &&
+                          (text[10] == ' ' || text[10] == 'T') && text[13] == ':' && text[16] == ':' &&
+                          (text.size() == 19 || text[19] == '.');
+  if (!separators)
+    ctx.fail("TIMESTAMP", line, "malformed-timestamp", "expected YYYY-MM-DD HH:MM:SS[.fraction], got '" + text + "'");
   const int64_t days = days_from_civil(digits(0, 4, 0, 9999), digits(5, 2, 1, 12), digits(8, 2, 1, 31));
   const int64_t seconds = days * 86400 + digits(11, 2, 0, 23) * 3600 + digits(14, 2, 0, 59) * 60 + digits(17, 2, 0, 60);
   int64_t micros = 0;
@@ -118,7 +122,9 @@ Workload workload_from_requests_csv(const std::string& path) {
   const auto prompt_col = column_of(header, prompt_name);
   const auto output_col = column_of(header, output_name);
   if (!prompt_col)
-    ctx.fail(prompt_name, 1, "missing-column", "the header names no " + prompt_name + " column (expected prompt_tokens,output_tokens or TIMESTAMP,ContextTokens,GeneratedTokens)");
+    ctx.fail(prompt_name, 1, "missing-column",
+             "the header names no " + prompt_name +
+                 " column (expected prompt_tokens,output_tokens or TIMESTAMP,ContextTokens,GeneratedTokens)");
   if (!output_col) ctx.fail(output_name, 1, "missing-column", "the header names no " + output_name + " column");
   const auto time_col = column_of(header, "TIMESTAMP");
 

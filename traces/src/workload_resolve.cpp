@@ -38,7 +38,8 @@ Workload resolve(const Workload& workload, Rng& rng) {
   if (c.block_size % c.compress_ratio != 0)
     throw InputError(Error{"block_size", -1, "not-divisible", "B must be a multiple of C"});
   if (c.max_num_batched_tokens < 1 + c.num_speculative_tokens)
-    throw InputError(Error{"max_num_batched_tokens", -1, "out-of-range", "the budget must hold one decode (1 + drafts rows)"});
+    throw InputError(
+        Error{"max_num_batched_tokens", -1, "out-of-range", "the budget must hold one decode (1 + drafts rows)"});
 
   // A request's committed length stays below prompt + output, so no position reaches longest.
   const int64_t longest = scaled_length(w.prompt_tokens.max(), w.prompt_length_scale) +

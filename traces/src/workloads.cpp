@@ -137,9 +137,10 @@ Workload make_mrope_fp8() {
 Workload make_adversarial() {
   Workload w = make_default();
   w.name = "adversarial";
-  w.description = "each scenario one of tiny-blocks, ratios, many-drafts, ring-minimum, production-blocks, "
-                  "preemption-storm, prefix-sharing, mrope-fp8";
-  w.mix = {make_tiny_blocks(), make_ratios(),  make_many_drafts(),    make_ring_minimum(),
+  w.description =
+      "each scenario one of tiny-blocks, ratios, many-drafts, ring-minimum, production-blocks, "
+      "preemption-storm, prefix-sharing, mrope-fp8";
+  w.mix = {make_tiny_blocks(),       make_ratios(),           make_many_drafts(),    make_ring_minimum(),
            make_production_blocks(), make_preemption_storm(), make_prefix_sharing(), make_mrope_fp8()};
   return w;
 }
@@ -182,13 +183,16 @@ const std::vector<Entry>& catalog() {
       {"adversarial", make_adversarial},
       {"azure-code",
        [] {
-         return make_azure("azure-code", "Azure LLM inference trace 2023, code: fitted lengths (prompts / 16, outputs / 4) and rate",
+         return make_azure("azure-code",
+                           "Azure LLM inference trace 2023, code: fitted lengths (prompts / 16, outputs / 4) and rate",
                            azure_code_fit());
        }},
       {"azure-conv",
        [] {
-         return make_azure("azure-conv", "Azure LLM inference trace 2023, conversation: fitted lengths (prompts / 16, outputs / 4) and rate",
-                           azure_conv_fit());
+         return make_azure(
+             "azure-conv",
+             "Azure LLM inference trace 2023, conversation: fitted lengths (prompts / 16, outputs / 4) and rate",
+             azure_conv_fit());
        }},
   };
   return entries;
@@ -209,7 +213,8 @@ Workload workload_by_name(const std::string& name) {
     choices += choices.empty() ? "" : ", ";
     choices += e.name;
   }
-  throw InputError(Error{"workload", -1, "unknown-workload", "unknown workload '" + name + "'; choose one of: " + choices});
+  throw InputError(
+      Error{"workload", -1, "unknown-workload", "unknown workload '" + name + "'; choose one of: " + choices});
 }
 
 std::string workload_help() {

@@ -12,10 +12,10 @@ namespace qsa::cuda::detail {
 // parameter of the kernel, chosen per launch from NR).
 inline constexpr int kMinMetadataThreads = 256;
 inline constexpr int kMaxMetadataThreads = 1024;
-inline constexpr int kMaxRowsPerThread = 4;         // row tile = 256 .. 1024 rows
-inline constexpr int kMaxWorkRowsPerThread = 4;     // work tile = 256 .. 1024 k-work rows
-inline constexpr int kChunkRows = 32;               // a search hint is kept for every 32 rows of a tile
-inline constexpr int kStageBatch = 4;               // requests a thread loads before storing any (NR <= 1024: one batch)
+inline constexpr int kMaxRowsPerThread = 4;      // row tile = 256 .. 1024 rows
+inline constexpr int kMaxWorkRowsPerThread = 4;  // work tile = 256 .. 1024 k-work rows
+inline constexpr int kChunkRows = 32;            // a search hint is kept for every 32 rows of a tile
+inline constexpr int kStageBatch = 4;            // requests a thread loads before storing any (NR <= 1024: one batch)
 
 inline constexpr int32_t kKindCompressed = 0;
 inline constexpr int32_t kKindRing = 1;
@@ -42,28 +42,28 @@ struct MetadataParams {
   const int32_t* query_start_loc;      // [num_requests + 1] row offsets; [0] == 0, non-decreasing
   const int32_t* seq_lens;             // [num_requests] e_j
   const int64_t* common_slot_mapping;  // [>= num_tokens]; null for the ring kind
-  const int32_t* block_table;          // (r, c) at r * row_stride + c * col_stride; r < num_requests, c < block_table_cols
+  const int32_t* block_table;  // (r, c) at r * row_stride + c * col_stride; r < num_requests, c < block_table_cols
   int64_t row_stride;
   int64_t col_stride;
-  int32_t block_table_cols;            // W
-  int32_t num_tokens;                  // N
-  int32_t num_requests;                // NR >= 1
-  int32_t num_work_rows;               // K (0 unless compressed)
-  int32_t kind;                        // kKindCompressed, kKindRing or kKindPassthrough
-  InvariantDivider compress_ratio;     // C (compressed; 1 otherwise)
-  InvariantDivider builder_ratio;      // Cb (visible_blocks)
-  InvariantDivider storage_block_size; // S (compressed; 1 otherwise)
-  InvariantDivider ring_capacity;      // R (ring; 1 otherwise)
+  int32_t block_table_cols;             // W
+  int32_t num_tokens;                   // N
+  int32_t num_requests;                 // NR >= 1
+  int32_t num_work_rows;                // K (0 unless compressed)
+  int32_t kind;                         // kKindCompressed, kKindRing or kKindPassthrough
+  InvariantDivider compress_ratio;      // C (compressed; 1 otherwise)
+  InvariantDivider builder_ratio;       // Cb (visible_blocks)
+  InvariantDivider storage_block_size;  // S (compressed; 1 otherwise)
+  InvariantDivider ring_capacity;       // R (ring; 1 otherwise)
 
-  int32_t* token_to_req;               // [num_tokens]
-  int64_t* logical_positions;          // [num_tokens]
-  int32_t* visible_blocks;             // [num_tokens]
-  int64_t* slot_mapping;               // [num_tokens]
-  int32_t* k_work_metadata;            // [num_work_rows][2], 8-byte aligned
+  int32_t* token_to_req;       // [num_tokens]
+  int64_t* logical_positions;  // [num_tokens]
+  int32_t* visible_blocks;     // [num_tokens]
+  int64_t* slot_mapping;       // [num_tokens]
+  int32_t* k_work_metadata;    // [num_work_rows][2], 8-byte aligned
 
-  int32_t rows_per_thread;             // 1..kMaxRowsPerThread
-  int32_t work_rows_per_thread;        // 1..kMaxWorkRowsPerThread
-  int32_t work_blocks;                 // blocks [0, work_blocks) build k-work tiles, the rest row tiles
+  int32_t rows_per_thread;       // 1..kMaxRowsPerThread
+  int32_t work_rows_per_thread;  // 1..kMaxWorkRowsPerThread
+  int32_t work_blocks;           // blocks [0, work_blocks) build k-work tiles, the rest row tiles
 };
 
 /// Shared-memory words of a row tile: qsl [NR + 1], chunk starts [NR], ring blocks [NR], hints.

@@ -48,7 +48,8 @@ __device__ __forceinline__ int32_t warp_inclusive_sum(int32_t value) {
 
 /// n_j of SPEC 2 for a request with rows [row_begin, row_end) and e_j = seq_len.
 template <MetadataVariant kVariant>
-__device__ __forceinline__ int32_t work_items(int32_t row_begin, int32_t row_end, int32_t seq_len, const InvariantDivider& c) {
+__device__ __forceinline__ int32_t work_items(int32_t row_begin, int32_t row_end, int32_t seq_len,
+                                              const InvariantDivider& c) {
   const int32_t q = row_end - row_begin;
   if constexpr (kVariant != MetadataVariant::kZeroLengthRequestGetsWork) {
     if (q == 0) return 0;
@@ -72,8 +73,10 @@ __device__ __forceinline__ int32_t search_last_at_most(const int32_t* keys, int3
   while (lo < hi) {
     const int32_t mid = (lo + hi + 1) >> 1;
     const bool inside = kStrict ? keys[mid] < value : keys[mid] <= value;
-    if (inside) lo = mid;
-    else hi = mid - 1;
+    if (inside)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }
@@ -165,10 +168,10 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
   const int32_t nr = p.num_requests;
   const int32_t tile_rows = kThreads * p.rows_per_thread;
   const int32_t chunks = tile_rows / kChunkRows;
-  int32_t* qsl_s = shared;             // [nr + 1] query_start_loc
-  int32_t* start_s = qsl_s + nr + 1;   // [nr] chunk start s_j = e_j - q_j
-  int32_t* ring_s = start_s + nr;      // [nr] ring block block_table[j][0] (ring kind, W > 0), else -1
-  int32_t* hints = ring_s + nr;        // [chunks + 1] request owning row tile_begin + 32k
+  int32_t* qsl_s = shared;            // [nr + 1] query_start_loc
+  int32_t* start_s = qsl_s + nr + 1;  // [nr] chunk start s_j = e_j - q_j
+  int32_t* ring_s = start_s + nr;     // [nr] ring block block_table[j][0] (ring kind, W > 0), else -1
+  int32_t* hints = ring_s + nr;       // [chunks + 1] request owning row tile_begin + 32k
   const int tid = static_cast<int>(threadIdx.x);
   const int32_t tile_begin = tile * tile_rows;
   const bool reads_common = p.kind != kKindRing;
@@ -251,7 +254,7 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
         const int32_t g = p.compress_ratio.div(pos);
         const int32_t logical_block = p.storage_block_size.div(g);
         const bool in_table = kVariant == MetadataVariant::kColumnBoundOffByOne ? logical_block <= p.block_table_cols
-                                                                                 : logical_block < p.block_table_cols;
+                                                                                : logical_block < p.block_table_cols;
         const bool common_ok = kVariant == MetadataVariant::kNegativeCommonSlotIgnored || common[i] >= 0;
         if (in_table && common_ok) {
           const int64_t col_stride = kVariant == MetadataVariant::kColumnStrideIgnored ? 1 : p.col_stride;
@@ -260,7 +263,8 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
         }
       }
     } else if (p.kind == kKindRing) {
-      const bool kept = kVariant == MetadataVariant::kRingKeepsEveryRow || t + static_cast<int32_t>(p.ring_capacity.divisor) >= end;
+      const bool kept =
+          kVariant == MetadataVariant::kRingKeepsEveryRow || t + static_cast<int32_t>(p.ring_capacity.divisor) >= end;
       if (kept) block[i] = ring_s[j];
     }
   }
@@ -288,7 +292,8 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
       if (block[i] >= 0)
         slot = static_cast<int64_t>(block[i]) * p.storage_block_size.divisor + p.storage_block_size.mod(group[i]);
     } else if (p.kind == kKindRing) {
-      if (block[i] >= 0) slot = static_cast<int64_t>(block[i]) * p.ring_capacity.divisor + p.ring_capacity.mod(position[i]);
+      if (block[i] >= 0)
+        slot = static_cast<int64_t>(block[i]) * p.ring_capacity.divisor + p.ring_capacity.mod(position[i]);
     } else {
       slot = common[i] >= 0 ? common[i] : -1;
     }
@@ -300,31 +305,45 @@ template <MetadataVariant kVariant, int kThreads>
 __global__ void __launch_bounds__(kThreads) metadata_staged_tiles_kernel(const MetadataParams params) {
   extern __shared__ int32_t shared[];
   const auto block = static_cast<int32_t>(blockIdx.x);
-  if (block < params.work_blocks) build_work_tile<kVariant, kThreads>(params, shared, block);
-  else build_row_tile<kVariant, kThreads>(params, shared, block - params.work_blocks);
+  if (block < params.work_blocks)
+    build_work_tile<kVariant, kThreads>(params, shared, block);
+  else
+    build_row_tile<kVariant, kThreads>(params, shared, block - params.work_blocks);
 }
 
 /// Raises the dynamic shared-memory limit of every block size of the kVariant instantiation.
 template <MetadataVariant kVariant>
 cudaError_t allow_metadata_shared_memory(int bytes) {
-  cudaError_t e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 256>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (e == cudaSuccess) e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (e == cudaSuccess) e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 1024>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  cudaError_t e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 256>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             bytes);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 1024>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             bytes);
   return e;
 }
 
 /// Launches the kVariant instantiation for `threads` (256, 512 or 1024) threads per block:
 /// `blocks` blocks, `shared_bytes` of dynamic shared memory.
 template <MetadataVariant kVariant>
-cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, int32_t threads, int32_t blocks, size_t shared_bytes,
-                                         cudaStream_t stream) {
+cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, int32_t threads, int32_t blocks,
+                                         size_t shared_bytes, cudaStream_t stream) {
   if (blocks == 0) return cudaSuccess;
   const auto grid = static_cast<unsigned>(blocks);
   switch (threads) {
-    case 256: metadata_staged_tiles_kernel<kVariant, 256><<<grid, 256, shared_bytes, stream>>>(params); break;
-    case 512: metadata_staged_tiles_kernel<kVariant, 512><<<grid, 512, shared_bytes, stream>>>(params); break;
-    case 1024: metadata_staged_tiles_kernel<kVariant, 1024><<<grid, 1024, shared_bytes, stream>>>(params); break;
-    default: return cudaErrorInvalidConfiguration;
+    case 256:
+      metadata_staged_tiles_kernel<kVariant, 256><<<grid, 256, shared_bytes, stream>>>(params);
+      break;
+    case 512:
+      metadata_staged_tiles_kernel<kVariant, 512><<<grid, 512, shared_bytes, stream>>>(params);
+      break;
+    case 1024:
+      metadata_staged_tiles_kernel<kVariant, 1024><<<grid, 1024, shared_bytes, stream>>>(params);
+      break;
+    default:
+      return cudaErrorInvalidConfiguration;
   }
   return cudaGetLastError();
 }

@@ -35,7 +35,8 @@ __device__ __forceinline__ void load_bits(const uint16_t* p, uint32_t (&bits)[E 
     }
   } else {
 #pragma unroll
-    for (int i = 0; i < E / 2; ++i) bits[i] = static_cast<uint32_t>(p[2 * i]) | static_cast<uint32_t>(p[2 * i + 1]) << 16;
+    for (int i = 0; i < E / 2; ++i)
+      bits[i] = static_cast<uint32_t>(p[2 * i]) | static_cast<uint32_t>(p[2 * i + 1]) << 16;
   }
 }
 
@@ -93,7 +94,8 @@ __device__ __forceinline__ void store_chunk(void* row, int offset, const uint32_
     uint16_t* p = static_cast<uint16_t*>(row) + offset;
     if constexpr (Fast) {
 #pragma unroll
-      for (int c = 0; c < E / 8; ++c) *reinterpret_cast<uint4*>(p + 8 * c) = make_uint4(y[4 * c], y[4 * c + 1], y[4 * c + 2], y[4 * c + 3]);
+      for (int c = 0; c < E / 8; ++c)
+        *reinterpret_cast<uint4*>(p + 8 * c) = make_uint4(y[4 * c], y[4 * c + 1], y[4 * c + 2], y[4 * c + 3]);
     } else {
 #pragma unroll
       for (int i = 0; i < E / 2; ++i) {

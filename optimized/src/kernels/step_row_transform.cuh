@@ -67,10 +67,12 @@ __device__ __forceinline__ void team_rrms(const float (&ss)[H], float eps, int l
 
 // y = bf16((x · rrms) · gain), packed in pairs; gain = 1 + f(w).
 template <int E>
-__device__ __forceinline__ void normalize(const float (&x)[E], const float (&gain)[E], float rrms, uint32_t (&y)[E / 2]) {
+__device__ __forceinline__ void normalize(const float (&x)[E], const float (&gain)[E], float rrms,
+                                          uint32_t (&y)[E / 2]) {
 #pragma unroll
   for (int i = 0; i < E / 2; ++i)
-    y[i] = float2_to_bf16x2(__fmul_rn(__fmul_rn(x[2 * i], rrms), gain[2 * i]), __fmul_rn(__fmul_rn(x[2 * i + 1], rrms), gain[2 * i + 1]));
+    y[i] = float2_to_bf16x2(__fmul_rn(__fmul_rn(x[2 * i], rrms), gain[2 * i]),
+                            __fmul_rn(__fmul_rn(x[2 * i + 1], rrms), gain[2 * i + 1]));
 }
 
 template <int D, bool Fast>
@@ -87,8 +89,8 @@ __device__ __forceinline__ void load_gain(const uint16_t* weight, int lane, floa
 // negation, and (−s)·b = −(s·b) under round to nearest), so every rotated element is self·c +
 // partner·s. Elements from rd on get (1, 0) and are passed through by rotate().
 template <int D, bool Fast>
-__device__ __forceinline__ void load_cos_sin(const StepParams& p, const int64_t (&pos)[3], int lane, uint32_t axes, float (&c)[TeamShape<D>::kElems],
-                                             float (&s)[TeamShape<D>::kElems]) {
+__device__ __forceinline__ void load_cos_sin(const StepParams& p, const int64_t (&pos)[3], int lane, uint32_t axes,
+                                             float (&c)[TeamShape<D>::kElems], float (&s)[TeamShape<D>::kElems]) {
   constexpr int E = TeamShape<D>::kElems;
   const int hp = p.rotary_dim / 2;
   const int first = lane * E;
@@ -98,7 +100,7 @@ __device__ __forceinline__ void load_cos_sin(const StepParams& p, const int64_t 
     s[i] = 0.0f;
   }
   if (first >= p.rotary_dim) return;  // a pass-through lane
-  if constexpr (Fast) {  // the lane's E pairs are contiguous in each table row, all on one side of rd/2
+  if constexpr (Fast) {               // the lane's E pairs are contiguous in each table row, all on one side of rd/2
     const int base = first < hp ? first : first - hp;
     float cv[3][E];
     float sv[3][E];
@@ -137,7 +139,8 @@ __device__ __forceinline__ void load_cos_sin(const StepParams& p, const int64_t 
 // at the same offsets, one shuffle per pair of values; otherwise through `scratch` (D values in
 // shared memory). Every lane of the warp calls it.
 template <int D, bool Fast>
-__device__ __forceinline__ void rope_partners(const StepParams& p, const uint32_t (&y)[TeamShape<D>::kElems / 2], uint16_t* scratch, int lane,
+__device__ __forceinline__ void rope_partners(const StepParams& p, const uint32_t (&y)[TeamShape<D>::kElems / 2],
+                                              uint16_t* scratch, int lane,
                                               uint32_t (&partner)[TeamShape<D>::kElems / 2]) {
   constexpr int E = TeamShape<D>::kElems;
   const int hp = p.rotary_dim / 2;
@@ -169,8 +172,10 @@ __device__ __forceinline__ void rope_partners(const StepParams& p, const uint32_
 // NeoX RoPE (SPEC 6.3) of this lane's packed values, in place: self·c + partner·(±s) for the
 // elements below rd (a·c − b·s below rd/2, b·c + a·s from rd/2), elements from rd on unchanged.
 template <int D, bool Fast>
-__device__ __forceinline__ void rotate(const StepParams& p, int lane, const float (&c)[TeamShape<D>::kElems], const float (&s)[TeamShape<D>::kElems],
-                                       const uint32_t (&partner)[TeamShape<D>::kElems / 2], uint32_t (&y)[TeamShape<D>::kElems / 2]) {
+__device__ __forceinline__ void rotate(const StepParams& p, int lane, const float (&c)[TeamShape<D>::kElems],
+                                       const float (&s)[TeamShape<D>::kElems],
+                                       const uint32_t (&partner)[TeamShape<D>::kElems / 2],
+                                       uint32_t (&y)[TeamShape<D>::kElems / 2]) {
   constexpr int E = TeamShape<D>::kElems;
   const int first = lane * E;
   if (first >= p.rotary_dim) return;  // Fast: the whole lane passes through
@@ -183,7 +188,8 @@ __device__ __forceinline__ void rotate(const StepParams& p, int lane, const floa
     if constexpr (!Fast) r[i] = first + i < p.rotary_dim ? r[i] : self;
   }
 #pragma unroll
-  for (int i = 0; i < E / 2; ++i) y[i] = float2_to_bf16x2(r[2 * i], r[2 * i + 1]);  // a passed-through value converts to itself
+  for (int i = 0; i < E / 2; ++i)
+    y[i] = float2_to_bf16x2(r[2 * i], r[2 * i + 1]);  // a passed-through value converts to itself
 }
 
 }  // namespace qsa::cuda::detail

@@ -27,7 +27,8 @@ __device__ __forceinline__ uint32_t float2_to_bf16x2(float lo, float hi) {
 template <bool Saturate = true>
 __device__ __forceinline__ uint8_t bf16_to_e4m3(uint16_t x) {
   if ((x & 0x7FFFu) > 0x7F80u) return 0x7F;
-  return static_cast<uint8_t>(__nv_cvt_float_to_fp8(bf16_to_float(x), Saturate ? __NV_SATFINITE : __NV_NOSAT, __NV_E4M3));
+  return static_cast<uint8_t>(
+      __nv_cvt_float_to_fp8(bf16_to_float(x), Saturate ? __NV_SATFINITE : __NV_NOSAT, __NV_E4M3));
 }
 
 }  // namespace qsa::cuda::detail

@@ -36,19 +36,24 @@ void fill_lane_axes(StepParams& p) {
   }
 }
 
-template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks, int PoolBatch = kDefaultPoolBatch>
+template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
+          int PoolBatch = kDefaultPoolBatch>
 Status launch_step_kernel(StepParams p, cudaStream_t stream, Error* error) {
   constexpr int64_t teams = TeamShape<D>::kTeamsPerBlock;
   fill_lane_axes<D, Bug>(p);
-  if (Bug == kRingOneRowShort && p.ring_capacity > 1) p.ring_rows = InvariantDivider::make(static_cast<uint32_t>(p.ring_capacity - 1));
+  if (Bug == kRingOneRowShort && p.ring_capacity > 1)
+    p.ring_rows = InvariantDivider::make(static_cast<uint32_t>(p.ring_capacity - 1));
   const int64_t item_blocks = (p.num_work_rows + teams - 1) / teams;
   const int64_t q_blocks = (p.num_tokens + teams - 1) / teams;  // one team per token row
   if (item_blocks + q_blocks == 0) return Status::kOk;
-  if (item_blocks + q_blocks > 2147483647) return invalid(error, "num_tokens", -1, "launch-argument", "the grid would exceed 2^31 - 1 blocks");
+  if (item_blocks + q_blocks > 2147483647)
+    return invalid(error, "num_tokens", -1, "launch-argument", "the grid would exceed 2^31 - 1 blocks");
   p.item_blocks = static_cast<int32_t>(item_blocks);
   // Item blocks (latency chains) spread among the Q blocks (streams of rows), every item_stride-th.
-  p.item_stride = InvariantDivider::make(static_cast<uint32_t>(item_blocks > 0 ? (item_blocks + q_blocks) / item_blocks : 1));
-  step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch><<<static_cast<unsigned>(item_blocks + q_blocks), kStepThreads, 0, stream>>>(p);
+  p.item_stride =
+      InvariantDivider::make(static_cast<uint32_t>(item_blocks > 0 ? (item_blocks + q_blocks) / item_blocks : 1));
+  step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch>
+      <<<static_cast<unsigned>(item_blocks + q_blocks), kStepThreads, 0, stream>>>(p);
   QSA_CUDA_TRY(cudaGetLastError(), error);
   return Status::kOk;
 }
@@ -59,9 +64,13 @@ inline constexpr int kMinBlocksFor = D >= 512 ? 3 : kDefaultMinBlocks;
 
 template <int D, int Bug, bool Generic>
 Status launch_for_layout(const StepParams& p, cudaStream_t stream, Error* error) {
-  if (fast_layout(p, D)) return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kMinBlocksFor<D>>(p, stream, error);
-  if constexpr (Generic) return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D>>(p, stream, error);
-  return invalid(error, "layout", -1, "launch-argument", "this kernel variant is built for the fast layout only (aligned rows, rd/2 a power-of-two multiple of the lane chunk)");
+  if (fast_layout(p, D))
+    return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kMinBlocksFor<D>>(p, stream, error);
+  if constexpr (Generic)
+    return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D>>(p, stream, error);
+  return invalid(error, "layout", -1, "launch-argument",
+                 "this kernel variant is built for the fast layout only (aligned rows, rd/2 a power-of-two multiple of "
+                 "the lane chunk)");
 }
 
 /// A tuning variant (benchmarks only): D = 128, the fast layout, H heads per pass, MinBlocks,
@@ -70,7 +79,8 @@ template <int H, int MinBlocks, int PoolBatch>
 Status launch_step_tuning(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
   if (Status s = check_step_args(args, error); s != Status::kOk) return s;
   const StepParams p = make_step_params(args);
-  if (args.head_dim != 128 || !fast_layout(p, 128)) return invalid(error, "head_dim", -1, "launch-argument", "tuning variants need D = 128, fast layout");
+  if (args.head_dim != 128 || !fast_layout(p, 128))
+    return invalid(error, "head_dim", -1, "launch-argument", "tuning variants need D = 128, fast layout");
   return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch>(p, stream, error);
 }
 
@@ -81,8 +91,11 @@ template <int Bug, bool Generic, int... Dims>
 Status dispatch_step_update(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
   if (Status s = check_step_args(args, error); s != Status::kOk) return s;
   const StepParams p = make_step_params(args);
-  Status status = invalid(error, "head_dim", -1, "launch-argument", "this kernel variant is not built for D = " + std::to_string(args.head_dim));
-  const bool launched = ((args.head_dim == Dims ? (status = launch_for_layout<Dims, Bug, Generic>(p, stream, error), true) : false) || ...);
+  Status status = invalid(error, "head_dim", -1, "launch-argument",
+                          "this kernel variant is not built for D = " + std::to_string(args.head_dim));
+  const bool launched =
+      ((args.head_dim == Dims ? (status = launch_for_layout<Dims, Bug, Generic>(p, stream, error), true) : false) ||
+       ...);
   (void)launched;
   return status;
 }

@@ -10,8 +10,9 @@ namespace qsa::cuda::detail {
 
 inline constexpr int kStepThreads = 128;
 inline constexpr int kDefaultHeadsPerPass = 2;  // Q-path heads whose loads and shuffles interleave
-inline constexpr int kDefaultMinBlocks = 6;     // at most 80 registers (71 used): 24 warps per SM (docs/cuda-step-update.md)
-inline constexpr int kDefaultPoolBatch = 2;     // group members loaded at once (four need more registers)
+inline constexpr int kDefaultMinBlocks =
+    6;  // at most 80 registers (71 used): 24 warps per SM (docs/cuda-step-update.md)
+inline constexpr int kDefaultPoolBatch = 2;  // group members loaded at once (four need more registers)
 
 /// Planted bugs (tests only, properties/planted/): the production kernel is step_update_row_teams_kernel<D, kNoBug>.
 enum StepBug : int {
@@ -76,13 +77,13 @@ struct StepParams {
   int32_t* status;
 
   // Derived at launch (make_step_params, launch_step_kernel).
-  float inv_compress_ratio;  // 1 / C when C is a power of two (then x / C == x · (1 / C) exactly), else 0
+  float inv_compress_ratio;           // 1 / C when C is a power of two (then x / C == x · (1 / C) exactly), else 0
   InvariantDivider compress_divider;  // C
   InvariantDivider storage_divider;   // S
   InvariantDivider ring_rows;         // R (R - 1 in the planted ring-one-row-short bug)
-  uint32_t lane_axes[32];    // per lane of a team: the MRoPE axis of each element's rotary pair, 2 bits each
-  int32_t item_blocks;           // blocks 0, k, 2k, ... (item_blocks of them) run k-work items, the rest Q rows
-  InvariantDivider item_stride;  // k = (item_blocks + Q blocks) / item_blocks (1 without items)
+  uint32_t lane_axes[32];             // per lane of a team: the MRoPE axis of each element's rotary pair, 2 bits each
+  int32_t item_blocks;                // blocks 0, k, 2k, ... (item_blocks of them) run k-work items, the rest Q rows
+  InvariantDivider item_stride;       // k = (item_blocks + Q blocks) / item_blocks (1 without items)
 };
 
 }  // namespace qsa::cuda::detail

@@ -18,14 +18,15 @@ namespace qsa::cuda::detail {
 // interleave (straight-line code: a missing head is computed on zeros and not stored). The next
 // pass's loads are issued before the current pass is computed.
 template <int D, int Bug, bool Fast, int H>
-__device__ void q_row(const StepParams& p, int64_t t, uint32_t axes, const float (&gain)[TeamShape<D>::kElems], uint16_t* scratch, int lane) {
+__device__ void q_row(const StepParams& p, int64_t t, uint32_t axes, const float (&gain)[TeamShape<D>::kElems],
+                      uint16_t* scratch, int lane) {
   constexpr int E = TeamShape<D>::kElems;
   const int64_t rows = Bug == kQOutSkipsPadding ? p.query_start_loc[p.num_requests] : p.num_tokens;
   const bool active = t < rows;
   const int h_end = p.num_heads;
   const uint16_t* q_in = p.queries + (t * p.num_heads) * D + lane * E;
   // A pass's q chunks as packed pairs: whole-vector loads, unpacked when the pass is computed.
-  auto load_pass = [&](int h0, uint32_t (&bits)[H][E / 2]) {
+  auto load_pass = [&](int h0, uint32_t(&bits)[H][E / 2]) {
 #pragma unroll
     for (int k = 0; k < H; ++k) {
       if (active && h0 + k < h_end) {
@@ -79,7 +80,8 @@ __device__ __forceinline__ int32_t ring_block_of(const StepParams& p, int j) {
 // Positions are below 2^31 (seq_lens are int32): the 32-bit divider of the ring's rows serves.
 template <int Bug>
 __device__ __forceinline__ uint16_t* ring_row(const StepParams& p, int32_t block, int64_t position) {
-  return p.ring + block * p.ring_block_stride + p.ring_rows.remainder(static_cast<uint32_t>(position)) * p.ring_row_stride;
+  return p.ring + block * p.ring_block_stride +
+         p.ring_rows.remainder(static_cast<uint32_t>(position)) * p.ring_row_stride;
 }
 
 // Where a request's chunk lies: token rows [first_row, end_row), positions from `start`.
@@ -98,7 +100,8 @@ __device__ void commit_ring(const StepParams& p, const Chunk& chunk, int lane) {
   constexpr int E = TeamShape<D>::kElems;
   constexpr int kBatch = 4;
   static_assert(kBatch <= TeamShape<D>::kLanes, "a lane per row's tail");
-  const int32_t from = chunk.end_row - chunk.first_row > p.ring_capacity ? chunk.end_row - p.ring_capacity : chunk.first_row;
+  const int32_t from =
+      chunk.end_row - chunk.first_row > p.ring_capacity ? chunk.end_row - p.ring_capacity : chunk.first_row;
   for (int32_t t0 = from; t0 < chunk.end_row; t0 += kBatch) {
     uint32_t bits[kBatch][E / 2];
 #pragma unroll
@@ -113,7 +116,9 @@ __device__ void commit_ring(const StepParams& p, const Chunk& chunk, int lane) {
       uint16_t* row = ring_row<Bug>(p, chunk.ring_block, chunk.start + (t0 + b - chunk.first_row));
       store_bits_to_ring<E, Fast>(row + lane * E, bits[b]);
     }
-    if (tail) store_tail<Fast>(ring_row<Bug>(p, chunk.ring_block, chunk.start + (t0 + lane - chunk.first_row)) + p.ring_tail_offset, pos);
+    if (tail)
+      store_tail<Fast>(
+          ring_row<Bug>(p, chunk.ring_block, chunk.start + (t0 + lane - chunk.first_row)) + p.ring_tail_offset, pos);
   }
 }
 
@@ -127,7 +132,8 @@ __device__ __forceinline__ const uint16_t* member_row(const StepParams& p, const
 }
 
 template <int D, int Bug, bool Fast>
-__device__ __forceinline__ void load_member(const StepParams& p, const Chunk& chunk, int64_t m, int lane, uint32_t (&bits)[TeamShape<D>::kElems / 2]) {
+__device__ __forceinline__ void load_member(const StepParams& p, const Chunk& chunk, int64_t m, int lane,
+                                            uint32_t (&bits)[TeamShape<D>::kElems / 2]) {
   constexpr int E = TeamShape<D>::kElems;
   const uint16_t* row = member_row<D, Bug>(p, chunk, m);
   if (row == nullptr) {
@@ -142,7 +148,8 @@ __device__ __forceinline__ void load_member(const StepParams& p, const Chunk& ch
 
 // The group mean of SPEC 6.1: members summed in order, loaded in batches of kBatch.
 template <int D, int Bug, bool Fast, int kBatch>
-__device__ __forceinline__ void pool_group(const StepParams& p, const Chunk& chunk, int64_t g0, int lane, float (&x)[TeamShape<D>::kElems]) {
+__device__ __forceinline__ void pool_group(const StepParams& p, const Chunk& chunk, int64_t g0, int lane,
+                                           float (&x)[TeamShape<D>::kElems]) {
   constexpr int E = TeamShape<D>::kElems;
   const auto c_ratio = static_cast<uint32_t>(p.compress_ratio);
   float sum[E];
@@ -216,16 +223,22 @@ __device__ void item_unit(const StepParams& p, int64_t item, uint32_t axes, uint
       block = p.block_table[j * p.block_table_row_stride + logical * p.block_table_col_stride];
     }
     if (p.ring_positions && Bug != kGroupPositionIgnoresTail) {
-      if (g0 >= chunk.start) row_positions(p, chunk.first_row + (g0 - chunk.start), pos);
-      else if (chunk.ring_block >= 0) load_tail<Fast>(ring_row<Bug>(p, chunk.ring_block, g0) + p.ring_tail_offset, pos);
-      else pos[0] = pos[1] = pos[2] = 0;  // a missing ring block reads zeros
+      if (g0 >= chunk.start)
+        row_positions(p, chunk.first_row + (g0 - chunk.start), pos);
+      else if (chunk.ring_block >= 0)
+        load_tail<Fast>(ring_row<Bug>(p, chunk.ring_block, g0) + p.ring_tail_offset, pos);
+      else
+        pos[0] = pos[1] = pos[2] = 0;  // a missing ring block reads zeros
     }
     pool_group<D, Bug, Fast, PoolBatch>(p, chunk, g0, lane, x);
   }
   // The compressed slot, skipped when negative or past the cache.
-  const int64_t slot = common_slot >= 0 && block >= 0 && block < p.compressed_num_blocks ? int64_t{block} * s_size + (group - logical * s_size) : -1;
+  const int64_t slot = common_slot >= 0 && block >= 0 && block < p.compressed_num_blocks
+                           ? int64_t{block} * s_size + (group - logical * s_size)
+                           : -1;
   bool active = slot >= 0;
-  if (active && p.ring_positions && Bug != kGroupPositionIgnoresTail) {  // a position read from the step or the ring tail
+  if (active && p.ring_positions &&
+      Bug != kGroupPositionIgnoresTail) {  // a position read from the step or the ring tail
     bool inside = true;
 #pragma unroll
     for (int a = 0; a < 3; ++a) inside = inside && pos[a] >= 0 && pos[a] < p.max_position;
@@ -260,7 +273,8 @@ __device__ void item_unit(const StepParams& p, int64_t item, uint32_t axes, uint
 
 // H: heads per pass of the Q path; MinBlocks: resident blocks per SM the register budget must
 // allow; PoolBatch: group members loaded at once.
-template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks, int PoolBatch = kDefaultPoolBatch>
+template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
+          int PoolBatch = kDefaultPoolBatch>
 __global__ void __launch_bounds__(kStepThreads, MinBlocks) step_update_row_teams_kernel(const StepParams p) {
   using Shape = TeamShape<D>;
   constexpr int E = Shape::kElems;
@@ -271,12 +285,14 @@ __global__ void __launch_bounds__(kStepThreads, MinBlocks) step_update_row_teams
   const uint32_t period = p.item_stride.quotient(blockIdx.x);
   const bool starts_period = blockIdx.x == period * p.item_stride.divisor;
   if (starts_period && period < static_cast<uint32_t>(p.item_blocks)) {
-    item_unit<D, Bug, Fast, PoolBatch>(p, static_cast<int64_t>(period) * Shape::kTeamsPerBlock + team, axes, scratch[team], lane);
+    item_unit<D, Bug, Fast, PoolBatch>(p, static_cast<int64_t>(period) * Shape::kTeamsPerBlock + team, axes,
+                                       scratch[team], lane);
   } else {
     const uint32_t items_before = min(period + (starts_period ? 0u : 1u), static_cast<uint32_t>(p.item_blocks));
     float gain[E];
     load_gain<D, Fast>(p.w_q, lane, gain);
-    q_row<D, Bug, Fast, H>(p, static_cast<int64_t>(blockIdx.x - items_before) * Shape::kTeamsPerBlock + team, axes, gain, scratch[team], lane);
+    q_row<D, Bug, Fast, H>(p, static_cast<int64_t>(blockIdx.x - items_before) * Shape::kTeamsPerBlock + team, axes,
+                           gain, scratch[team], lane);
   }
 }
 

@@ -12,9 +12,9 @@
 
 namespace qsa {
 
-struct StepInput;    // qsa/step_types.hpp
-struct StepCaches;   // qsa/step_types.hpp
-struct StepOutput;   // qsa/step_types.hpp
+struct StepInput;   // qsa/step_types.hpp
+struct StepCaches;  // qsa/step_types.hpp
+struct StepOutput;  // qsa/step_types.hpp
 
 class Backend {
  public:
@@ -33,7 +33,8 @@ class Backend {
 
   /// The step update of SPEC 5: mutates `caches` in place and writes `output`. A backend that
   /// does not provide it returns kNotImplemented (the default).
-  [[nodiscard]] virtual Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error);
+  [[nodiscard]] virtual Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output,
+                                           Error* error);
 };
 
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;

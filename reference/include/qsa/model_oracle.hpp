@@ -19,13 +19,13 @@ namespace qsa {
 /// open group live, and the committed key and model position of every position below L.
 struct CommittedStream {
   int64_t request = 0;
-  int64_t committed_length = 0;                                    // L
-  std::vector<int32_t> blocks;                                     // compressed block table row
-  int32_t ring_block = -1;                                         // the request's ring block
-  std::function<void(int64_t position, Bf16* key)> key;            // committed key of position < L
+  int64_t committed_length = 0;                                      // L
+  std::vector<int32_t> blocks;                                       // compressed block table row
+  int32_t ring_block = -1;                                           // the request's ring block
+  std::function<void(int64_t position, Bf16* key)> key;              // committed key of position < L
   std::function<std::array<int64_t, 3>(int64_t position)> position;  // its (t, h, w)
-  std::function<bool(int64_t group)> exempt;                       // no row is expected (e.g. its closing row had no slot)
-  std::function<std::string(const Bf16* key)> describe;           // optional: names a key's origin in reports
+  std::function<bool(int64_t group)> exempt;             // no row is expected (e.g. its closing row had no slot)
+  std::function<std::string(const Bf16* key)> describe;  // optional: names a key's origin in reports
 };
 
 class ModelOracle {
@@ -39,7 +39,8 @@ class ModelOracle {
 
   /// SPEC 7.1 for groups [first_group, L / C): each compressed row equals expected_group_row().
   /// Groups that are exempt, or whose block is missing or past the cache, are skipped.
-  std::optional<Violation> check_groups(const CommittedStream& stream, const CacheBuffer& compressed, int64_t first_group) const;
+  std::optional<Violation> check_groups(const CommittedStream& stream, const CacheBuffer& compressed,
+                                        int64_t first_group) const;
 
   /// SPEC 7.2: for every m in [C·(L / C), L), ring row m mod R holds the committed key of m (and,
   /// when the ring caches positions, its (t, h, w)).

@@ -9,10 +9,10 @@ namespace qsa {
 
 enum class Status {
   kOk,
-  kInvalidInput,     // validate() rejected the input; Error says field, index and rule
-  kNotImplemented,   // the backend does not provide this operation
-  kUnavailable,      // the backend cannot run here (e.g. no CUDA device)
-  kDeviceError,      // a CUDA call failed
+  kInvalidInput,    // validate() rejected the input; Error says field, index and rule
+  kNotImplemented,  // the backend does not provide this operation
+  kUnavailable,     // the backend cannot run here (e.g. no CUDA device)
+  kDeviceError,     // a CUDA call failed
   kInternalError,
 };
 

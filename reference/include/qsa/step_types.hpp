@@ -52,20 +52,21 @@ inline int64_t ring_row_width(int64_t head_dim, bool ring_positions) {
 
 /// The part of a step update that is fixed for a model and cache configuration (SPEC 5, 9).
 struct StepConfig {
-  int64_t compress_ratio = 4;       // C
-  int64_t storage_block_size = 0;   // S
-  int64_t ring_capacity = 0;        // R
-  int64_t head_dim = 0;             // D, a power of two in [32, 512]
-  int64_t rotary_dim = 0;           // rd, even, 2 <= rd <= D
-  int64_t num_heads = 0;            // HQ
-  float eps = 1e-6f;                // RMSNorm epsilon (> 0, finite), the same for Q and K
-  MropeSections mrope_sections;     // (sec_t, sec_h, sec_w) summing to rd / 2, or absent
-  bool ring_positions = false;      // the ring caches (t, h, w) after each key
+  int64_t compress_ratio = 4;                  // C
+  int64_t storage_block_size = 0;              // S
+  int64_t ring_capacity = 0;                   // R
+  int64_t head_dim = 0;                        // D, a power of two in [32, 512]
+  int64_t rotary_dim = 0;                      // rd, even, 2 <= rd <= D
+  int64_t num_heads = 0;                       // HQ
+  float eps = 1e-6f;                           // RMSNorm epsilon (> 0, finite), the same for Q and K
+  MropeSections mrope_sections;                // (sec_t, sec_h, sec_w) summing to rd / 2, or absent
+  bool ring_positions = false;                 // the ring caches (t, h, w) after each key
   StoreDtype store_dtype = StoreDtype::kBf16;  // compressed cache and q_out
-  int64_t max_position = 0;         // rows of cos_sin
-  std::shared_ptr<const std::vector<Bf16>> cos_sin;  // [max_position, rd]: cos(p·θ_i), i < rd/2, then sin; shared, never copied
-  std::vector<Bf16> w_k;            // [D] key norm weight
-  std::vector<Bf16> w_q;            // [D] query norm weight
+  int64_t max_position = 0;                    // rows of cos_sin
+  std::shared_ptr<const std::vector<Bf16>>
+      cos_sin;            // [max_position, rd]: cos(p·θ_i), i < rd/2, then sin; shared, never copied
+  std::vector<Bf16> w_k;  // [D] key norm weight
+  std::vector<Bf16> w_q;  // [D] query norm weight
 
   const Bf16* cos_sin_data() const { return cos_sin ? cos_sin->data() : nullptr; }
   size_t cos_sin_size() const { return cos_sin ? cos_sin->size() : 0; }
@@ -75,13 +76,13 @@ struct StepConfig {
 /// `batch` with the compressed group (C, S, block_table) and the ring group (R, ring_block_table).
 struct StepInput {
   StepConfig config;
-  Batch batch;                      // shared qsl, seq_lens, N, common slots, T
-  BlockTable block_table;           // compressed group: [>= NR, W] physical block per logical block
-  BlockTable ring_block_table;      // ring group: column 0 is the request's ring block
-  std::vector<Bf16> keys;           // [N, D] raw projected keys
-  std::vector<Bf16> queries;        // [N, HQ, D]
-  int position_axes = 1;            // 1: positions [N]; 3: positions [3, N] (t, h, w), axis-major
-  std::vector<int64_t> positions;   // [position_axes * N]
+  Batch batch;                     // shared qsl, seq_lens, N, common slots, T
+  BlockTable block_table;          // compressed group: [>= NR, W] physical block per logical block
+  BlockTable ring_block_table;     // ring group: column 0 is the request's ring block
+  std::vector<Bf16> keys;          // [N, D] raw projected keys
+  std::vector<Bf16> queries;       // [N, HQ, D]
+  int position_axes = 1;           // 1: positions [N]; 3: positions [3, N] (t, h, w), axis-major
+  std::vector<int64_t> positions;  // [position_axes * N]
 
   int64_t num_tokens() const { return batch.num_actual_tokens; }
   /// (t, h, w) of row t; a 1-D position p means (p, p, p).

@@ -10,9 +10,9 @@
 
 namespace qsa {
 
-inline constexpr int64_t kMaxTokens = int64_t{1} << 24;         // N <= 2^24 (SPEC 1.3)
-inline constexpr int64_t kMaxRequests = int64_t{1} << 20;       // NR <= 2^20
-inline constexpr int64_t kMaxCompressRatio = 1024;              // C <= 1024
+inline constexpr int64_t kMaxTokens = int64_t{1} << 24;    // N <= 2^24 (SPEC 1.3)
+inline constexpr int64_t kMaxRequests = int64_t{1} << 20;  // NR <= 2^20
+inline constexpr int64_t kMaxCompressRatio = 1024;         // C <= 1024
 inline constexpr int64_t kMaxStorageBlockSize = int64_t{1} << 20;
 inline constexpr int64_t kMaxRingCapacity = int64_t{1} << 20;
 inline constexpr int64_t kMaxInt32 = 2147483647;
@@ -31,7 +31,9 @@ struct BlockTable {
   int64_t row_stride = 0;        // elements between rows
   int64_t col_stride = 1;        // elements between columns
 
-  int32_t at(int64_t row, int64_t col) const { return storage[static_cast<size_t>(row * row_stride + col * col_stride)]; }
+  int32_t at(int64_t row, int64_t col) const {
+    return storage[static_cast<size_t>(row * row_stride + col * col_stride)];
+  }
   /// True when every (row, col) index lies inside storage and the strides are non-negative.
   bool is_well_formed() const;
 
@@ -50,7 +52,9 @@ struct Batch {
   std::vector<int64_t> common_slot_mapping;  // [>= N] main KV slot per row; negative on padding
   int64_t reorder_batch_threshold = 1;       // T >= 1
 
-  int64_t num_requests() const { return query_start_loc.empty() ? 0 : static_cast<int64_t>(query_start_loc.size()) - 1; }
+  int64_t num_requests() const {
+    return query_start_loc.empty() ? 0 : static_cast<int64_t>(query_start_loc.size()) - 1;
+  }
   int64_t num_mapped_tokens() const { return query_start_loc.empty() ? 0 : query_start_loc.back(); }
   int64_t query_len(int64_t j) const { return query_start_loc[j + 1] - query_start_loc[j]; }
   int64_t chunk_start(int64_t j) const { return seq_lens[j] - query_len(j); }  // s_j
@@ -59,7 +63,8 @@ struct Batch {
 /// Cache kind and its parameters (SPEC 1.2). Unused parameters are ignored for the kind.
 struct CacheKindConfig {
   CacheKind kind = CacheKind::kCompressed;
-  std::optional<int64_t> compress_ratio;    // C (compressed, required); ring: builder ratio, default 1; passthrough: omitted or 1
+  std::optional<int64_t>
+      compress_ratio;  // C (compressed, required); ring: builder ratio, default 1; passthrough: omitted or 1
   int64_t storage_block_size = 0;           // S (compressed)
   int64_t ring_capacity = 0;                // R (ring)
   std::optional<int64_t> request_capacity;  // compressed: >= NR, default NR

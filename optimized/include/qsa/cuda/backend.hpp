@@ -36,7 +36,8 @@ class CudaBackend : public Backend {
   std::string name() const override { return name_; }
   Status probe(std::string* reason) const override;
   [[nodiscard]] Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override;
-  [[nodiscard]] Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) override;
+  [[nodiscard]] Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output,
+                                   Error* error) override;
 
  private:
   [[nodiscard]] Status prepare(const MetadataInput& input, Error* error);

@@ -17,8 +17,8 @@ Status device_error(cudaError_t code, const char* call, Error* error);
 
 /// Evaluates `call` (a cudaError_t expression); on failure returns device_error(...) from the
 /// enclosing function, which must return qsa::Status.
-#define QSA_CUDA_TRY(call, error)                                                   \
-  do {                                                                              \
-    const cudaError_t qsa_cuda_code_ = (call);                                      \
+#define QSA_CUDA_TRY(call, error)                                                                        \
+  do {                                                                                                   \
+    const cudaError_t qsa_cuda_code_ = (call);                                                           \
     if (qsa_cuda_code_ != cudaSuccess) return ::qsa::cuda::device_error(qsa_cuda_code_, #call, (error)); \
   } while (0)

@@ -24,18 +24,21 @@ inline constexpr int32_t kMaxMetadataRequests = 16384;
 /// by the kernel.
 struct MetadataDeviceArgs {
   // Inputs.
-  const int32_t* query_start_loc = nullptr;      // [num_requests + 1] row offsets; [0] == 0, non-decreasing, [NR] == M <= N
-  const int32_t* seq_lens = nullptr;             // [num_requests] e_j >= q_j
-  const int64_t* common_slot_mapping = nullptr;  // [>= num_tokens] main KV slot per row; read by compressed and passthrough only
-  const int32_t* block_table = nullptr;          // [>= num_requests, block_table_cols]; element (r, c) at r * row_stride + c * col_stride
-  int64_t block_table_row_stride = 0;            // elements between rows (>= 0)
-  int64_t block_table_col_stride = 1;            // elements between columns (>= 0); column slices and column-major tables work
-  int32_t block_table_cols = 0;                  // W, may be 0 (then block_table may be null)
-  int32_t num_tokens = 0;                        // N: rows to write, padding included; 0 <= N <= 2^24
-  int32_t num_requests = 0;                      // NR, padded requests included; 1 <= NR <= kMaxMetadataRequests
+  const int32_t* query_start_loc = nullptr;  // [num_requests + 1] row offsets; [0] == 0, non-decreasing, [NR] == M <= N
+  const int32_t* seq_lens = nullptr;         // [num_requests] e_j >= q_j
+  const int64_t* common_slot_mapping =
+      nullptr;  // [>= num_tokens] main KV slot per row; read by compressed and passthrough only
+  const int32_t* block_table =
+      nullptr;  // [>= num_requests, block_table_cols]; element (r, c) at r * row_stride + c * col_stride
+  int64_t block_table_row_stride = 0;  // elements between rows (>= 0)
+  int64_t block_table_col_stride = 1;  // elements between columns (>= 0); column slices and column-major tables work
+  int32_t block_table_cols = 0;        // W, may be 0 (then block_table may be null)
+  int32_t num_tokens = 0;              // N: rows to write, padding included; 0 <= N <= 2^24
+  int32_t num_requests = 0;            // NR, padded requests included; 1 <= NR <= kMaxMetadataRequests
   CacheKind kind = CacheKind::kCompressed;
-  int32_t compress_ratio = 0;      // C (compressed kind only), 2..1024
-  int32_t builder_ratio = 1;       // Cb of SPEC 1.2 for visible_blocks (C for compressed, the ring's ratio, 1 for passthrough)
+  int32_t compress_ratio = 0;  // C (compressed kind only), 2..1024
+  int32_t builder_ratio =
+      1;  // Cb of SPEC 1.2 for visible_blocks (C for compressed, the ring's ratio, 1 for passthrough)
   int32_t storage_block_size = 0;  // S (compressed kind only), >= 1
   int32_t ring_capacity = 0;       // R (ring kind only), >= 1
 
@@ -44,7 +47,8 @@ struct MetadataDeviceArgs {
   int64_t* logical_positions = nullptr;  // [num_tokens]; -1 on padding rows
   int32_t* visible_blocks = nullptr;     // [num_tokens]
   int64_t* slot_mapping = nullptr;       // [num_tokens]; -1 = no slot
-  int32_t* k_work_metadata = nullptr;    // [K][2] (request, work) pairs, 8-byte aligned; compressed kind only (K = 0 otherwise)
+  int32_t* k_work_metadata =
+      nullptr;  // [K][2] (request, work) pairs, 8-byte aligned; compressed kind only (K = 0 otherwise)
 
   /// Copies the kind and its parameters from a host config (validated by qsa::validate()).
   void set_cache(const CacheKindConfig& cache);
@@ -54,9 +58,9 @@ struct MetadataDeviceArgs {
 
 /// Tiling of one launch. Zero picks the default for the shape (see metadata_launch_shape).
 struct MetadataLaunchConfig {
-  int32_t rows_per_thread = 0;        // 1..4: rows of one row tile = threads * rows_per_thread
-  int32_t work_rows_per_thread = 0;   // 1..4: k-work rows of one work tile = threads * work_rows_per_thread
-  int32_t threads = 0;                // 256, 512 or 1024 threads per block
+  int32_t rows_per_thread = 0;       // 1..4: rows of one row tile = threads * rows_per_thread
+  int32_t work_rows_per_thread = 0;  // 1..4: k-work rows of one work tile = threads * work_rows_per_thread
+  int32_t threads = 0;               // 256, 512 or 1024 threads per block
 };
 
 /// The grid one launch uses: `work_blocks` blocks build k-work tiles, then `row_blocks` blocks

@@ -50,21 +50,22 @@ class MetadataBuffers {
 
   /// Copies the outputs of `args` into *output (vectors resized to N and 2·K; the split is left
   /// alone) and synchronizes `stream`.
-  [[nodiscard]] Status download(const MetadataDeviceArgs& args, cudaStream_t stream, MetadataOutput* output, Error* error) const;
+  [[nodiscard]] Status download(const MetadataDeviceArgs& args, cudaStream_t stream, MetadataOutput* output,
+                                Error* error) const;
 
  private:
   MetadataBuffers() = default;
 
   Capacity capacity_;
-  int32_t* query_start_loc_ = nullptr;      // [max_requests + 1]
-  int32_t* seq_lens_ = nullptr;             // [max_requests]
-  int64_t* common_slot_mapping_ = nullptr;  // [max_tokens]
-  int32_t* block_table_ = nullptr;          // [2 * max_table_elements + 1]: storage, then slack
-  int32_t* token_to_req_ = nullptr;         // [max_tokens]
-  int64_t* logical_positions_ = nullptr;    // [max_tokens]
-  int32_t* visible_blocks_ = nullptr;       // [max_tokens]
-  int64_t* slot_mapping_ = nullptr;         // [max_tokens]
-  int32_t* k_work_metadata_ = nullptr;      // [max_work_rows][2], max_work_rows = max_tokens / 2 + max_requests
+  int32_t* query_start_loc_ = nullptr;         // [max_requests + 1]
+  int32_t* seq_lens_ = nullptr;                // [max_requests]
+  int64_t* common_slot_mapping_ = nullptr;     // [max_tokens]
+  int32_t* block_table_ = nullptr;             // [2 * max_table_elements + 1]: storage, then slack
+  int32_t* token_to_req_ = nullptr;            // [max_tokens]
+  int64_t* logical_positions_ = nullptr;       // [max_tokens]
+  int32_t* visible_blocks_ = nullptr;          // [max_tokens]
+  int64_t* slot_mapping_ = nullptr;            // [max_tokens]
+  int32_t* k_work_metadata_ = nullptr;         // [max_work_rows][2], max_work_rows = max_tokens / 2 + max_requests
   std::vector<int32_t> host_query_start_loc_;  // int32 staging of the host input
   std::vector<int32_t> host_seq_lens_;
 };

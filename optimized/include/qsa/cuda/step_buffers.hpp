@@ -24,11 +24,12 @@ class StepBuffers {
   /// Copies a validated step (validate_step() == kOk) and its caches to the device on `stream`,
   /// poisons q_out with 0xA5 and zeroes the status word; fills `args` from these buffers and from
   /// `metadata` (the compressed group's uploaded batch and its k-work).
-  [[nodiscard]] Status upload(const StepInput& input, const StepCaches& caches, const MetadataDeviceArgs& metadata, cudaStream_t stream,
-                              StepUpdateDeviceArgs* args, Error* error);
+  [[nodiscard]] Status upload(const StepInput& input, const StepCaches& caches, const MetadataDeviceArgs& metadata,
+                              cudaStream_t stream, StepUpdateDeviceArgs* args, Error* error);
 
   /// Copies the caches, q_out and the status back and synchronizes `stream`.
-  [[nodiscard]] Status download(const StepUpdateDeviceArgs& args, cudaStream_t stream, StepCaches* caches, StepOutput* output, Error* error);
+  [[nodiscard]] Status download(const StepUpdateDeviceArgs& args, cudaStream_t stream, StepCaches* caches,
+                                StepOutput* output, Error* error);
 
  private:
   struct Arrays;

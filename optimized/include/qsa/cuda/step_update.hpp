@@ -23,51 +23,51 @@ struct StepUpdateDeviceArgs {
   const int32_t* block_table = nullptr;          // compressed group, element (r, c) at r * row_stride + c * col_stride
   int64_t block_table_row_stride = 0;
   int64_t block_table_col_stride = 1;
-  int32_t block_table_cols = 0;                  // W, may be 0
-  const int32_t* ring_block_table = nullptr;     // ring group: column 0 is the request's ring block
+  int32_t block_table_cols = 0;               // W, may be 0
+  const int32_t* ring_block_table = nullptr;  // ring group: column 0 is the request's ring block
   int64_t ring_block_table_row_stride = 0;
   int64_t ring_block_table_col_stride = 1;
   int32_t ring_block_table_cols = 0;
-  const int32_t* k_work_metadata = nullptr;      // [K][2] from launch_metadata (compressed kind), K = (N + (C-1)·NR) / C
-  int32_t num_tokens = 0;                        // N
-  int32_t num_requests = 0;                      // NR
+  const int32_t* k_work_metadata = nullptr;  // [K][2] from launch_metadata (compressed kind), K = (N + (C-1)·NR) / C
+  int32_t num_tokens = 0;                    // N
+  int32_t num_requests = 0;                  // NR
 
   // The configuration (qsa::StepConfig).
-  int32_t compress_ratio = 0;       // C
-  int32_t storage_block_size = 0;   // S
-  int32_t ring_capacity = 0;        // R
-  int32_t head_dim = 0;             // D: 32, 64, 128, 256 or 512
-  int32_t rotary_dim = 0;           // rd, even, <= D
-  int32_t num_heads = 0;            // HQ
+  int32_t compress_ratio = 0;      // C
+  int32_t storage_block_size = 0;  // S
+  int32_t ring_capacity = 0;       // R
+  int32_t head_dim = 0;            // D: 32, 64, 128, 256 or 512
+  int32_t rotary_dim = 0;          // rd, even, <= D
+  int32_t num_heads = 0;           // HQ
   float eps = 0;
   int32_t mrope_sections[3] = {0, 0, 0};
-  bool mrope = false;               // the sections apply
-  bool ring_positions = false;      // ring rows carry (t, h, w) after the key
+  bool mrope = false;           // the sections apply
+  bool ring_positions = false;  // ring rows carry (t, h, w) after the key
   StoreDtype store_dtype = StoreDtype::kBf16;
   int32_t max_position = 0;
 
   // Tensors.
-  const uint16_t* keys = nullptr;       // [N, D]
-  const uint16_t* queries = nullptr;    // [N, HQ, D]
-  const int64_t* positions = nullptr;   // [position_axes, N]
-  int32_t position_axes = 1;            // 1 or 3
-  const uint16_t* cos_sin = nullptr;    // [max_position, rd]
-  const uint16_t* w_k = nullptr;        // [D]
-  const uint16_t* w_q = nullptr;        // [D]
+  const uint16_t* keys = nullptr;      // [N, D]
+  const uint16_t* queries = nullptr;   // [N, HQ, D]
+  const int64_t* positions = nullptr;  // [position_axes, N]
+  int32_t position_axes = 1;           // 1 or 3
+  const uint16_t* cos_sin = nullptr;   // [max_position, rd]
+  const uint16_t* w_k = nullptr;       // [D]
+  const uint16_t* w_q = nullptr;       // [D]
 
   // Caches, updated in place (CacheLayout's geometry, strides in elements).
-  uint16_t* ring = nullptr;             // bf16 rows of D (or P + 12) elements
+  uint16_t* ring = nullptr;  // bf16 rows of D (or P + 12) elements
   int64_t ring_num_blocks = 0;
   int64_t ring_block_stride = 0;
   int64_t ring_row_stride = 0;
-  void* compressed = nullptr;           // rows of D elements in the store dtype
+  void* compressed = nullptr;  // rows of D elements in the store dtype
   int64_t compressed_num_blocks = 0;
   int64_t compressed_block_stride = 0;
   int64_t compressed_row_stride = 0;
 
   // Outputs.
-  void* q_out = nullptr;                // [N, HQ, D] in the store dtype
-  int32_t* status = nullptr;            // one word, zeroed by the caller; bit 0: position-out-of-range
+  void* q_out = nullptr;      // [N, HQ, D] in the store dtype
+  int32_t* status = nullptr;  // one word, zeroed by the caller; bit 0: position-out-of-range
 
   /// Copies the configuration from a host StepConfig (validated by qsa::validate_step()).
   void set_config(const StepConfig& config);
@@ -91,6 +91,7 @@ struct StepUpdateDeviceArgs {
 
 /// The device's SPEC 6 conversions, for exhaustive tests: for every 32-bit pattern b, bf16[i] is
 /// the kernel's bf16(float with bits b) and e4m3[i] the kernel's e4m3 of the bf16 pattern b >> 16.
-[[nodiscard]] Status convert_on_device(const std::vector<uint32_t>& bits, std::vector<uint16_t>* bf16, std::vector<uint8_t>* e4m3, Error* error);
+[[nodiscard]] Status convert_on_device(const std::vector<uint32_t>& bits, std::vector<uint16_t>* bf16,
+                                       std::vector<uint8_t>* e4m3, Error* error);
 
 }  // namespace qsa::cuda

@@ -9,7 +9,8 @@ class ReferenceBackend : public Backend {
  public:
   std::string name() const override { return "reference"; }
   [[nodiscard]] Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override;
-  [[nodiscard]] Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) override;
+  [[nodiscard]] Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output,
+                                   Error* error) override;
 };
 
 void register_backend(BackendRegistry& registry);

@@ -12,7 +12,7 @@ namespace qsa::reference {
 /// A pooled group before the norm (the bf16 mean of its C members), for debugging and tests.
 struct PooledGroup {
   int64_t request = 0;
-  int64_t group = 0;  // g: the group of positions gC .. gC + C - 1
+  int64_t group = 0;        // g: the group of positions gC .. gC + C - 1
   std::vector<Bf16> value;  // [D]
 };
 

@@ -11,8 +11,8 @@
 namespace qsa::traces {
 
 struct TraceFit {
-  LengthTable prompt_tokens;  // ContextTokens
-  LengthTable output_tokens;  // GeneratedTokens
+  LengthTable prompt_tokens;    // ContextTokens
+  LengthTable output_tokens;    // GeneratedTokens
   int64_t requests_per_ks = 0;  // mean arrival rate, requests per 1000 s
   int64_t rows = 0;             // requests in the trace
 };

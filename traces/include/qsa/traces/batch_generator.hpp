@@ -16,11 +16,11 @@ namespace qsa::traces {
 enum class BatchShape {
   kSingleToken,
   kAllPadding,
-  kUniformDecode,    // NR decodes of 1 + k rows, padded requests at the tail, maybe token padding
-  kMixed,            // decodes first, then prefill chunks
-  kZeroLengthInside, // zero-length requests between real ones
+  kUniformDecode,     // NR decodes of 1 + k rows, padded requests at the tail, maybe token padding
+  kMixed,             // decodes first, then prefill chunks
+  kZeroLengthInside,  // zero-length requests between real ones
   kLongPrefill,
-  kTokenPadding,     // N much larger than M
+  kTokenPadding,  // N much larger than M
   kRandom,
 };
 inline constexpr int kNumBatchShapes = 8;

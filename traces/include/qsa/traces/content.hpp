@@ -28,7 +28,9 @@ struct Origin {
   int64_t position = 0;
   int64_t attempt = 0;
 
-  bool operator==(const Origin& o) const { return kind == o.kind && id == o.id && position == o.position && attempt == o.attempt; }
+  bool operator==(const Origin& o) const {
+    return kind == o.kind && id == o.id && position == o.position && attempt == o.attempt;
+  }
 };
 
 std::string to_string(const Origin& origin);  // e.g. "request 7 position 35 attempt 12 (generated)"

@@ -42,14 +42,16 @@ class JsonObjectReader {
   std::string string(const char* field);
   std::vector<int64_t> integer_array(const char* field, bool required = true);
   /// Rows may be required to share one length (`rectangular`); entries checked against [lo, hi].
-  std::vector<std::vector<int64_t>> integer_matrix(const char* field, int64_t lo, int64_t hi, bool rectangular, bool required = true);
+  std::vector<std::vector<int64_t>> integer_matrix(const char* field, int64_t lo, int64_t hi, bool rectangular,
+                                                   bool required = true);
   const nlohmann::json& raw(const char* field);  // required, any type; marks the field used
   const nlohmann::json* optional_raw(const char* field);
 
   /// Throws {field, rule "unknown-field"} for the first field no accessor asked for.
   void reject_unknown_fields() const;
 
-  [[noreturn]] void fail(const std::string& field, int64_t index, const std::string& rule, const std::string& message) const;
+  [[noreturn]] void fail(const std::string& field, int64_t index, const std::string& rule,
+                         const std::string& message) const;
 
  private:
   const nlohmann::json& lookup(const char* field, bool required);

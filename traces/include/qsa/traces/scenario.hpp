@@ -18,23 +18,23 @@ namespace qsa::traces {
 
 /// Fixed for a whole scenario (SPEC 9 gives the real values).
 struct ScenarioConfig {
-  uint64_t seed = 1;                  // content seed: keys, queries, positions
-  std::string workload = "default";   // informational: the model that generated the steps
+  uint64_t seed = 1;                 // content seed: keys, queries, positions
+  std::string workload = "default";  // informational: the model that generated the steps
 
-  int64_t compress_ratio = 4;         // C
-  int64_t block_size = 16;            // B (attention block size); S = B / C
-  int64_t num_speculative_tokens = 3; // drafts per decode step
+  int64_t compress_ratio = 4;          // C
+  int64_t block_size = 16;             // B (attention block size); S = B / C
+  int64_t num_speculative_tokens = 3;  // drafts per decode step
   RingRule ring_rule = RingRule::kSeed;
-  int64_t ring_capacity = 8;          // R from ring_capacity(C, drafts, B, rule); kept for replay
+  int64_t ring_capacity = 8;  // R from ring_capacity(C, drafts, B, rule); kept for replay
 
-  int64_t head_dim = 32;              // D
-  int64_t rotary_dim = 16;            // rd
-  int64_t num_heads = 2;              // HQ
-  bool mrope = false;                 // 3-axis positions, interleaved sections, ring caches positions
+  int64_t head_dim = 32;    // D
+  int64_t rotary_dim = 16;  // rd
+  int64_t num_heads = 2;    // HQ
+  bool mrope = false;       // 3-axis positions, interleaved sections, ring caches positions
   StoreDtype store_dtype = StoreDtype::kBf16;
   float eps = 1e-6f;
   double rope_theta = 1e7;
-  int64_t max_position = 4096;        // rows of the RoPE table; every position lies below
+  int64_t max_position = 4096;  // rows of the RoPE table; every position lies below
 
   int64_t num_compressed_blocks = 256;  // compressed cache size in blocks of S rows
   int64_t num_ring_blocks = 64;         // ring cache size in blocks of R rows
@@ -50,24 +50,24 @@ struct ScenarioConfig {
 
 /// One request's part of one step.
 struct ChunkRecord {
-  int64_t request = 0;       // scenario-unique id
-  int64_t family = -1;       // prompt family (shared prompt content), -1 for a unique prompt
-  int64_t prompt_len = 0;    // positions below are prompt tokens
-  int64_t start = 0;         // s_j: first position (the committed length before the step)
-  int64_t length = 0;        // q_j rows
-  int64_t accepted = 0;      // leading rows whose keys are committed after verification (<= length)
-  std::vector<int32_t> blocks;  // compressed block table row (physical block per logical block)
-  int32_t ring_block = -1;      // the request's ring block
+  int64_t request = 0;                         // scenario-unique id
+  int64_t family = -1;                         // prompt family (shared prompt content), -1 for a unique prompt
+  int64_t prompt_len = 0;                      // positions below are prompt tokens
+  int64_t start = 0;                           // s_j: first position (the committed length before the step)
+  int64_t length = 0;                          // q_j rows
+  int64_t accepted = 0;                        // leading rows whose keys are committed after verification (<= length)
+  std::vector<int32_t> blocks;                 // compressed block table row (physical block per logical block)
+  int32_t ring_block = -1;                     // the request's ring block
   std::vector<int64_t> negative_common_slots;  // row offsets in the chunk whose common slot is -1
 };
 
 struct StepRecord {
-  std::vector<ChunkRecord> chunks;     // in batch order (decodes first)
-  int64_t padded_requests = 0;         // zero-length requests at the tail (CUDA-graph padding)
-  int64_t padding_tokens = 0;          // N - M
-  int64_t reorder_batch_threshold = 1; // T
-  std::vector<int64_t> finished;       // requests that finish after this step
-  std::vector<int64_t> preempted;      // requests preempted after this step (recomputed from 0 later)
+  std::vector<ChunkRecord> chunks;      // in batch order (decodes first)
+  int64_t padded_requests = 0;          // zero-length requests at the tail (CUDA-graph padding)
+  int64_t padding_tokens = 0;           // N - M
+  int64_t reorder_batch_threshold = 1;  // T
+  std::vector<int64_t> finished;        // requests that finish after this step
+  std::vector<int64_t> preempted;       // requests preempted after this step (recomputed from 0 later)
 };
 
 struct Scenario {
@@ -80,10 +80,10 @@ struct Coverage {
   int64_t steps = 0;
   int64_t rows = 0;
   int64_t requests = 0;
-  int64_t ring_wraps = 0;          // committed positions that reached R, 2R, ... in some request
+  int64_t ring_wraps = 0;  // committed positions that reached R, 2R, ... in some request
   int64_t drafts_rejected = 0;
   int64_t preemptions = 0;
-  int64_t prefix_hits = 0;         // requests whose first chunk started past 0 on shared blocks
+  int64_t prefix_hits = 0;  // requests whose first chunk started past 0 on shared blocks
   int64_t padded_steps = 0;
   int64_t groups_closed = 0;
   int64_t negative_common_slots = 0;

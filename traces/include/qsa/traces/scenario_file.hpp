@@ -30,7 +30,8 @@ ScenarioFile read_scenario_file(const std::string& path);
 
 /// Writes a scenario (and digests, when given) that read_scenario() reads back to the same scenario.
 void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests = {});
-void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<StepDigest>& digests = {});
+void write_scenario_file(const std::string& path, const Scenario& scenario,
+                         const std::vector<StepDigest>& digests = {});
 
 /// Checks a configuration (ranges, SPEC 3's ring capacity, cache sizes); throws InputError.
 void validate_config(const ScenarioConfig& config);

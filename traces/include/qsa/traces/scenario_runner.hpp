@@ -19,12 +19,12 @@
 namespace qsa::traces {
 
 struct RunOptions {
-  bool check_metadata = true;   // all three kinds: invariants, and equality with the reference
-  bool run_step_update = true;  // the step update with its checks (skipped for backends that lack it)
-  bool differential = true;     // compare with the reference bit for bit (not when the backend is the reference)
-  bool check_writes = true;     // SPEC 7.5: bytes change only in rows the metadata names
-  int64_t sweep_every = 32;     // re-check every complete group of every live request every n steps (0: never)
-  bool compute_digests = false; // digest the backend's outputs after each step (last_digest())
+  bool check_metadata = true;    // all three kinds: invariants, and equality with the reference
+  bool run_step_update = true;   // the step update with its checks (skipped for backends that lack it)
+  bool differential = true;      // compare with the reference bit for bit (not when the backend is the reference)
+  bool check_writes = true;      // SPEC 7.5: bytes change only in rows the metadata names
+  int64_t sweep_every = 32;      // re-check every complete group of every live request every n steps (0: never)
+  bool compute_digests = false;  // digest the backend's outputs after each step (last_digest())
   /// Recorded digests ([steps], e.g. ScenarioFile::digests): each step's digest must equal its
   /// entry (check "digest", naming the first differing output). Implies compute_digests.
   const std::vector<StepDigest>* expected_digests = nullptr;

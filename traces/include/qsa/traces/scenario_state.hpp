@@ -19,10 +19,10 @@ struct RequestLedger {
   int64_t request = 0;
   int64_t family = -1;
   int64_t prompt_len = 0;
-  int64_t committed = 0;                      // L
-  std::vector<int32_t> blocks;               // latest compressed block table row
+  int64_t committed = 0;        // L
+  std::vector<int32_t> blocks;  // latest compressed block table row
   int32_t ring_block = -1;
-  std::vector<bool> exempt;                  // per group: its committed closing row had no compressed slot
+  std::vector<bool> exempt;  // per group: its committed closing row had no compressed slot
 
   /// Origin of the committed token at `position`.
   Origin committed_origin(int64_t position) const;

@@ -18,14 +18,15 @@ namespace qsa::traces {
 using FailingStep = std::function<std::optional<int64_t>(const Scenario& scenario)>;
 
 struct ShrinkStats {
-  int64_t tries = 0;      // predicate calls
-  int64_t accepted = 0;   // candidates kept
+  int64_t tries = 0;     // predicate calls
+  int64_t accepted = 0;  // candidates kept
 };
 
 /// Shrinks a failing scenario. `max_tries` bounds the predicate calls; `progress` (optional) is
 /// called after each try with the current size (steps, requests).
 Scenario shrink_scenario(const Scenario& failing, const FailingStep& failing_step, int64_t max_tries = 400,
-                         const std::function<void(const Scenario&, const ShrinkStats&)>& progress = {}, ShrinkStats* stats = nullptr);
+                         const std::function<void(const Scenario&, const ShrinkStats&)>& progress = {},
+                         ShrinkStats* stats = nullptr);
 
 /// The scenario without the given requests (their chunks and events), minus steps left empty.
 Scenario remove_requests(const Scenario& scenario, const std::set<int64_t>& requests);

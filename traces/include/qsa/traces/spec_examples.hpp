@@ -35,6 +35,7 @@ std::optional<std::string> compare_with_example(const MetadataExample& example, 
 /// a decode of 4 rows at positions s..s+3 through `build`; the rows it writes must miss the
 /// committed members of the open group, {m mod 8 : m in [s - s mod 4, s)}. Returns the first
 /// collision as text, or nullopt.
-std::optional<std::string> check_ring_survival(int64_t chunk_start, const std::function<Status(const MetadataInput&, MetadataOutput*, Error*)>& build);
+std::optional<std::string> check_ring_survival(
+    int64_t chunk_start, const std::function<Status(const MetadataInput&, MetadataOutput*, Error*)>& build);
 
 }  // namespace qsa::traces

@@ -19,7 +19,8 @@ namespace qsa::traces {
 
 /// The outputs a digest covers, in the order a mismatch is reported.
 inline constexpr std::array<const char*, 7> kDigestOutputs = {
-    "metadata.compressed", "metadata.ring", "metadata.passthrough", "q_out", "cache.compressed", "cache.ring", "step_status"};
+    "metadata.compressed", "metadata.ring", "metadata.passthrough", "q_out",
+    "cache.compressed",    "cache.ring",    "step_status"};
 
 /// True when `name` is one of kDigestOutputs.
 bool is_digest_output(const std::string& name);
@@ -59,8 +60,10 @@ class DigestWriter {
   void values(const std::vector<T>& v) {
     i64(static_cast<int64_t>(v.size()));
     for (T x : v) {
-      if constexpr (sizeof(T) == 4) i32(static_cast<int32_t>(x));
-      else i64(static_cast<int64_t>(x));
+      if constexpr (sizeof(T) == 4)
+        i32(static_cast<int32_t>(x));
+      else
+        i64(static_cast<int64_t>(x));
     }
   }
   uint64_t finish() const { return digest_bytes(buffer_.data(), buffer_.size()); }

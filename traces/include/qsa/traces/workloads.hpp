@@ -34,15 +34,15 @@ struct Workload {
 
   // Requests: lengths are sampled from the tables, divided by the scale (floor at 1).
   LengthTable prompt_tokens;
-  LengthTable output_tokens;           // generated tokens; a request ends when all are produced
+  LengthTable output_tokens;  // generated tokens; a request ends when all are produced
   int64_t prompt_length_scale = 1;
   int64_t output_length_scale = 1;
   int64_t arrivals_per_step_milli = 500;  // mean new requests per step, in thousandths
-  int64_t trace_requests_per_ks = 0;   // > 0: arrivals follow a trace's rate instead (see arrival_rate_milli)
-  int64_t step_ms = 25;                // wall time of one step, to turn a trace's rate into arrivals per step
-  int64_t initial_requests = 4;        // waiting before the first step
-  int64_t max_waiting = 64;            // arrivals while this many wait are dropped (overload)
-  int64_t max_requests = 0;            // > 0: no arrivals after this many; the simulator is then done when all end
+  int64_t trace_requests_per_ks = 0;      // > 0: arrivals follow a trace's rate instead (see arrival_rate_milli)
+  int64_t step_ms = 25;                   // wall time of one step, to turn a trace's rate into arrivals per step
+  int64_t initial_requests = 4;           // waiting before the first step
+  int64_t max_waiting = 64;               // arrivals while this many wait are dropped (overload)
+  int64_t max_requests = 0;               // > 0: no arrivals after this many; the simulator is then done when all end
 
   // Speculative decoding: a decode proposes the configured drafts, or fewer (uniform in [0, drafts-1])
   // with the given chance; verification accepts each draft, in order, with the given chance until
@@ -50,11 +50,11 @@ struct Workload {
   int64_t fewer_drafts_per_mille = 100;
   int64_t draft_accept_per_mille = 700;
 
-  int64_t preempt_per_mille = 10;         // chance per step of preempting one running request
+  int64_t preempt_per_mille = 10;            // chance per step of preempting one running request
   int64_t compressed_pool_per_mille = 1000;  // compressed pool size as a share of max_num_seqs full-length requests
-  int64_t family_per_mille = 200;         // chance that a new request shares a prompt family
+  int64_t family_per_mille = 200;            // chance that a new request shares a prompt family
   int64_t num_families = 3;
-  int64_t negative_slot_per_mille = 50;   // chance that a chunk with generated rows gets negative common slots
+  int64_t negative_slot_per_mille = 50;  // chance that a chunk with generated rows gets negative common slots
   PaddingPolicy padding = PaddingPolicy::kVllm;
 
   /// Non-empty: each scenario is one of these, drawn from the seed (the `adversarial` mix).
