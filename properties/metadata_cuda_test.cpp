@@ -42,11 +42,10 @@ TEST(MetadataCudaVsReference, KeepsRingSurvivalForEveryChunkStart) {
   }
 }
 
-TEST(MetadataCudaVsReference, MatchesOnTheFixedDifferentialCorpus) {
-  QSA_SKIP_WITHOUT_GPU();
-  cuda::CudaBackend backend;
+// The fixed corpus of `seed` through `backend`: each disagreement (the first five reported).
+void expect_corpus_matches(Backend& backend, uint64_t seed) {
   const int size = testing::corpus_size(200);
-  const std::vector<testing::CorpusCase> corpus = testing::differential_corpus(/*seed=*/1, size, size);
+  const std::vector<testing::CorpusCase> corpus = testing::differential_corpus(seed, size, size);
   int failures = 0;
   for (const testing::CorpusCase& c : corpus) {
     if (const auto failure = testing::differential_failure(backend, c.input)) {
@@ -54,7 +53,26 @@ TEST(MetadataCudaVsReference, MatchesOnTheFixedDifferentialCorpus) {
     }
   }
   EXPECT_EQ(failures, 0) << "of " << corpus.size() << " cases";
-  std::cout << "fixed corpus: " << corpus.size() << " cases, " << failures << " disagreements\n";
+  std::cout << backend.name() << ", fixed corpus " << seed << ": " << corpus.size() << " cases, " << failures
+            << " disagreements\n";
+}
+
+TEST(MetadataCudaVsReference, MatchesOnTheFixedDifferentialCorpus) {
+  QSA_SKIP_WITHOUT_GPU();
+  cuda::CudaBackend backend;
+  expect_corpus_matches(backend, /*seed=*/1);
+}
+
+// The same corpus with the kernel launched with programmatic dependent launch (each launch may
+// start while the previous stream work ends; it waits before its first read).
+TEST(MetadataCudaVsReference, MatchesOnTheFixedDifferentialCorpusWithProgrammaticLaunch) {
+  QSA_SKIP_WITHOUT_GPU();
+  cuda::CudaBackend backend("cuda-pdl", [](const cuda::MetadataDeviceArgs& args, cudaStream_t stream, Error* error) {
+    cuda::MetadataLaunchConfig config;
+    config.programmatic_launch = true;
+    return cuda::launch_metadata(args, stream, error, config);
+  });
+  expect_corpus_matches(backend, /*seed=*/2);
 }
 
 // A plain TEST that skips first, then runs the property (a skipping fixture would not stop an

@@ -79,6 +79,26 @@ TEST(StepUpdateCudaVsReference, EveryWorkloadMatchesStepByStep) {
   }
 }
 
+// Programmatic dependent launch: the metadata kernel and the step update back to back, both
+// launched with PDL, over the hand scenarios and every workload. The backend poisons the k-work
+// before the metadata launch, so a step kernel that read it before the metadata kernel had
+// written it (a missing or misplaced wait) would skip groups and differ from the reference.
+TEST(StepUpdateCudaProgrammaticLaunch, MetadataThenStepBackToBackMatchesStepByStep) {
+  QSA_SKIP_WITHOUT_GPU();
+  cuda::CudaBackend backend;
+  backend.set_programmatic_launch(true);
+  for (bool mrope : {false, true})
+    for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
+      const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), backend, every_check());
+      EXPECT_FALSE(failure.has_value()) << "mrope " << mrope << " " << to_string(dtype) << ": " << describe(failure);
+    }
+  for (const std::string& name : traces::workload_names()) {
+    const traces::Scenario s = traces::simulate(traces::workload_by_name(name), 11, testing::scaled(120));
+    const auto failure = traces::run_scenario(s, backend, every_check());
+    EXPECT_FALSE(failure.has_value()) << name << ": " << describe(failure);
+  }
+}
+
 TEST(StepUpdateCudaVsReference, EveryHeadDimAndRotaryDimMatches) {
   QSA_SKIP_WITHOUT_GPU();
   cuda::CudaBackend backend;

@@ -94,11 +94,18 @@ Status CudaBackend::step_update(const StepInput& input, StepCaches* caches, Step
   DeviceState& d = *device_;
   if (!d.step) d.step = std::make_unique<StepBuffers>();
   // The k-work of the compressed group comes from the (production) metadata kernel, as in vLLM.
+  // Everything is uploaded first, so that the two kernels run back to back (with PDL, overlapped);
+  // the k-work is poisoned, so a step kernel that read it before the metadata kernel wrote it
+  // would skip groups and differ from the reference.
   MetadataDeviceArgs metadata;
   if (Status s = d.buffers->upload(compressed, d.stream, &metadata, error); s != Status::kOk) return s;
-  if (Status s = launch_metadata(metadata, d.stream, error); s != Status::kOk) return s;
   StepUpdateDeviceArgs args;
   if (Status s = d.step->upload(input, *caches, metadata, d.stream, &args, error); s != Status::kOk) return s;
+  if (Status s = d.buffers->poison_outputs(metadata, d.stream, error); s != Status::kOk) return s;
+  MetadataLaunchConfig config;
+  config.programmatic_launch = programmatic_launch_;
+  if (Status s = launch_metadata(metadata, d.stream, error, config); s != Status::kOk) return s;
+  args.programmatic_launch = programmatic_launch_;
   if (Status s = step_launcher_(args, d.stream, error); s != Status::kOk) return s;
   return d.step->download(args, d.stream, caches, output, error);
 }

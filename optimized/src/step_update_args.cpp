@@ -100,6 +100,7 @@ StepParams make_step_params(const StepUpdateDeviceArgs& a) {
   p.compressed_row_stride = a.compressed_row_stride;
   p.q_out = a.q_out;
   p.status = a.status;
+  p.programmatic_launch = a.programmatic_launch;
   return p;
 }
 

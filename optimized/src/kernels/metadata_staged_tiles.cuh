@@ -33,6 +33,7 @@
 
 #include "kernels/invariant_divider.hpp"
 #include "kernels/metadata_params.hpp"
+#include "kernels/programmatic_launch.cuh"
 
 namespace qsa::cuda::detail {
 
@@ -305,6 +306,8 @@ template <MetadataVariant kVariant, int kThreads>
 __global__ void __launch_bounds__(kThreads) metadata_staged_tiles_kernel(const MetadataParams params) {
   extern __shared__ int32_t shared[];
   const auto block = static_cast<int32_t>(blockIdx.x);
+  wait_for_previous_grid();  // every input may come from the previous kernel (programmatic_launch.cuh)
+  allow_next_grid();
   if (block < params.work_blocks)
     build_work_tile<kVariant, kThreads>(params, shared, block);
   else
@@ -326,26 +329,26 @@ cudaError_t allow_metadata_shared_memory(int bytes) {
 }
 
 /// Launches the kVariant instantiation for `threads` (256, 512 or 1024) threads per block:
-/// `blocks` blocks, `shared_bytes` of dynamic shared memory.
+/// `blocks` blocks, `shared_bytes` of dynamic shared memory; `programmatic`: with programmatic
+/// dependent launch.
 template <MetadataVariant kVariant>
 cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, int32_t threads, int32_t blocks,
-                                         size_t shared_bytes, cudaStream_t stream) {
+                                         size_t shared_bytes, cudaStream_t stream, bool programmatic = false) {
   if (blocks == 0) return cudaSuccess;
-  const auto grid = static_cast<unsigned>(blocks);
+  const dim3 grid(static_cast<unsigned>(blocks));
   switch (threads) {
     case 256:
-      metadata_staged_tiles_kernel<kVariant, 256><<<grid, 256, shared_bytes, stream>>>(params);
-      break;
+      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 256>, grid, dim3(256), shared_bytes, stream,
+                           programmatic, params);
     case 512:
-      metadata_staged_tiles_kernel<kVariant, 512><<<grid, 512, shared_bytes, stream>>>(params);
-      break;
+      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 512>, grid, dim3(512), shared_bytes, stream,
+                           programmatic, params);
     case 1024:
-      metadata_staged_tiles_kernel<kVariant, 1024><<<grid, 1024, shared_bytes, stream>>>(params);
-      break;
+      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 1024>, grid, dim3(1024), shared_bytes, stream,
+                           programmatic, params);
     default:
       return cudaErrorInvalidConfiguration;
   }
-  return cudaGetLastError();
 }
 
 }  // namespace qsa::cuda::detail

@@ -37,7 +37,7 @@ void fill_lane_axes(StepParams& p) {
 }
 
 template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
-          int PoolBatch = kDefaultPoolBatch>
+          int PoolBatch = kDefaultPoolBatch, bool GridControl = true>
 Status launch_step_kernel(StepParams p, cudaStream_t stream, Error* error) {
   constexpr int64_t teams = TeamShape<D>::kTeamsPerBlock;
   fill_lane_axes<D, Bug>(p);
@@ -52,9 +52,10 @@ Status launch_step_kernel(StepParams p, cudaStream_t stream, Error* error) {
   // Item blocks (latency chains) spread among the Q blocks (streams of rows), every item_stride-th.
   p.item_stride =
       InvariantDivider::make(static_cast<uint32_t>(item_blocks > 0 ? (item_blocks + q_blocks) / item_blocks : 1));
-  step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch>
-      <<<static_cast<unsigned>(item_blocks + q_blocks), kStepThreads, 0, stream>>>(p);
-  QSA_CUDA_TRY(cudaGetLastError(), error);
+  QSA_CUDA_TRY(launch_kernel(step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch, GridControl>,
+                             dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(kStepThreads), 0, stream,
+                             GridControl && p.programmatic_launch, p),
+               error);
   return Status::kOk;
 }
 
@@ -74,14 +75,14 @@ Status launch_for_layout(const StepParams& p, cudaStream_t stream, Error* error)
 }
 
 /// A tuning variant (benchmarks only): D = 128, the fast layout, H heads per pass, MinBlocks,
-/// PoolBatch members loaded at once.
-template <int H, int MinBlocks, int PoolBatch>
+/// PoolBatch members loaded at once, with or without the PDL wait and trigger.
+template <int H, int MinBlocks, int PoolBatch, bool GridControl = true>
 Status launch_step_tuning(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
   if (Status s = check_step_args(args, error); s != Status::kOk) return s;
   const StepParams p = make_step_params(args);
   if (args.head_dim != 128 || !fast_layout(p, 128))
     return invalid(error, "head_dim", -1, "launch-argument", "tuning variants need D = 128, fast layout");
-  return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch>(p, stream, error);
+  return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch, GridControl>(p, stream, error);
 }
 
 /// Checks the arguments and launches for their D and layout. `Dims` lists the head dims this

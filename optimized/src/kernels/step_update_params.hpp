@@ -83,6 +83,7 @@ struct StepParams {
   InvariantDivider ring_rows;         // R (R - 1 in the planted ring-one-row-short bug)
   uint32_t lane_axes[32];             // per lane of a team: the MRoPE axis of each element's rotary pair, 2 bits each
   int32_t item_blocks;                // blocks 0, k, 2k, ... (item_blocks of them) run k-work items, the rest Q rows
+  bool programmatic_launch;           // launched with programmatic dependent launch (programmatic_launch.cuh)
   InvariantDivider item_stride;       // k = (item_blocks + Q blocks) / item_blocks (1 without items)
 };
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "kernels/programmatic_launch.cuh"
 #include "kernels/step_row_transform.cuh"
 
 namespace qsa::cuda::detail {
@@ -271,10 +272,20 @@ __device__ void item_unit(const StepParams& p, int64_t item, uint32_t axes, uint
   if (commits && Bug != kCommitBeforeRead) commit_ring<D, Bug, Fast>(p, chunk, lane);
 }
 
+// Past this point a block may read what the previous kernel wrote (programmatic_launch.cuh).
+template <bool GridControl>
+__device__ __forceinline__ void enter_dependent_part() {
+  if constexpr (GridControl) {
+    wait_for_previous_grid();
+    allow_next_grid();
+  }
+}
+
 // H: heads per pass of the Q path; MinBlocks: resident blocks per SM the register budget must
-// allow; PoolBatch: group members loaded at once.
+// allow; PoolBatch: group members loaded at once; GridControl: the PDL wait and trigger (off only
+// for version 5 in the benchmark).
 template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
-          int PoolBatch = kDefaultPoolBatch>
+          int PoolBatch = kDefaultPoolBatch, bool GridControl = true>
 __global__ void __launch_bounds__(kStepThreads, MinBlocks) step_update_row_teams_kernel(const StepParams p) {
   using Shape = TeamShape<D>;
   constexpr int E = Shape::kElems;
@@ -285,12 +296,14 @@ __global__ void __launch_bounds__(kStepThreads, MinBlocks) step_update_row_teams
   const uint32_t period = p.item_stride.quotient(blockIdx.x);
   const bool starts_period = blockIdx.x == period * p.item_stride.divisor;
   if (starts_period && period < static_cast<uint32_t>(p.item_blocks)) {
+    enter_dependent_part<GridControl>();
     item_unit<D, Bug, Fast, PoolBatch>(p, static_cast<int64_t>(period) * Shape::kTeamsPerBlock + team, axes,
                                        scratch[team], lane);
   } else {
     const uint32_t items_before = min(period + (starts_period ? 0u : 1u), static_cast<uint32_t>(p.item_blocks));
     float gain[E];
-    load_gain<D, Fast>(p.w_q, lane, gain);
+    load_gain<D, Fast>(p.w_q, lane, gain);  // a constant weight: read before the wait
+    enter_dependent_part<GridControl>();
     q_row<D, Bug, Fast, H>(p, static_cast<int64_t>(blockIdx.x - items_before) * Shape::kTeamsPerBlock + team, axes,
                            gain, scratch[team], lane);
   }

@@ -24,14 +24,19 @@ using StepLauncher = std::function<Status(const StepUpdateDeviceArgs& args, cuda
 /// runs one launch on the backend's own non-blocking stream and downloads the result. The batch
 /// split is computed on the host from the same host copies, as vLLM does
 /// (split_decodes_and_prefills reads query_start_loc_cpu). step_update validates with
-/// qsa::validate_step(), uploads the step and its caches, builds the compressed group's k-work with
-/// the metadata kernel, runs the fused step-update launch and downloads caches, q_out and status.
+/// qsa::validate_step(), uploads the step and its caches, poisons the metadata outputs, then runs
+/// the metadata kernel (the compressed group's k-work) and the fused step-update launch back to
+/// back, and downloads caches, q_out and status.
 class CudaBackend : public Backend {
  public:
   CudaBackend();
   /// A backend named `name` that launches through these launchers (test variants).
   CudaBackend(std::string name, MetadataLauncher launcher, StepLauncher step_launcher = launch_step_update);
   ~CudaBackend() override;
+
+  /// Launches the metadata kernel and the step update of step_update() with programmatic dependent
+  /// launch (the step kernel may start while the metadata kernel ends); plain launches by default.
+  void set_programmatic_launch(bool on) { programmatic_launch_ = on; }
 
   std::string name() const override { return name_; }
   Status probe(std::string* reason) const override;
@@ -45,6 +50,7 @@ class CudaBackend : public Backend {
   std::string name_;
   MetadataLauncher launcher_;
   StepLauncher step_launcher_;
+  bool programmatic_launch_ = false;
   std::unique_ptr<DeviceState> device_;
 };
 

@@ -61,6 +61,9 @@ struct MetadataLaunchConfig {
   int32_t rows_per_thread = 0;       // 1..4: rows of one row tile = threads * rows_per_thread
   int32_t work_rows_per_thread = 0;  // 1..4: k-work rows of one work tile = threads * work_rows_per_thread
   int32_t threads = 0;               // 256, 512 or 1024 threads per block
+  // With programmatic dependent launch (sm_90): the launch may start before the previous kernel
+  // on the stream has ended; every block waits for it before reading anything.
+  bool programmatic_launch = false;
 };
 
 /// The grid one launch uses: `work_blocks` blocks build k-work tiles, then `row_blocks` blocks

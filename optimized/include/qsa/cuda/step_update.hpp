@@ -69,6 +69,12 @@ struct StepUpdateDeviceArgs {
   void* q_out = nullptr;      // [N, HQ, D] in the store dtype
   int32_t* status = nullptr;  // one word, zeroed by the caller; bit 0: position-out-of-range
 
+  // The launch. With programmatic dependent launch (sm_90) the kernel may start before the
+  // previous kernel on the stream has ended: it reads cos_sin, w_k and w_q (per-configuration
+  // constants, never written by the kernel just before it) before it waits for that kernel, and
+  // everything else after. Off: a plain stream-ordered launch.
+  bool programmatic_launch = false;
+
   /// Copies the configuration from a host StepConfig (validated by qsa::validate_step()).
   void set_config(const StepConfig& config);
   int64_t num_work_rows() const;  // K

@@ -1,0 +1,53 @@
+#pragma once
+// Programmatic dependent launch (PDL, sm_90): a kernel launched with the attribute may start while
+// the previous kernel on its stream is still running, so its prologue (parameters, constant
+// weights) overlaps that kernel's tail. Both kernels of this library:
+//
+//  * call wait_for_previous_grid() in every thread before the first read of anything a previous
+//    kernel may have written (the batch, q, k, the caches, the metadata). griddepcontrol.wait
+//    returns once every prerequisite grid has completed and its memory is visible, so it also
+//    orders this kernel's writes after the previous kernel's reads of the same memory;
+//  * call allow_next_grid() once per block right after that wait. The trigger only lets the next
+//    kernel be scheduled; it publishes nothing, since the next kernel's own wait still waits for
+//    this grid's completion. Every block waits unconditionally, so the ordering is transitive along
+//    a chain of PDL launches (a kernel never completes before the one it depends on).
+//
+// Without the attribute (a plain launch) both instructions return at once.
+
+#include <cuda_runtime.h>
+
+#include <utility>
+
+namespace qsa::cuda::detail {
+
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void allow_next_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/// Launches `kernel` on `stream`, with the programmatic-stream-serialization attribute when
+/// `programmatic` is set (a plain launch otherwise). Capturable in a CUDA graph either way.
+template <typename... Params, typename... Args>
+cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
+                          bool programmatic, Args&&... args) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  config.attrs = programmatic ? &attribute : nullptr;
+  config.numAttrs = programmatic ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+}  // namespace qsa::cuda::detail
