@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <utility>
 
 #include "qsa/cuda/backend.hpp"
 #include "qsa/cuda/step_update.hpp"
@@ -47,9 +48,13 @@ TEST(StepUpdateCudaConversions, MatchTheReferenceForEveryRoundingClassAndEveryBf
     if (bf16[i] != bf16_from_float(f) && bf16_mismatches++ == 0)
       ADD_FAILURE() << std::hex << "bf16 of 0x" << bits[i] << ": device 0x" << bf16[i];
     const auto pattern = static_cast<uint16_t>(bits[i] >> 16);  // the high half sweeps every bf16 pattern
-    if (e4m3[i] != e4m3_from_bf16(pattern) && e4m3_mismatches++ == 0)
-      ADD_FAILURE() << std::hex << "e4m3 of bf16 0x" << pattern << ": device 0x" << int{e4m3[i]} << ", reference 0x"
-                    << int{e4m3_from_bf16(pattern)};
+    // The pair conversion: the pattern in the low lane, its negation in the high lane.
+    for (const auto [lane, p] : {std::pair{0, pattern}, std::pair{1, static_cast<uint16_t>(pattern ^ 0x8000u)}}) {
+      const uint8_t device = e4m3[2 * i + lane];
+      if (device != e4m3_from_bf16(p) && e4m3_mismatches++ == 0)
+        ADD_FAILURE() << std::hex << "e4m3 of bf16 0x" << p << " (lane " << lane << "): device 0x" << int{device}
+                      << ", reference 0x" << int{e4m3_from_bf16(p)};
+    }
   }
   EXPECT_EQ(bf16_mismatches, 0);
   EXPECT_EQ(e4m3_mismatches, 0);

@@ -15,11 +15,14 @@ Status launch_step_update(const StepUpdateDeviceArgs& args, cudaStream_t stream,
 
 namespace {
 
-__global__ void convert_kernel(const uint32_t* in, int64_t n, uint16_t* bf16_out, uint8_t* e4m3_out) {
+// The e4m3 pair conversion of the kernel's stores, the pattern in the low lane and its negation in
+// the high lane (so a swap of the lanes shows too).
+__global__ void convert_kernel(const uint32_t* in, int64_t n, uint16_t* bf16_out, uint16_t* e4m3_out) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   bf16_out[i] = detail::float_to_bf16(__uint_as_float(in[i]));
-  e4m3_out[i] = detail::bf16_to_e4m3(static_cast<uint16_t>(in[i] >> 16));
+  const uint32_t pattern = in[i] >> 16;
+  e4m3_out[i] = detail::bf16x2_to_e4m3x2(pattern | (pattern ^ 0x8000u) << 16);
 }
 
 }  // namespace
@@ -29,7 +32,7 @@ Status convert_on_device(const std::vector<uint32_t>& bits, std::vector<uint16_t
   const auto n = static_cast<int64_t>(bits.size());
   uint32_t* d_in = nullptr;
   uint16_t* d_bf16 = nullptr;
-  uint8_t* d_e4m3 = nullptr;
+  uint16_t* d_e4m3 = nullptr;
   const size_t count = static_cast<size_t>(n > 0 ? n : 1);
   auto release = [&] {
     cudaFree(d_in);
@@ -38,7 +41,7 @@ Status convert_on_device(const std::vector<uint32_t>& bits, std::vector<uint16_t
   };
   cudaError_t code = cudaMalloc(&d_in, count * sizeof(uint32_t));
   if (code == cudaSuccess) code = cudaMalloc(&d_bf16, count * sizeof(uint16_t));
-  if (code == cudaSuccess) code = cudaMalloc(&d_e4m3, count);
+  if (code == cudaSuccess) code = cudaMalloc(&d_e4m3, 2 * count);
   if (code == cudaSuccess && n > 0)
     code = cudaMemcpy(d_in, bits.data(), bits.size() * sizeof(uint32_t), cudaMemcpyHostToDevice);
   if (code == cudaSuccess && n > 0) {
@@ -46,10 +49,10 @@ Status convert_on_device(const std::vector<uint32_t>& bits, std::vector<uint16_t
     code = cudaGetLastError();
   }
   bf16->resize(bits.size());
-  e4m3->resize(bits.size());
+  e4m3->resize(2 * bits.size());
   if (code == cudaSuccess && n > 0)
     code = cudaMemcpy(bf16->data(), d_bf16, bits.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost);
-  if (code == cudaSuccess && n > 0) code = cudaMemcpy(e4m3->data(), d_e4m3, bits.size(), cudaMemcpyDeviceToHost);
+  if (code == cudaSuccess && n > 0) code = cudaMemcpy(e4m3->data(), d_e4m3, 2 * bits.size(), cudaMemcpyDeviceToHost);
   release();
   if (code != cudaSuccess) return device_error(code, "convert_on_device", error);
   return Status::kOk;

@@ -109,12 +109,8 @@ __device__ __forceinline__ void store_chunk(void* row, int offset, const uint32_
   uint32_t b[E / 4];
 #pragma unroll
   for (int i = 0; i < E / 4; ++i) {
-    const uint32_t lo = y[2 * i];
-    const uint32_t hi = y[2 * i + 1];
-    b[i] = bf16_to_e4m3<kSaturate>(static_cast<uint16_t>(lo & 0xFFFFu)) |
-           static_cast<uint32_t>(bf16_to_e4m3<kSaturate>(static_cast<uint16_t>(lo >> 16))) << 8 |
-           static_cast<uint32_t>(bf16_to_e4m3<kSaturate>(static_cast<uint16_t>(hi & 0xFFFFu))) << 16 |
-           static_cast<uint32_t>(bf16_to_e4m3<kSaturate>(static_cast<uint16_t>(hi >> 16))) << 24;
+    b[i] = bf16x2_to_e4m3x2<kSaturate>(y[2 * i]) | static_cast<uint32_t>(bf16x2_to_e4m3x2<kSaturate>(y[2 * i + 1]))
+                                                       << 16;
   }
   uint8_t* p = static_cast<uint8_t*>(row) + offset;
   if constexpr (Fast) {

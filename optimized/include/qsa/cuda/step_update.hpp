@@ -96,7 +96,8 @@ struct StepUpdateDeviceArgs {
 [[nodiscard]] Status launch_step_update(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error);
 
 /// The device's SPEC 6 conversions, for exhaustive tests: for every 32-bit pattern b, bf16[i] is
-/// the kernel's bf16(float with bits b) and e4m3[i] the kernel's e4m3 of the bf16 pattern b >> 16.
+/// the kernel's bf16(float with bits b); e4m3[2i] and e4m3[2i + 1] are the kernel's e4m3 (the pair
+/// conversion of its stores) of the bf16 pattern p = b >> 16 and of -p (p ^ 0x8000).
 [[nodiscard]] Status convert_on_device(const std::vector<uint32_t>& bits, std::vector<uint16_t>* bf16,
                                        std::vector<uint8_t>* e4m3, Error* error);
 
