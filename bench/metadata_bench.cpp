@@ -1,12 +1,13 @@
 // BM_Metadata/<backend>/kind:<kind>/tokens:<N>/requests:<NR>: the SPEC 2 metadata build per step.
 //
 //  * reference: the CPU oracle (qsa::reference::build_metadata, validation included), wall time.
-//  * cuda: our one-launch kernel; baseline: the two-launch baseline of baseline_metadata.cu;
-//    BM_Floor/empty_kernel: an empty kernel. Each GPU benchmark first checks its output against the
-//    reference (outputs poisoned), then captures 200 back-to-back launches in a CUDA graph and
-//    reports the time per launch from CUDA events around one replay (UseManualTime); 50 replays
-//    per repetition, median of 5 repetitions. Inputs stay in the same device buffers, so they are
-//    L2-resident, as they are in vLLM, which copies them to the device right before the launch.
+//  * cuda: our one-launch kernel, plain launches; cuda-pdl: the same with programmatic dependent
+//    launch (each launch may start while the previous one ends); baseline: the two-launch baseline of
+//    baseline_metadata.cu; BM_Floor/empty_kernel: an empty kernel. Each GPU benchmark first checks its output against
+//    the reference (outputs poisoned), then captures 200 back-to-back launches in a CUDA graph and reports the time per
+//    launch from CUDA events around one replay (UseManualTime); 50 replays per repetition, median of 9 repetitions
+//    (every repetition in the JSON output). Inputs stay in the same device buffers, so they are L2-resident, as they
+//    are in vLLM, which copies them to the device right before the launch.
 //  * BM_Floor/empty_kernel/blocks:B: empty grids as large as ours (launch cost before any work).
 //  * BM_MetadataTiling/cuda/...: the same kernel under other tilings (for tuning).
 //
@@ -50,16 +51,17 @@ std::string shape_suffix(CacheKind kind, const MetadataShape& shape) {
 // launches, so they run a fixed number of iterations (a MinTime of manual time would take
 // kLaunchesPerGraph times longer in wall time).
 constexpr int kGpuIterations = 50;
+constexpr int kGpuRepetitions = 9;
 
 void configure(benchmark::internal::Benchmark* b, bool gpu) {
   b->Unit(benchmark::kMicrosecond);
   if (gpu) b->UseManualTime();
   if (quick_mode) return;
-  if (gpu)
-    b->Iterations(kGpuIterations);
-  else
-    b->MinTime(0.1);
-  b->Repetitions(5)->ReportAggregatesOnly(true);
+  if (gpu) {
+    b->Iterations(kGpuIterations)->Repetitions(kGpuRepetitions)->DisplayAggregatesOnly(true);
+    return;
+  }
+  b->MinTime(0.1)->Repetitions(5)->ReportAggregatesOnly(true);
 }
 
 void run_reference(benchmark::State& state, const MetadataInput* input) {
@@ -162,6 +164,13 @@ void register_benchmarks(bool gpu) {
       GpuCase* baseline = add_gpu_case(baseline_name, *input, launch_baseline_metadata);
       configure(benchmark::RegisterBenchmark(baseline_name.c_str(), run_gpu, baseline), true);
       configure(benchmark::RegisterBenchmark(ours_name.c_str(), run_gpu, ours), true);
+      const std::string pdl_name = "BM_Metadata/cuda-pdl/" + suffix;
+      GpuCase* pdl = add_gpu_case(pdl_name, *input, [](const cuda::MetadataDeviceArgs& a, cudaStream_t s, Error* e) {
+        cuda::MetadataLaunchConfig config;
+        config.programmatic_launch = true;
+        return cuda::launch_metadata(a, s, e, config);
+      });
+      configure(benchmark::RegisterBenchmark(pdl_name.c_str(), run_gpu, pdl), true);
 #else
       (void)gpu;
 #endif
@@ -222,14 +231,15 @@ void print_summary(const MedianReporter& reporter) {
   auto get = [&](const std::string& name) { return reporter.micros(name); };
   const double floor = get("BM_Floor/empty_kernel");
   std::printf("\nSummary: time per step (median), microseconds; ours/floor target <= 2\n");
-  std::printf("%-8s %-12s %7s %6s %13s %11s %9s %9s %10s\n", "shape", "kind", "N", "NR", "reference_cpu", "baseline",
-              "ours", "floor", "ours/floor");
+  std::printf("%-8s %-12s %7s %6s %13s %11s %9s %9s %9s %10s\n", "shape", "kind", "N", "NR", "reference_cpu",
+              "baseline", "ours", "ours-pdl", "floor", "ours/floor");
   for (CacheKind kind : kKinds) {
     for (const MetadataShape& shape : metadata_bench_shapes()) {
       const std::string suffix = shape_suffix(kind, shape);
       const double ref = get("BM_Metadata/reference/" + suffix);
       const double base = get("BM_Metadata/baseline/" + suffix);
       const double ours = get("BM_Metadata/cuda/" + suffix);
+      const double pdl = get("BM_Metadata/cuda-pdl/" + suffix);
       auto cell = [](double v) {
         if (v < 0) return std::string("-");
         char text[32];
@@ -237,9 +247,9 @@ void print_summary(const MedianReporter& reporter) {
         return std::string(text);
       };
       const std::string ratio = ours > 0 && floor > 0 ? cell(ours / floor) : "-";
-      std::printf("%-8s %-12s %7lld %6lld %13s %11s %9s %9s %10s\n", shape.family.c_str(), to_string(kind),
+      std::printf("%-8s %-12s %7lld %6lld %13s %11s %9s %9s %9s %10s\n", shape.family.c_str(), to_string(kind),
                   static_cast<long long>(shape.tokens), static_cast<long long>(shape.requests), cell(ref).c_str(),
-                  cell(base).c_str(), cell(ours).c_str(), cell(floor).c_str(), ratio.c_str());
+                  cell(base).c_str(), cell(ours).c_str(), cell(pdl).c_str(), cell(floor).c_str(), ratio.c_str());
     }
   }
   std::printf("\nOther GPU measurements (median, microseconds per launch)\n");

@@ -19,7 +19,7 @@ cd "$(dirname "$0")"
 OUT="${OUT:-$PWD/gpu-logs}"
 mkdir -p "$OUT"
 export QSA_REQUIRE_GPU=1
-DEADLINE=$(( $(date +%s) + ${QSA_GPU_BUDGET_S:-450} ))
+DEADLINE=$(( $(date +%s) + ${QSA_GPU_BUDGET_S:-540} ))
 SUMMARY="$OUT/summary.txt"
 failed=0
 
@@ -125,7 +125,7 @@ fi
 if phase bench; then
   touch "$OUT/bench.log"
   step_start=$(wc -l < "$OUT/bench.log")
-  step "step_update_bench" bench.log 200 ./step_update_bench --benchmark_out="$OUT/step_bench.json" --benchmark_out_format=json --benchmark_color=false
+  step "step_update_bench" bench.log 290 ./step_update_bench --benchmark_out="$OUT/step_bench.json" --benchmark_out_format=json --benchmark_color=false
   metadata_start=$(wc -l < "$OUT/bench.log")
   step "metadata_bench" bench.log 150 ./metadata_bench --benchmark_out="$OUT/bench.json" --benchmark_out_format=json --benchmark_color=false
   echo

@@ -19,4 +19,11 @@ const std::vector<StepTuning>& step_tunings() {
   return tunings;
 }
 
+Status launch_step_version5(const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
+  cuda::StepUpdateDeviceArgs plain = args;
+  plain.programmatic_launch = false;
+  return cuda::detail::launch_step_tuning<cuda::detail::kDefaultHeadsPerPass, cuda::detail::kDefaultMinBlocks,
+                                          cuda::detail::kDefaultPoolBatch, /*GridControl=*/false>(plain, stream, error);
+}
+
 }  // namespace qsa::bench

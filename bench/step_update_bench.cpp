@@ -1,13 +1,17 @@
 // BM_StepUpdate/<backend>/shape:<s>/tokens:<N>/requests:<NR>/dtype:<d>: one step update per launch
 // with the real configuration (D = 128, HQ = 4, rd = 64, C = 4, MRoPE with positions cached).
 //
-//  * cuda: our fused launch; baseline: the unfused three-launch baseline (baseline_step_update.cu);
-//    reference: the CPU oracle (small shapes only). Each GPU benchmark first checks caches, q_out
+//  * cuda: our fused launch, plain (serialized launches); cuda-pdl: the same launched with
+//    programmatic dependent launch (each launch's prologue overlaps the previous one's tail);
+//    cuda-v5: version 5 of the kernel (no PDL wait or trigger), plain; baseline: the unfused
+//    three-launch baseline (baseline_step_update.cu); reference: the CPU oracle (small shapes only).
+//  * BM_StepChain/<cuda|cuda-pdl>: the metadata kernel (compressed kind) then the step update, per
+//    step, both plain or both PDL: the time per metadata + step pair. Each GPU benchmark first checks caches, q_out
 //    and the status against the reference, then captures a CUDA graph of back-to-back launches that
 //    rotate through enough input sets (each its own q, k, q_out and positions) that the working set is
 //    four times the 60 MB L2, and reports the time per launch from CUDA events around one replay
-//    (UseManualTime), median of 5 repetitions. Bytes processed: step_bytes() (what must move).
-//    Each set has its own inputs and q_out; the caches, the ring block table, the k-work items, the
+//    (UseManualTime), median of 9 repetitions (every repetition in the JSON output). Bytes processed: step_bytes()
+//    (what must move). Each set has its own inputs and q_out; the caches, the ring block table, the k-work items, the
 //    RoPE table and the weights are shared.
 //  * BM_Copy/device_to_device: a 1 GiB device-to-device copy, bytes read plus written: the ceiling.
 //  * BM_Floor/empty_kernel: an empty kernel launched the same way.
@@ -42,16 +46,17 @@ namespace qsa::bench {
 namespace {
 
 constexpr int kGpuIterations = 30;
+constexpr int kGpuRepetitions = 9;
 
 void configure(benchmark::internal::Benchmark* b, bool gpu) {
   b->Unit(benchmark::kMicrosecond);
   if (gpu) b->UseManualTime();
   if (quick_mode) return;
-  if (gpu)
-    b->Iterations(kGpuIterations);
-  else
-    b->MinTime(0.2);
-  b->Repetitions(5)->ReportAggregatesOnly(true);
+  if (gpu) {
+    b->Iterations(kGpuIterations)->Repetitions(kGpuRepetitions)->DisplayAggregatesOnly(true);
+    return;
+  }
+  b->MinTime(0.2)->Repetitions(5)->ReportAggregatesOnly(true);
 }
 
 std::string suffix(const StepShape& s) {
@@ -88,6 +93,8 @@ struct GpuCase {
   StepLaunch launch;
   bool copy = false;
   bool copy_by_kernel = false;
+  bool chain = false;  // each launch: the metadata kernel, then `launch`
+  cuda::MetadataLaunchConfig metadata_config;
   std::unique_ptr<cuda::MetadataBuffers> metadata;
   std::vector<std::unique_ptr<cuda::StepBuffers>> sets;
   std::vector<cuda::StepUpdateDeviceArgs> args;
@@ -95,10 +102,21 @@ struct GpuCase {
   void* copy_dst = nullptr;
   GraphReplayTimer timer;
   Preparation preparation;
+  int runs = 0;  // repetitions run so far
+  bool released = false;
 
-  ~GpuCase() {
+  ~GpuCase() { release(); }
+
+  // The device memory of a case whose repetitions have all run: a hundred cases of up to 256 sets
+  // each (every set with its own caches) would not fit on the device together.
+  void release() {
+    sets.clear();
+    args.clear();
+    metadata.reset();
     cudaFree(copy_src);
     cudaFree(copy_dst);
+    copy_src = copy_dst = nullptr;
+    released = true;
   }
 
   static constexpr size_t kCopyBytes = size_t{1} << 30;
@@ -164,16 +182,27 @@ struct GpuCase {
     int64_t next = 0;
     const int launches = static_cast<int>(std::max<int64_t>(count, 20));
     return timer.capture(
-        launches, [&](cudaStream_t st) { return launch(args[static_cast<size_t>(next++ % count)], st, error); }, error);
+        launches,
+        [&](cudaStream_t st) {
+          if (chain)
+            if (Status s = cuda::launch_metadata(m, st, error, metadata_config); s != Status::kOk) return s;
+          return launch(args[static_cast<size_t>(next++ % count)], st, error);
+        },
+        error);
   }
 };
 
 std::vector<std::unique_ptr<GpuCase>> gpu_cases;
 
 void run_gpu(benchmark::State& state, GpuCase* c) {
-  if (!time_graph_replays(
-          state, c->name, c->preparation, [c](Error* error) { return c->prepare(error); }, c->timer))
+  if (c->released) {
+    state.SkipWithError("the case's device memory was released after its last repetition");
     return;
+  }
+  const bool timed = time_graph_replays(
+      state, c->name, c->preparation, [c](Error* error) { return c->prepare(error); }, c->timer);
+  if (++c->runs == (quick_mode ? 1 : kGpuRepetitions)) c->release();
+  if (!timed) return;
   if (c->copy)
     state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * GpuCase::kCopyBytes));
   else if (c->shape)
@@ -202,14 +231,25 @@ void register_benchmarks(bool gpu) {
 #ifdef QSA_HAVE_CUDA
     if (!gpu) continue;
     const std::string base = "BM_StepUpdate/baseline/" + suffix(shape);
-    const std::string ours = "BM_StepUpdate/cuda/" + suffix(shape);
     configure(benchmark::RegisterBenchmark(base.c_str(), run_gpu, add_gpu_case(base, c, launch_baseline_step_update)),
               true);
-    configure(benchmark::RegisterBenchmark(ours.c_str(), run_gpu,
-                                           add_gpu_case(ours, c,
-                                                        [](const cuda::StepUpdateDeviceArgs& a, cudaStream_t s,
-                                                           Error* e) { return cuda::launch_step_update(a, s, e); })),
-              true);
+    for (const bool pdl : {false, true}) {
+      const StepLaunch ours = [pdl](const cuda::StepUpdateDeviceArgs& a, cudaStream_t s, Error* e) {
+        cuda::StepUpdateDeviceArgs launch_args = a;
+        launch_args.programmatic_launch = pdl;
+        return cuda::launch_step_update(launch_args, s, e);
+      };
+      const std::string mode = pdl ? "cuda-pdl/" : "cuda/";
+      const std::string name = "BM_StepUpdate/" + mode + suffix(shape);
+      configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, add_gpu_case(name, c, ours)), true);
+      const std::string chain_name = "BM_StepChain/" + mode + suffix(shape);
+      GpuCase* chain = add_gpu_case(chain_name, c, ours);
+      chain->chain = true;
+      chain->metadata_config.programmatic_launch = pdl;
+      configure(benchmark::RegisterBenchmark(chain_name.c_str(), run_gpu, chain), true);
+    }
+    const std::string v5 = "BM_StepUpdate/cuda-v5/" + suffix(shape);
+    configure(benchmark::RegisterBenchmark(v5.c_str(), run_gpu, add_gpu_case(v5, c, launch_step_version5)), true);
 #else
     (void)gpu;
 #endif
@@ -251,13 +291,16 @@ void print_summary(const MedianReporter& reporter) {
       std::max(reporter.bytes_per_second("BM_Copy/device_to_device"), reporter.bytes_per_second("BM_Copy/kernel"));
   std::printf("\nSummary: time per step (median, microseconds), bandwidth counting the bytes that must move\n");
   std::printf("copy ceiling %.2f TB/s, empty-kernel floor %.2f us\n", ceiling / 1e12, floor);
-  std::printf("%-8s %-9s %6s %5s %9s %9s %9s %8s %8s %9s\n", "shape", "dtype", "N", "NR", "ours", "baseline",
-              "reference", "TB/s", "of copy", "base/ours");
+  std::printf("%-8s %-9s %6s %5s %9s %9s %9s %9s %9s %9s %8s %8s %9s\n", "shape", "dtype", "N", "NR", "ours",
+              "ours-pdl", "v5", "chain", "chain-pdl", "baseline", "TB/s", "of copy", "base/ours");
   for (const auto& c : shape_cases) {
     const std::string s = suffix(c->shape);
     const double ours = reporter.micros("BM_StepUpdate/cuda/" + s);
     const double base = reporter.micros("BM_StepUpdate/baseline/" + s);
-    const double ref = reporter.micros("BM_StepUpdate/reference/" + s);
+    const double pdl = reporter.micros("BM_StepUpdate/cuda-pdl/" + s);
+    const double v5 = reporter.micros("BM_StepUpdate/cuda-v5/" + s);
+    const double chain = reporter.micros("BM_StepChain/cuda/" + s);
+    const double chain_pdl = reporter.micros("BM_StepChain/cuda-pdl/" + s);
     const double tbps = ours > 0 ? static_cast<double>(c->bytes) / (ours * 1e-6) / 1e12 : -1;
     auto cell = [](double v, const char* format) {
       if (v < 0) return std::string("-");
@@ -265,10 +308,11 @@ void print_summary(const MedianReporter& reporter) {
       std::snprintf(text, sizeof(text), format, v);
       return std::string(text);
     };
-    std::printf("%-8s %-9s %6lld %5lld %9s %9s %9s %8s %8s %9s\n", c->shape.name.c_str(), to_string(c->shape.dtype),
-                static_cast<long long>(c->shape.tokens), static_cast<long long>(c->shape.requests),
-                cell(ours, "%.2f").c_str(), cell(base, "%.2f").c_str(), cell(ref, "%.1f").c_str(),
-                cell(tbps, "%.2f").c_str(),
+    std::printf("%-8s %-9s %6lld %5lld %9s %9s %9s %9s %9s %9s %8s %8s %9s\n", c->shape.name.c_str(),
+                to_string(c->shape.dtype), static_cast<long long>(c->shape.tokens),
+                static_cast<long long>(c->shape.requests), cell(ours, "%.2f").c_str(), cell(pdl, "%.2f").c_str(),
+                cell(v5, "%.2f").c_str(), cell(chain, "%.2f").c_str(), cell(chain_pdl, "%.2f").c_str(),
+                cell(base, "%.2f").c_str(), cell(tbps, "%.2f").c_str(),
                 cell(tbps > 0 && ceiling > 0 ? 100.0 * tbps * 1e12 / ceiling : -1, "%.0f%%").c_str(),
                 cell(ours > 0 && base > 0 ? base / ours : -1, "%.2f").c_str());
   }
