@@ -23,13 +23,16 @@ const std::vector<PlantedStepBug>& planted_step_bugs() {
        "cross-lane sum of squares with offsets 16, 8, .. 1: not SPEC 6's tree", "many-rows"},
       {kGroupPositionIgnoresTail, "group-position-ignores-ring-tail",
        "group rotated at (gC, gC, gC) although the ring caches positions", "mrope"},
+      {kSkipsGridWait, "skips-grid-wait",
+       "launched with PDL but without griddepcontrol.wait: reads the k-work before the metadata kernel writes it",
+       "pdl"},
   };
   return bugs;
 }
 
 std::unique_ptr<Backend> make_planted_step_backend(const PlantedStepBug& bug) {
   const cuda::detail::StepBug which = bug.bug;
-  return std::make_unique<cuda::CudaBackend>(
+  auto backend = std::make_unique<cuda::CudaBackend>(
       "cuda-planted-step-" + bug.name,
       [](const cuda::MetadataDeviceArgs& args, cudaStream_t stream, Error* error) {
         return cuda::launch_metadata(args, stream, error);
@@ -37,6 +40,8 @@ std::unique_ptr<Backend> make_planted_step_backend(const PlantedStepBug& bug) {
       [which](const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
         return launch_planted_step_update(which, args, stream, error);
       });
+  backend->set_programmatic_launch(bug.needs == "pdl");
+  return backend;
 }
 
 }  // namespace qsa::testing

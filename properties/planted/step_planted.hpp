@@ -18,7 +18,8 @@ struct PlantedStepBug {
   cuda::detail::StepBug bug;
   std::string name;         // e.g. "commit-before-read"
   std::string description;  // what the bug does, in one line
-  std::string needs;  // the scenario feature that shows it: "", "mrope", "fp8", "ring-block-past-cache", "many-rows"
+  std::string needs;  // the scenario feature that shows it: "", "mrope", "fp8", "ring-block-past-cache", "many-rows",
+                      // "pdl" (the backend's metadata and step launches back to back with PDL)
 };
 
 void PrintTo(const PlantedStepBug& bug, std::ostream* os);

@@ -26,6 +26,8 @@ Status launch_planted_step_update(cuda::detail::StepBug bug, const cuda::StepUpd
       return dispatch_step_update<kReversedTree, false, 32, 128>(args, stream, error);
     case kGroupPositionIgnoresTail:
       return dispatch_step_update<kGroupPositionIgnoresTail, false, 32, 128>(args, stream, error);
+    case kSkipsGridWait:
+      return dispatch_step_update<kSkipsGridWait, false, 32, 128>(args, stream, error);
     case kNoBug:
       break;
   }

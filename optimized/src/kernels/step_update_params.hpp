@@ -25,6 +25,7 @@ enum StepBug : int {
   kQOutSkipsPadding,          // the Q path stops at M = qsl[NR] rows, padding rows unwritten
   kReversedTree,              // the cross-lane sum of squares with offsets kLanes/2 .. 1: another tree
   kGroupPositionIgnoresTail,  // the group rotated at (gC, gC, gC) although the ring caches positions
+  kSkipsGridWait,             // no griddepcontrol.wait: under PDL it reads the metadata before it is written
 };
 
 struct StepParams {

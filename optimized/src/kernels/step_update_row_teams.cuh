@@ -273,10 +273,10 @@ __device__ void item_unit(const StepParams& p, int64_t item, uint32_t axes, uint
 }
 
 // Past this point a block may read what the previous kernel wrote (programmatic_launch.cuh).
-template <bool GridControl>
+template <bool GridControl, int Bug>
 __device__ __forceinline__ void enter_dependent_part() {
   if constexpr (GridControl) {
-    wait_for_previous_grid();
+    if constexpr (Bug != kSkipsGridWait) wait_for_previous_grid();
     allow_next_grid();
   }
 }
@@ -296,14 +296,14 @@ __global__ void __launch_bounds__(kStepThreads, MinBlocks) step_update_row_teams
   const uint32_t period = p.item_stride.quotient(blockIdx.x);
   const bool starts_period = blockIdx.x == period * p.item_stride.divisor;
   if (starts_period && period < static_cast<uint32_t>(p.item_blocks)) {
-    enter_dependent_part<GridControl>();
+    enter_dependent_part<GridControl, Bug>();
     item_unit<D, Bug, Fast, PoolBatch>(p, static_cast<int64_t>(period) * Shape::kTeamsPerBlock + team, axes,
                                        scratch[team], lane);
   } else {
     const uint32_t items_before = min(period + (starts_period ? 0u : 1u), static_cast<uint32_t>(p.item_blocks));
     float gain[E];
     load_gain<D, Fast>(p.w_q, lane, gain);  // a constant weight: read before the wait
-    enter_dependent_part<GridControl>();
+    enter_dependent_part<GridControl, Bug>();
     q_row<D, Bug, Fast, H>(p, static_cast<int64_t>(blockIdx.x - items_before) * Shape::kTeamsPerBlock + team, axes,
                            gain, scratch[team], lane);
   }
