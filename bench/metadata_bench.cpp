@@ -33,7 +33,7 @@
 #include "qsa/cuda/device.hpp"
 #include "qsa/cuda/metadata.hpp"
 #include "qsa/cuda/metadata_buffers.hpp"
-#include "qsa/traces/compare.hpp"
+#include "qsa/traces/check_engine.hpp"
 #include "support/cuda_timer.hpp"
 #endif
 
@@ -117,11 +117,13 @@ struct GpuCase {
     if (Status s = launcher(args, stream, error); s != Status::kOk) return s;
     MetadataOutput actual;
     if (Status s = buffers->download(args, stream, &actual, error); s != Status::kOk) return s;
-    MetadataOutput expected;
-    if (Status s = reference::build_metadata(input, &expected, error); s != Status::kOk) return s;
-    actual.split = expected.split;  // the split is host metadata, not the kernel's
-    if (auto m = traces::compare_metadata(input, expected, actual))
-      return invalid(error, "output", m->index, "differs-from-reference", m->to_string());
+    const traces::MetadataRun expected = traces::reference_metadata(input);
+    if (expected.status != Status::kOk) return invalid(error, expected.error.field, expected.error.index,
+                                                       expected.error.rule, expected.error.message);
+    actual.split = expected.output.split;  // the split is host metadata, not the kernel's
+    const traces::MetadataRun run{Status::kOk, Error{}, std::move(actual)};
+    if (auto f = traces::judge_metadata(input, run, traces::MetadataChecks{true, &expected}))
+      return invalid(error, "output", f->index, "differs-from-reference", f->to_string());
     return timer.capture(
         kLaunchesPerGraph, [&](cudaStream_t st) { return launcher(args, st, error); }, error);
   }

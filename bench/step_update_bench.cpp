@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "qsa/reference/step_update.hpp"
+#include "qsa/traces/check_engine.hpp"
 #include "support/bench_main.hpp"
 #include "support/step_shapes.hpp"
 
@@ -169,16 +170,17 @@ struct GpuCase {
     }
     // Verify set 0 against the reference before timing.
     if (Status s = launch(args[0], stream, error); s != Status::kOk) return s;
-    StepCaches actual = shape->step.caches;
-    StepOutput out;
-    if (Status s = sets[0]->download(args[0], stream, &actual, &out, error); s != Status::kOk) return s;
-    StepCaches expected = shape->step.caches;
-    StepOutput reference_out;
-    if (Status s = reference::step_update(in, &expected, &reference_out, error); s != Status::kOk) return s;
-    if (actual.ring.bytes != expected.ring.bytes || actual.compressed.bytes != expected.compressed.bytes ||
-        out.q_out != reference_out.q_out || out.step_status != reference_out.step_status)
-      return invalid(error, "output", -1, "differs-from-reference",
-                     name + ": caches, q_out or status differ from the reference");
+    traces::StepRun run;
+    run.caches = shape->step.caches;
+    if (Status s = sets[0]->download(args[0], stream, &run.caches, &run.output, error); s != Status::kOk) return s;
+    traces::StepRun expected;
+    expected.caches = shape->step.caches;
+    expected.output = make_poisoned_step_output(in);
+    if (Status s = reference::step_update(in, &expected.caches, &expected.output, error); s != Status::kOk) return s;
+    traces::StepChecks checks;
+    checks.expected = &expected;
+    if (auto f = traces::judge_step_update(in, shape->step.caches, run, checks))
+      return invalid(error, "output", f->index, "differs-from-reference", name + ": " + f->to_string());
     int64_t next = 0;
     const int launches = static_cast<int>(std::max<int64_t>(count, 20));
     return timer.capture(

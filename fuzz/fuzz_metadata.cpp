@@ -1,9 +1,10 @@
 // fuzz_metadata: bytes -> one metadata input (metadata_decoder.hpp), usually valid and edge-shaped,
 // sometimes invalid.
 // - Invalid (by an independent reading of SPEC 1.4): the reference answers kInvalidInput with that
-//   field and rule, and writes nothing; every other backend answers the same error.
+//   field and rule, and writes nothing; every other backend answers the same error and writes
+//   nothing (the checking engine, traces/check_engine.hpp).
 // - Valid: the reference answers kOk and its output keeps the invariants of SPEC 7.4; every other
-//   backend (differential mode, fuzz_support.hpp) produces the same output bit for bit.
+//   backend (differential mode, fuzz_support.hpp) produces the same output bit for bit (the engine).
 // A finding prints what differed and traps.
 
 #include <cstdint>
@@ -12,8 +13,7 @@
 
 #include "fuzz_support.hpp"
 #include "metadata_decoder.hpp"
-#include "qsa/invariants.hpp"
-#include "qsa/traces/compare.hpp"
+#include "qsa/traces/check_engine.hpp"
 #include "qsa/traces/json_codec.hpp"
 
 namespace {
@@ -22,12 +22,6 @@ using namespace qsa;
 using fuzz::finding;
 constexpr const char* kTarget = "fuzz_metadata";
 constexpr int64_t kMaxValidRows = int64_t{1} << 20;  // valid batches up to 2^20 rows are run
-
-bool same_output(const MetadataOutput& a, const MetadataOutput& b) {
-  return a.token_to_req == b.token_to_req && a.logical_positions == b.logical_positions &&
-         a.visible_blocks == b.visible_blocks && a.slot_mapping == b.slot_mapping &&
-         a.k_work_metadata == b.k_work_metadata && a.split == b.split;
-}
 
 // The input as the JSON `qsacheck eval metadata --input FILE` reads, for the report.
 std::string shown(const MetadataInput& input) {
@@ -45,57 +39,34 @@ std::string shown(const MetadataInput& input) {
 }
 
 void check_invalid(const MetadataInput& input, const fuzz::ExpectedError& expected) {
-  const MetadataOutput poisoned = make_poisoned_metadata_output(input);
-  MetadataOutput out = poisoned;
-  Error error;
-  const Status status = fuzz::reference_backend().build_metadata(input, &out, &error);
-  if (status != Status::kInvalidInput)
+  const traces::MetadataRun reference = traces::run_metadata(fuzz::reference_backend(), input);
+  if (reference.status != Status::kInvalidInput)
     finding(kTarget, "validation",
             "SPEC 1.4 rejects this input (" + expected.field + " / " + expected.rule + ") but the reference answered " +
-                to_string(status) + shown(input));
-  if (error.field != expected.field || error.rule != expected.rule)
+                to_string(reference.status) + shown(input));
+  if (reference.error.field != expected.field || reference.error.rule != expected.rule)
     finding(kTarget, "validation",
             "SPEC 1.4's first failure is " + expected.field + " / " + expected.rule + ", the reference reported " +
-                to_string(error) + shown(input));
-  if (!same_output(out, poisoned))
-    finding(kTarget, "validation", "the reference wrote output for an input it rejected" + shown(input));
-  for (const auto& backend : fuzz::differential_backends()) {
-    MetadataOutput theirs = poisoned;
-    Error their_error;
-    const Status their_status = backend->build_metadata(input, &theirs, &their_error);
-    if (their_status != Status::kInvalidInput || their_error != error)
-      finding(kTarget, "validation-differential",
-              backend->name() + " answered " + to_string(their_status) + " " + to_string(their_error) +
-                  ", the reference " + to_string(error) + shown(input));
-    if (!same_output(theirs, poisoned))
-      finding(kTarget, "validation-differential",
-              backend->name() + " wrote output for an invalid input" + shown(input));
-  }
+                to_string(reference.error) + shown(input));
+  // Judged against its own answer, the reference is held to the one thing left: it wrote nothing.
+  if (auto f = traces::judge_metadata(input, reference, traces::MetadataChecks{false, &reference}))
+    finding(kTarget, "validation", "reference: " + f->to_string() + shown(input));
+  for (const auto& backend : fuzz::differential_backends())
+    if (auto f = traces::check_metadata(*backend, input, traces::MetadataChecks{true, &reference}))
+      finding(kTarget, f->check, backend->name() + ": " + f->to_string() + shown(input));
 }
 
 void check_valid(const MetadataInput& input) {
-  const MetadataOutput poisoned = make_poisoned_metadata_output(input);
-  MetadataOutput expected = poisoned;
-  Error error;
-  const Status status = fuzz::reference_backend().build_metadata(input, &expected, &error);
-  if (status != Status::kOk)
+  const traces::MetadataRun reference = traces::run_metadata(fuzz::reference_backend(), input);
+  if (reference.status != Status::kOk)
     finding(kTarget, "validation",
-            "SPEC 1.4 accepts this input but the reference answered " + std::string(to_string(status)) + " " +
-                to_string(error) + shown(input));
-  if (auto v = check_metadata_invariants(input, expected))
-    finding(kTarget, "7.4-metadata-invariant", to_string(*v) + shown(input));
-  for (const auto& backend : fuzz::differential_backends()) {
-    MetadataOutput actual = poisoned;
-    Error their_error;
-    const Status their_status = backend->build_metadata(input, &actual, &their_error);
-    if (their_status != Status::kOk)
-      finding(kTarget, "metadata-status",
-              backend->name() + " answered " + to_string(their_status) + " " + to_string(their_error) + shown(input));
-    if (auto v = check_metadata_invariants(input, actual))
-      finding(kTarget, "7.4-metadata-invariant", backend->name() + ": " + to_string(*v) + shown(input));
-    if (auto m = traces::compare_metadata(input, expected, actual))
-      finding(kTarget, "metadata-differential", backend->name() + " vs reference: " + m->to_string() + shown(input));
-  }
+            "SPEC 1.4 accepts this input but the reference answered " + std::string(to_string(reference.status)) +
+                " " + to_string(reference.error) + shown(input));
+  if (auto f = traces::judge_metadata(input, reference, traces::MetadataChecks{true, nullptr}))
+    finding(kTarget, f->check, "reference: " + f->to_string() + shown(input));
+  for (const auto& backend : fuzz::differential_backends())
+    if (auto f = traces::check_metadata(*backend, input, traces::MetadataChecks{true, &reference}))
+      finding(kTarget, f->check, backend->name() + ": " + f->to_string() + shown(input));
 }
 
 void run(const uint8_t* data, size_t size) {

@@ -7,6 +7,10 @@
 
 #include "qsa/traces/backends.hpp"
 
+#ifdef QSA_FUZZ_PLANTED_BUGS
+#include "mutants/mutant_catalog.hpp"
+#endif
+
 namespace qsa::fuzz {
 
 void finding(const char* target, const std::string& check, const std::string& detail) {
@@ -52,6 +56,9 @@ std::vector<std::string> split_names(const std::string& list) {
 std::vector<std::unique_ptr<Backend>> open_backends() {
   traces::register_builtin_backends();
   BackendRegistry& registry = BackendRegistry::global();
+#ifdef QSA_FUZZ_PLANTED_BUGS
+  mutants::register_mutant_backends(registry);  // hidden: only QSA_FUZZ_BACKEND=bug:... picks one
+#endif
   std::vector<std::unique_ptr<Backend>> backends;
   const char* requested = std::getenv("QSA_FUZZ_BACKEND");
   if (requested != nullptr && std::string(requested) == "none") return backends;

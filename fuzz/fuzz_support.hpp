@@ -32,7 +32,8 @@ Backend& reference_backend();
 /// - QSA_FUZZ_BACKEND=name[,name...]: exactly those (an unknown or unavailable one is a usage
 ///   error: the process prints why and exits 2);
 /// - QSA_FUZZ_BACKEND=none: none (the reference against the invariants and the oracle only).
-/// The planted `bug:` backends are not linked into the fuzzers.
+/// The planted `bug:` backends are not linked into the fuzzers; the replay executables of a test
+/// build register them hidden, so only QSA_FUZZ_BACKEND=bug:... selects one.
 const std::vector<std::unique_ptr<Backend>>& differential_backends();
 
 /// Prints, once per process, which backends the target compares (the replay tools and libFuzzer

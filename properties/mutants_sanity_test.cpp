@@ -12,6 +12,8 @@
 
 #include "mutants/mutant_catalog.hpp"
 #include "qsa/reference/backend.hpp"
+#include "qsa/traces/check_engine.hpp"
+#include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -60,6 +62,9 @@ const std::map<std::string, Caught>& expected_checks() {
       {"bug:norm-weight-without-one", {"step-differential", "q-path", "q-path"}},
       {"bug:rope-interleaved-pairs", {"step-differential", "q-path", "q-path"}},
       {"bug:sum-of-squares-sequential", {"q-path", "q-path", "q-path"}},
+      // Invalid input only: the engine against the reference's answer (no scenario holds one).
+      {"bug:error-index-one-based", {"metadata-error", "", ""}},
+      {"bug:clears-output-before-validating", {"metadata-untouched", "", ""}},
   };
   return expected;
 }
@@ -137,8 +142,31 @@ TEST(MutantCatalog, ControlWithoutABugEqualsTheReferenceOnEveryHandScenario) {
 
 class MutantIsCaught : public ::testing::TestWithParam<MutantInfo> {};
 
+// A validation bug: scenarios are valid by construction, so every mode of the runner passes it;
+// the checking engine catches it on invalid batches against the reference's error ("full").
+void expect_caught_on_invalid_input(const MutantInfo& info, const Caught& want) {
+  const auto backend = mutants::make_mutant_backend(info.bug);
+  for (const Mode& mode : modes()) {
+    const auto failure = traces::run_scenario(testing::hand_scenario(false, StoreDtype::kBf16), *backend, mode.options);
+    EXPECT_FALSE(failure.has_value()) << info.name << " [" << mode.name << "]: " << describe(failure);
+  }
+  std::optional<traces::Finding> finding;
+  for (uint64_t i = 0; i < 20 && !finding; ++i) {
+    traces::Rng rng = traces::Rng(1).fork(i);
+    finding = traces::check_metadata_against_reference(*backend, traces::random_invalid_metadata_input(rng).input);
+  }
+  std::cout << info.name << " [invalid batches]: " << (finding ? finding->to_string() : "not caught") << "\n";
+  EXPECT_EQ(finding ? finding->check : std::string(), want.full) << info.name;
+}
+
 TEST_P(MutantIsCaught, OnTheHandScenarioWithAndWithoutTheDifferential) {
   const MutantInfo& info = GetParam();
+  if (info.needs == "invalid-input") {
+    const auto expected = expected_checks().find(info.name);
+    ASSERT_NE(expected, expected_checks().end()) << info.name << " has no expected check in this test";
+    expect_caught_on_invalid_input(info, expected->second);
+    return;
+  }
   const traces::Scenario scenario = scenario_for(info);
   reference::ReferenceBackend reference;
   const auto reference_failure = traces::run_scenario(scenario, reference);

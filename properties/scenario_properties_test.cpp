@@ -10,6 +10,7 @@
 #include <string>
 
 #include "qsa/traces/scenario_file.hpp"
+#include "qsa/traces/same_failure.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/shrinker.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -40,15 +41,7 @@ std::string reproduce(const traces::Scenario& failing, const traces::RunFailure&
                       const std::string& backend_name) {
   traces::Scenario small = failing;
   if (shrinking_enabled()) {
-    auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
-      auto backend = BackendRegistry::global().create(backend_name);
-      const auto f = traces::run_scenario(candidate, *backend);
-      if (!f || f->invalid_scenario || f->check != failure.check) return std::nullopt;
-      auto reference = BackendRegistry::global().create("reference");
-      if (traces::run_scenario(candidate, *reference)) return std::nullopt;
-      return f->step;
-    };
-    small = traces::shrink_scenario(failing, failing_step, 300);
+    small = traces::shrink_scenario(failing, traces::fails_the_same_way(backend_name, failure), 300);
   }
   std::string file =
       "qsacheck-repro-property-" + failing.config.workload + "-" + std::to_string(failing.config.seed) + ".scenario";

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "output.hpp"
-#include "qsa/traces/shrinker.hpp"
+#include "qsa/traces/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
 
 namespace qsa::cli {
@@ -57,16 +57,7 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
                                 const std::string& backend_name,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress) {
-  const std::string check = failure.check;
-  auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
-    auto backend = BackendRegistry::global().create(backend_name);
-    const auto f = traces::run_scenario(candidate, *backend);
-    if (!f || f->invalid_scenario || f->check != check) return std::nullopt;
-    auto reference = BackendRegistry::global().create("reference");
-    if (traces::run_scenario(candidate, *reference)) return std::nullopt;  // the shrinker broke the scenario
-    return f->step;
-  };
-  return traces::shrink_scenario(scenario, failing_step, 400,
+  return traces::shrink_scenario(scenario, traces::fails_the_same_way(backend_name, failure), 400,
                                  [&](const traces::Scenario& s, const traces::ShrinkStats& stats) {
                                    if (progress) progress(s, stats.tries);
                                  });

@@ -1,13 +1,14 @@
 #include "checker.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "backend_choice.hpp"
-#include "qsa/invariants.hpp"
 #include "qsa/traces/batch_generator.hpp"
-#include "qsa/traces/compare.hpp"
+#include "qsa/traces/check_engine.hpp"
+#include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/shrinker.hpp"
@@ -37,11 +38,11 @@ CheckReport Checker::run() {
     return report_;
   }
   const std::vector<CampaignJob> jobs = campaign();
-  reference_ = BackendRegistry::global().create("reference");
   for (const std::string& name : report_.backends) {
     auto backend = BackendRegistry::global().create(name);
     run_spec_examples(name, *backend);
     if (!report_.failed()) run_generated_batches(name, *backend);
+    if (!report_.failed()) run_invalid_batches(name, *backend);
     if (!report_.failed()) run_scenarios(name, *backend, jobs);
     if (report_.failed()) break;
   }
@@ -72,14 +73,11 @@ void Checker::run_spec_examples(const std::string& name, Backend& backend) {
   CheckRow& row = report_.add("SPEC 8 worked examples and ring survival", name);
   for (const traces::MetadataExample& example : traces::spec_metadata_examples()) {
     ++row.cases;
-    MetadataOutput out = make_poisoned_metadata_output(example.input);
-    Error error;
-    if (backend.build_metadata(example.input, &out, &error) != Status::kOk)
-      fail(row, example.name + ": " + to_string(error));
-    else if (auto diff = traces::compare_with_example(example, out))
+    traces::MetadataRun run;
+    if (auto finding = traces::check_metadata(backend, example.input, traces::MetadataChecks{true, nullptr}, &run))
+      fail(row, example.name + ": " + finding->to_string());
+    else if (auto diff = traces::compare_with_example(example, run.output))
       fail(row, example.name + ": " + *diff);
-    else if (auto v = check_metadata_invariants(example.input, out))
-      fail(row, example.name + ": " + to_string(*v));
   }
   auto build = [&](const MetadataInput& in, MetadataOutput* out, Error* e) {
     return backend.build_metadata(in, out, e);
@@ -101,13 +99,7 @@ void Checker::run_generated_batches(const std::string& name, Backend& backend) {
     const traces::GeneratedBatch generated = traces::random_metadata_input(rng);
     if (auto failure = check_batch(backend, generated.input)) {
       fail(row, "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + "): " + *failure);
-      if (options_.shrink) {
-        const std::string file =
-            options_.out_dir + "/qsacheck-failure-" + file_safe(name) + "-batch" + std::to_string(i) + ".json";
-        std::ofstream(file) << traces::metadata_input_to_json(generated.input).dump() << "\n";
-        report_.reproducer = file;
-        report_.replay_command = "qsacheck eval metadata --backend " + name + " --input " + file;
-      }
+      if (options_.shrink) write_batch_reproducer(name, "batch" + std::to_string(i), generated.input);
       break;
     }
     progress.update(name + ": metadata batch " + std::to_string(i + 1) + "/" + std::to_string(options_.batches));
@@ -116,15 +108,32 @@ void Checker::run_generated_batches(const std::string& name, Backend& backend) {
 }
 
 std::optional<std::string> Checker::check_batch(Backend& backend, const MetadataInput& input) {
-  MetadataOutput out = make_poisoned_metadata_output(input);
-  Error error;
-  if (backend.build_metadata(input, &out, &error) != Status::kOk) return "build failed: " + to_string(error);
-  if (auto v = check_metadata_invariants(input, out)) return to_string(*v);
-  MetadataOutput expected;
-  if (reference_->build_metadata(input, &expected, &error) != Status::kOk)
-    return "reference failed: " + to_string(error);
-  if (auto m = traces::compare_metadata(input, expected, out)) return "differs from the reference: " + m->to_string();
+  if (auto finding = traces::check_metadata_against_reference(backend, input)) return finding->to_string();
   return std::nullopt;
+}
+
+void Checker::write_batch_reproducer(const std::string& name, const std::string& what, const MetadataInput& input) {
+  const std::string file = options_.out_dir + "/qsacheck-failure-" + file_safe(name) + "-" + what + ".json";
+  std::ofstream(file) << traces::metadata_input_to_json(input).dump() << "\n";
+  report_.reproducer = file;
+  report_.replay_command = "qsacheck replay --backend " + name + " " + file;
+}
+
+void Checker::run_invalid_batches(const std::string& name, Backend& backend) {
+  const auto start = Clock::now();
+  CheckRow& row = report_.add("validation errors on invalid batches (SPEC 1.4, reference)", name);
+  const int64_t count = std::max<int64_t>(1, options_.batches / 10);
+  for (int64_t i = 0; i < count; ++i) {
+    ++row.cases;
+    traces::Rng rng = traces::Rng(options_.seed ^ 0x1a7a11dULL).fork(static_cast<uint64_t>(i));
+    const traces::GeneratedBatch generated = traces::random_invalid_metadata_input(rng);
+    if (auto failure = check_batch(backend, generated.input)) {
+      fail(row, "invalid batch " + std::to_string(i) + ": " + *failure);
+      if (options_.shrink) write_batch_reproducer(name, "invalid-batch" + std::to_string(i), generated.input);
+      break;
+    }
+  }
+  row.seconds = since(start);
 }
 
 void Checker::run_scenarios(const std::string& name, Backend& backend, const std::vector<CampaignJob>& jobs) {

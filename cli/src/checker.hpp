@@ -42,13 +42,14 @@ class Checker {
   void fail(CheckRow& row, const std::string& what);
   void run_spec_examples(const std::string& name, Backend& backend);
   void run_generated_batches(const std::string& name, Backend& backend);
+  void run_invalid_batches(const std::string& name, Backend& backend);
   std::optional<std::string> check_batch(Backend& backend, const MetadataInput& input);
+  void write_batch_reproducer(const std::string& name, const std::string& what, const MetadataInput& input);
   void run_scenarios(const std::string& name, Backend& backend, const std::vector<CampaignJob>& jobs);
   void write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress);
 
   CheckOptions options_;
   CheckReport report_;
-  std::unique_ptr<Backend> reference_;
 };
 
 }  // namespace qsa::cli

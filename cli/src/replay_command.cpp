@@ -13,6 +13,7 @@
 #include "backend_choice.hpp"
 #include "commands.hpp"
 #include "output.hpp"
+#include "replay_input.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/scenario_runner.hpp"
@@ -36,6 +37,10 @@ int replay(const std::vector<std::string>& files, const std::string& backend_nam
   if (!backend) return report_error(error);
   int exit_code = kExitOk;
   for (const std::string& path : files) {
+    if (is_metadata_input_file(path)) {
+      if (const int code = replay_metadata_input(path, *backend); code != kExitOk) exit_code = code;
+      continue;
+    }
     const traces::ScenarioFile file = traces::read_scenario_file(path);
     const traces::Scenario& s = file.scenario;
     const bool digests = !file.digests.empty();

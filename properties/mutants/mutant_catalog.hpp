@@ -24,6 +24,9 @@ enum class Bug {
   kCompressedSlotIgnoresCommon,  // a negative common slot still gets a compressed slot (and a write)
   kTokenToReqLowerBound,         // lower_bound on qsl picks a zero-length request
   kBatchSplitExactPadding,       // rule 3 only when N = NR·q_0 (upstream's old assertion as a condition)
+  // Validation (SPEC 1.4): right outputs on valid input, wrong behaviour on invalid input.
+  kErrorIndexOneBased,            // the error index is reported 1-based (index + 1)
+  kClearsOutputBeforeValidating,  // the split is zeroed before validation: a rejected input still gets outputs
   // Step update.
   kRingReadAfterCommit,           // phase B before phase A
   kPoolWrongRingRow,              // a member m < s_j is read from ring row (m + 1) mod R
@@ -45,7 +48,8 @@ struct MutantInfo {
   Bug bug = Bug::kNone;
   std::string name;         // "bug:ring-index-off-by-one"
   std::string description;  // one line: the bug as a kernel engineer would write it
-  std::string needs;        // the scenario feature that shows it: "", "mrope", "fp8", "drafts", ...
+  std::string needs;        // the scenario feature that shows it: "", "mrope", "fp8", "drafts", ...;
+                            // "invalid-input": no scenario shows it (scenarios are valid by construction)
 };
 
 /// Every planted bug that the checks catch, in enum order (kNone excluded). Names are unique and

@@ -141,7 +141,12 @@ BatchSplit split_batch(Bug bug, const Batch& b) {
 }  // namespace
 
 Status build_metadata(Bug bug, const MetadataInput& input, MetadataOutput* output, Error* error) {
-  if (Status s = validate(input, error); s != Status::kOk) return s;
+  // A kernel that clears its outputs first, then validates: a rejected input is no longer untouched.
+  if (bug == Bug::kClearsOutputBeforeValidating) output->split = BatchSplit{};
+  if (Status s = validate(input, error); s != Status::kOk) {
+    if (bug == Bug::kErrorIndexOneBased) ++error->index;  // e.g. a row counted from 1 in the message's index
+    return s;
+  }
   const Batch& b = input.batch;
   const int64_t n = b.num_actual_tokens;
   MetadataOutput out;

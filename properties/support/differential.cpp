@@ -2,37 +2,17 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <sstream>
 
 #include "generators/metadata_generators.hpp"
-#include "qsa/reference/metadata.hpp"
 #include "qsa/traces/batch_generator.hpp"
-#include "qsa/traces/compare.hpp"
+#include "qsa/traces/check_engine.hpp"
 #include "qsa/traces/spec_examples.hpp"
 
 namespace qsa::testing {
 
 std::optional<std::string> differential_failure(Backend& backend, const MetadataInput& input) {
-  MetadataOutput expected = make_poisoned_metadata_output(input);
-  MetadataOutput actual = make_poisoned_metadata_output(input);
-  Error expected_error;
-  Error actual_error;
-  const Status expected_status = reference::build_metadata(input, &expected, &expected_error);
-  const Status actual_status = backend.build_metadata(input, &actual, &actual_error);
-  std::ostringstream os;
-  if (expected_status != actual_status) {
-    os << "status: reference " << expected_status << " (" << expected_error << "), " << backend.name() << " "
-       << actual_status << " (" << actual_error << ")";
-    return os.str();
-  }
-  if (expected_status != Status::kOk) {
-    if (expected_error != actual_error) {
-      os << "error: reference " << expected_error << ", " << backend.name() << " " << actual_error;
-      return os.str();
-    }
-    return std::nullopt;
-  }
-  if (auto m = traces::compare_metadata(input, expected, actual)) return m->to_string();
+  if (const auto finding = traces::check_metadata_against_reference(backend, input))
+    return backend.name() + ": " + finding->to_string();
   return std::nullopt;
 }
 

@@ -13,10 +13,9 @@
 
 namespace qsa::testing {
 
-/// Runs the reference and `backend` on `input`, each on outputs poisoned by
-/// make_poisoned_metadata_output(), and compares the status, the error (field, index, rule) and
-/// every output bit for bit. Returns the first disagreement as text (field, index, request,
-/// position, both values, count), or nullopt when they agree.
+/// The checking engine's verdict (traces/check_engine.hpp) on `backend` against the reference for
+/// `input`: status, error (field, index, rule), untouched output on an error, the SPEC 7.4
+/// invariants, every output bit for bit. Returns the finding as text (its key first), or nullopt.
 std::optional<std::string> differential_failure(Backend& backend, const MetadataInput& input);
 
 struct CorpusCase {

@@ -12,6 +12,7 @@
 
 #include "qsa/backend.hpp"
 #include "qsa/model_oracle.hpp"
+#include "qsa/traces/check_engine.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/step_digest.hpp"
@@ -35,6 +36,8 @@ struct RunFailure {
   std::string check;    // e.g. "metadata-differential", "7.1-compressed-row", "7.5-writes", "scenario", "digest"
   std::string message;  // names the request, position, slot and both values where it can
   bool invalid_scenario = false;  // the scenario itself contradicts SPEC 7 (no backend is at fault)
+  std::string field;              // for the checking engine's findings: the output (or error field)
+  int64_t index = -1;             //   and the first differing element (Finding::key())
 };
 
 std::string to_string(const RunFailure& failure);
@@ -57,10 +60,13 @@ class ScenarioRunner {
   const StepDigest& last_digest() const { return digest_; }
 
  private:
-  std::optional<RunFailure> check_metadata(const StepInput& input, const StepRecord& record);
-  std::optional<RunFailure> check_step_update(const StepInput& input);
+  std::optional<RunFailure> check_metadata(const StepRecord& record);
+  std::optional<RunFailure> check_step_update();
   std::optional<RunFailure> check_oracle(const StepRecord& record, const std::map<int64_t, int64_t>& committed_before);
-  std::optional<RunFailure> check_digest(const StepInput& input, bool update_ran);
+  std::optional<RunFailure> check_digest(bool update_ran);
+  /// The reference's metadata of this step for kind 0 (compressed), 1 (ring) or 2 (passthrough),
+  /// built on first use and kept for the step (the checks, the writes and the digest share it).
+  const MetadataRun& expected_metadata(int kind_index);
   RunFailure failure(const std::string& check, const std::string& message) const;
 
   ScenarioState state_;
@@ -70,11 +76,16 @@ class ScenarioRunner {
   RunOptions options_;
   StepCaches caches_;            // the backend's caches
   StepCaches reference_caches_;  // the reference's, for the differential check
+  StepInput input_;              // this step's input
+  MetadataInput inputs_[3];      // its metadata inputs: compressed, ring, passthrough
+  MetadataRun expected_[3];      // the reference's answers to them (valid where expected_ready_)
+  bool expected_ready_[3] = {false, false, false};
   MetadataOutput metadata_[3];   // the backend's metadata of this step: compressed, ring, passthrough
   StepOutput output_;            // the backend's step output of this step (when the update ran)
   StepDigest digest_;
   int64_t index_ = 0;
   bool step_update_supported_ = true;
+  bool backend_is_reference_ = false;  // its metadata is the reference's: built once, not twice
 };
 
 /// Runs a whole scenario; nullopt when every step passed.

@@ -1,0 +1,290 @@
+#include "qsa/traces/check_engine.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "qsa/invariants.hpp"
+#include "qsa/reference/backend.hpp"
+#include "qsa/reference/metadata.hpp"
+#include "qsa/traces/compare.hpp"
+
+namespace qsa::traces {
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+std::string hex_byte(uint8_t v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%02x", v);
+  return buf;
+}
+
+std::string status_text(Status status, const Error& error) {
+  return status == Status::kOk ? std::string("ok") : std::string(to_string(status)) + " (" + to_string(error) + ")";
+}
+
+Finding make_finding(std::string check, std::string field, int64_t index, std::string expected, std::string actual,
+                     std::string message) {
+  return Finding{std::move(check), std::move(field), index, std::move(expected), std::move(actual), std::move(message)};
+}
+
+// ---- metadata ----
+
+template <typename T>
+std::optional<Finding> first_written(const char* field, const std::vector<T>& poisoned, const std::vector<T>& actual) {
+  if (poisoned.size() != actual.size())
+    return make_finding("metadata-untouched", field, -1, str(static_cast<int64_t>(poisoned.size())) + " elements",
+                        str(static_cast<int64_t>(actual.size())) + " elements",
+                        std::string(field) + " was resized on an input the contract rejects");
+  for (size_t i = 0; i < poisoned.size(); ++i)
+    if (poisoned[i] != actual[i])
+      return make_finding("metadata-untouched", field, static_cast<int64_t>(i), "unwritten", std::to_string(actual[i]),
+                          std::string(field) + "[" + str(static_cast<int64_t>(i)) + "] was written (" +
+                              std::to_string(actual[i]) + ") on an input the contract rejects");
+  return std::nullopt;
+}
+
+std::optional<Finding> first_written_scalar(const char* field, int64_t poisoned, int64_t actual) {
+  if (poisoned == actual) return std::nullopt;
+  return make_finding("metadata-untouched", field, -1, "unwritten", str(actual),
+                      std::string(field) + " was written (" + str(actual) + ") on an input the contract rejects");
+}
+
+// SPEC 1.4: nothing is written on failure.
+std::optional<Finding> untouched_metadata(const MetadataInput& input, const MetadataOutput& actual) {
+  const MetadataOutput p = make_poisoned_metadata_output(input);
+  if (auto f = first_written("token_to_req", p.token_to_req, actual.token_to_req)) return f;
+  if (auto f = first_written("logical_positions", p.logical_positions, actual.logical_positions)) return f;
+  if (auto f = first_written("visible_blocks", p.visible_blocks, actual.visible_blocks)) return f;
+  if (auto f = first_written("slot_mapping", p.slot_mapping, actual.slot_mapping)) return f;
+  if (auto f = first_written("k_work_metadata", p.k_work_metadata, actual.k_work_metadata)) return f;
+  const BatchSplit& e = p.split;
+  const BatchSplit& a = actual.split;
+  if (auto f = first_written_scalar("num_decodes", e.num_decodes, a.num_decodes)) return f;
+  if (auto f = first_written_scalar("num_decode_tokens", e.num_decode_tokens, a.num_decode_tokens)) return f;
+  if (auto f = first_written_scalar("num_prefills", e.num_prefills, a.num_prefills)) return f;
+  if (auto f = first_written_scalar("num_prefill_tokens", e.num_prefill_tokens, a.num_prefill_tokens)) return f;
+  if (auto f = first_written_scalar("max_query_len", e.max_query_len, a.max_query_len)) return f;
+  if (auto f = first_written_scalar("decode_query_len", e.decode_query_len, a.decode_query_len)) return f;
+  return first_written_scalar("max_seq_len", e.max_seq_len, a.max_seq_len);
+}
+
+// Status, then (on an error) the error and the untouched output; shared by both operations.
+std::optional<Finding> judge_status(const std::string& operation, Status expected_status, const Error& expected_error,
+                                    Status actual_status, const Error& actual_error) {
+  if (expected_status != actual_status)
+    return make_finding(operation + "-status", "status", -1, status_text(expected_status, expected_error),
+                        status_text(actual_status, actual_error),
+                        "expected " + status_text(expected_status, expected_error) + ", actual " +
+                            status_text(actual_status, actual_error));
+  if (expected_status != Status::kOk && expected_error != actual_error)
+    return make_finding(operation + "-error", expected_error.field, expected_error.index, to_string(expected_error),
+                        to_string(actual_error),
+                        "expected error " + to_string(expected_error) + ", actual " + to_string(actual_error));
+  return std::nullopt;
+}
+
+// ---- step update ----
+
+std::string cache_byte_text(const char* name, const CacheLayout& layout, int64_t byte) {
+  const CachePlace p = cache_place(layout, byte);
+  return std::string(name) + " cache block " + str(p.block) + " row " + str(p.row) + " (slot " + str(p.slot) +
+         ") byte " + str(p.column * layout.element_bytes + p.byte);
+}
+
+// A cache against the reference's: the float comparator for the compressed rows, exact for the ring.
+std::optional<Finding> compare_cache(const char* name, const CacheBuffer& expected, const CacheBuffer& actual,
+                                     const FloatComparator* floats) {
+  const std::string field = std::string("cache.") + name;
+  if (expected.bytes.size() != actual.bytes.size())
+    return make_finding("step-differential", field, -1, str(static_cast<int64_t>(expected.bytes.size())) + " bytes",
+                        str(static_cast<int64_t>(actual.bytes.size())) + " bytes",
+                        std::string(name) + " cache changed size");
+  const auto d = floats != nullptr ? floats->compare(expected.layout, expected.bytes, actual.bytes)
+                                   : first_differing_byte(expected.bytes, actual.bytes);
+  if (!d) return std::nullopt;
+  const auto at = static_cast<size_t>(d->first_byte);
+  return make_finding("step-differential", field, cache_place(expected.layout, d->first_byte).slot,
+                      hex_byte(expected.bytes[at]), hex_byte(actual.bytes[at]),
+                      cache_byte_text(name, expected.layout, d->first_byte) + ": expected " +
+                          hex_byte(expected.bytes[at]) + ", actual " + hex_byte(actual.bytes[at]) + "; " +
+                          str(d->count) + " " + d->unit + " differ");
+}
+
+// SPEC 7.5: every changed byte lies in a row whose slot the reference's metadata names.
+std::optional<Finding> unnamed_write(const char* name, const CacheBuffer& before, const CacheBuffer& after,
+                                     const MetadataOutput& metadata) {
+  const CacheLayout& l = before.layout;
+  std::vector<bool> named(static_cast<size_t>(l.num_blocks * l.rows), false);
+  for (int64_t s : metadata.slot_mapping)
+    if (s >= 0 && !l.past_the_cache(s)) named[static_cast<size_t>(s)] = true;
+  const size_t size = std::min(before.bytes.size(), after.bytes.size());
+  for (size_t i = 0; i < size; ++i) {
+    if (before.bytes[i] == after.bytes[i]) continue;
+    const CachePlace p = cache_place(l, static_cast<int64_t>(i));
+    if (p.row < l.rows && p.column < l.width && named[static_cast<size_t>(p.slot)]) continue;
+    return make_finding("7.5-writes", std::string("cache.") + name, p.slot, hex_byte(before.bytes[i]),
+                        hex_byte(after.bytes[i]),
+                        std::string(name) + " cache block " + str(p.block) + " row " + str(p.row) + " (slot " +
+                            str(p.slot) + ", element " + str(p.column) +
+                            ") changed but no row of this step names that slot");
+  }
+  return std::nullopt;
+}
+
+// q_out [N, HQ, D] against the reference's: one row per head of a token.
+std::optional<Finding> compare_q_out(const StepInput& input, const StepOutput& expected, const StepOutput& actual,
+                                     const StepChecks& checks) {
+  if (expected.q_out.size() != actual.q_out.size())
+    return make_finding("step-differential", "q_out", -1, str(static_cast<int64_t>(expected.q_out.size())) + " bytes",
+                        str(static_cast<int64_t>(actual.q_out.size())) + " bytes", "q_out changed size");
+  const int64_t heads = input.config.num_heads;
+  const int64_t d = input.config.head_dim;
+  const int eb = element_bytes(input.config.store_dtype);
+  const CacheLayout rows = CacheLayout::dense(1, input.batch.num_actual_tokens * heads, d, eb);
+  const FloatComparator& floats = checks.floats != nullptr ? *checks.floats : exact_float_comparator();
+  const auto diff = floats.compare(rows, expected.q_out, actual.q_out);
+  if (!diff) return std::nullopt;
+  const CachePlace p = cache_place(rows, diff->first_byte);
+  const int64_t token = heads > 0 ? p.row / heads : 0;
+  std::string where = "q_out row " + str(token) + " head " + str(heads > 0 ? p.row % heads : 0) + " element " +
+                      str(p.column) + " byte " + str(p.byte);
+  const MetadataOutput* m = checks.compressed_metadata;
+  if (m != nullptr && token < static_cast<int64_t>(m->logical_positions.size())) {
+    if (m->logical_positions[static_cast<size_t>(token)] >= 0)
+      where += " (request " + str(m->token_to_req[static_cast<size_t>(token)]) + ", position " +
+               str(m->logical_positions[static_cast<size_t>(token)]) + ")";
+    else
+      where += " (padding row)";
+  }
+  const auto at = static_cast<size_t>(diff->first_byte);
+  return make_finding("step-differential", "q_out", token, hex_byte(expected.q_out[at]), hex_byte(actual.q_out[at]),
+                      where + ": expected " + hex_byte(expected.q_out[at]) + ", actual " + hex_byte(actual.q_out[at]) +
+                          "; " + str(diff->count) + " " + diff->unit + " differ");
+}
+
+std::optional<Finding> untouched_step(const StepInput& input, const StepCaches& before, const StepRun& actual) {
+  if (auto d = first_differing_byte(before.compressed.bytes, actual.caches.compressed.bytes);
+      d || before.compressed.bytes.size() != actual.caches.compressed.bytes.size())
+    return make_finding("step-update-untouched", "cache.compressed", d ? d->first_byte : -1, "unchanged", "changed",
+                        "the compressed cache changed on an input the contract rejects");
+  if (auto d = first_differing_byte(before.ring.bytes, actual.caches.ring.bytes);
+      d || before.ring.bytes.size() != actual.caches.ring.bytes.size())
+    return make_finding("step-update-untouched", "cache.ring", d ? d->first_byte : -1, "unchanged", "changed",
+                        "the ring cache changed on an input the contract rejects");
+  const StepOutput poisoned = make_poisoned_step_output(input);
+  if (auto d = first_differing_byte(poisoned.q_out, actual.output.q_out);
+      d || poisoned.q_out.size() != actual.output.q_out.size())
+    return make_finding("step-update-untouched", "q_out", d ? d->first_byte : -1, "unwritten", "written",
+                        "q_out was written on an input the contract rejects");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string Finding::key() const {
+  std::string k = check + " " + field;
+  if (index >= 0) k += "[" + str(index) + "]";
+  return k;
+}
+
+std::string Finding::to_string() const { return key() + ": " + message; }
+
+CachePlace cache_place(const CacheLayout& layout, int64_t byte_offset) {
+  CachePlace p;
+  const int64_t element = byte_offset / layout.element_bytes;
+  p.byte = byte_offset % layout.element_bytes;
+  p.block = element / layout.block_stride;
+  p.row = (element % layout.block_stride) / layout.row_stride;
+  p.column = (element % layout.block_stride) % layout.row_stride;
+  p.slot = p.block * layout.rows + p.row;
+  return p;
+}
+
+MetadataRun run_metadata(Backend& backend, const MetadataInput& input) {
+  MetadataRun run;
+  run.output = make_poisoned_metadata_output(input);
+  run.status = backend.build_metadata(input, &run.output, &run.error);
+  return run;
+}
+
+MetadataRun reference_metadata(const MetadataInput& input) {
+  MetadataRun run;
+  run.output = make_poisoned_metadata_output(input);
+  run.status = reference::build_metadata(input, &run.output, &run.error);
+  return run;
+}
+
+std::optional<Finding> judge_metadata(const MetadataInput& input, const MetadataRun& actual,
+                                      const MetadataChecks& checks) {
+  const MetadataRun* expected = checks.expected;
+  if (expected != nullptr) {
+    if (auto f = judge_status("metadata", expected->status, expected->error, actual.status, actual.error)) return f;
+    if (expected->status != Status::kOk) return untouched_metadata(input, actual.output);
+  } else if (actual.status != Status::kOk) {
+    return judge_status("metadata", Status::kOk, Error{}, actual.status, actual.error);
+  }
+  if (checks.invariants)
+    if (auto v = check_metadata_invariants(input, actual.output))
+      return make_finding("7.4-metadata-invariant", v->invariant, v->row, "", "", to_string(*v));
+  if (expected != nullptr)
+    if (auto m = compare_metadata(input, expected->output, actual.output))
+      return make_finding("metadata-differential", m->field, m->index, m->expected, m->actual, m->to_string());
+  return std::nullopt;
+}
+
+std::optional<Finding> check_metadata(Backend& backend, const MetadataInput& input, const MetadataChecks& checks,
+                                      MetadataRun* actual) {
+  MetadataRun run = run_metadata(backend, input);
+  auto finding = judge_metadata(input, run, checks);
+  if (actual != nullptr) *actual = std::move(run);
+  return finding;
+}
+
+std::optional<Finding> check_metadata_against_reference(Backend& backend, const MetadataInput& input) {
+  const MetadataRun expected = reference_metadata(input);
+  return check_metadata(backend, input, MetadataChecks{true, &expected});
+}
+
+StepRun run_step_update(Backend& backend, const StepInput& input, const StepCaches& caches) {
+  StepRun run;
+  run.caches = caches;
+  run.output = make_poisoned_step_output(input);
+  run.status = backend.step_update(input, &run.caches, &run.output, &run.error);
+  return run;
+}
+
+std::optional<Finding> judge_step_update(const StepInput& input, const StepCaches& before, const StepRun& actual,
+                                         const StepChecks& checks) {
+  const StepRun* expected = checks.expected;
+  if (expected != nullptr) {
+    if (auto f = judge_status("step-update", expected->status, expected->error, actual.status, actual.error)) return f;
+    if (expected->status != Status::kOk) return untouched_step(input, before, actual);
+  } else if (actual.status != Status::kOk) {
+    return judge_status("step-update", Status::kOk, Error{}, actual.status, actual.error);
+  }
+  const StepStatus want = expected != nullptr ? expected->output.step_status : StepStatus::kOk;
+  if (actual.output.step_status != want)
+    return make_finding("step-status", "step_status", -1, to_string(want), to_string(actual.output.step_status),
+                        std::string("the step reported ") + to_string(actual.output.step_status) + ", expected " +
+                            to_string(want));
+  if (expected != nullptr) {
+    if (auto f = compare_cache("compressed", expected->caches.compressed, actual.caches.compressed, checks.floats))
+      return f;
+    if (auto f = compare_cache("ring", expected->caches.ring, actual.caches.ring, nullptr)) return f;
+  }
+  if (checks.compressed_metadata != nullptr && checks.ring_metadata != nullptr) {
+    if (auto f = unnamed_write("compressed", before.compressed, actual.caches.compressed, *checks.compressed_metadata))
+      return f;
+    if (auto f = unnamed_write("ring", before.ring, actual.caches.ring, *checks.ring_metadata)) return f;
+  }
+  if (checks.oracle != nullptr)
+    if (auto v = checks.oracle->check_queries(input, actual.output.q_out))
+      return make_finding("q-path", "q_out", -1, "", "", to_string(*v));
+  if (expected != nullptr) return compare_q_out(input, expected->output, actual.output, checks);
+  return std::nullopt;
+}
+
+}  // namespace qsa::traces
