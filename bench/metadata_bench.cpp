@@ -118,8 +118,8 @@ struct GpuCase {
     MetadataOutput actual;
     if (Status s = buffers->download(args, stream, &actual, error); s != Status::kOk) return s;
     const traces::MetadataRun expected = traces::reference_metadata(input);
-    if (expected.status != Status::kOk) return invalid(error, expected.error.field, expected.error.index,
-                                                       expected.error.rule, expected.error.message);
+    if (expected.status != Status::kOk)
+      return invalid(error, expected.error.field, expected.error.index, expected.error.rule, expected.error.message);
     actual.split = expected.output.split;  // the split is host metadata, not the kernel's
     const traces::MetadataRun run{Status::kOk, Error{}, std::move(actual)};
     if (auto f = traces::judge_metadata(input, run, traces::MetadataChecks{true, &expected}))

@@ -60,8 +60,8 @@ void check_valid(const MetadataInput& input) {
   const traces::MetadataRun reference = traces::run_metadata(fuzz::reference_backend(), input);
   if (reference.status != Status::kOk)
     finding(kTarget, "validation",
-            "SPEC 1.4 accepts this input but the reference answered " + std::string(to_string(reference.status)) +
-                " " + to_string(reference.error) + shown(input));
+            "SPEC 1.4 accepts this input but the reference answered " + std::string(to_string(reference.status)) + " " +
+                to_string(reference.error) + shown(input));
   if (auto f = traces::judge_metadata(input, reference, traces::MetadataChecks{true, nullptr}))
     finding(kTarget, f->check, "reference: " + f->to_string() + shown(input));
   for (const auto& backend : fuzz::differential_backends())

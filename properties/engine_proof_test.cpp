@@ -84,8 +84,7 @@ class EngineProof : public ::testing::TestWithParam<const char*> {
 TEST_P(EngineProof, CheckReplayAndThePropertySuiteGiveTheSameFinding) {
   const std::string bug = GetParam();
   const std::string out = dir();
-  const Output checked =
-      run(std::string(QSACHECK_BINARY) + " check --backend " + bug + " --batches 50 --out " + out);
+  const Output checked = run(std::string(QSACHECK_BINARY) + " check --backend " + bug + " --batches 50 --out " + out);
   ASSERT_EQ(checked.exit_code, 1) << checked.text;
   const auto at = checked.text.find("reproducer: ");
   ASSERT_NE(at, std::string::npos) << checked.text;
@@ -118,7 +117,7 @@ INSTANTIATE_TEST_SUITE_P(PlantedValidationBugs, EngineProof,
                          ::testing::Values("bug:error-index-one-based", "bug:clears-output-before-validating"),
                          [](const ::testing::TestParamInfo<const char*>& p) {
                            return std::string(p.param).find("index") != std::string::npos ? "ErrorIndex"
-                                                                                             : "WritesOnInvalid";
+                                                                                          : "WritesOnInvalid";
                          });
 
 }  // namespace

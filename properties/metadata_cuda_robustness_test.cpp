@@ -13,7 +13,7 @@
 #include "qsa/cuda/metadata_buffers.hpp"
 #include "qsa/reference/metadata.hpp"
 #include "qsa/traces/batch_generator.hpp"
-#include "qsa/traces/compare.hpp"
+#include "qsa/traces/check_engine.hpp"
 #include "qsa/traces/rng.hpp"
 #include "support/differential.hpp"
 #include "support/gpu_guard.hpp"
@@ -94,11 +94,11 @@ class DeviceFixture : public ::testing::Test {
   }
 
   static void expect_equals_reference(const MetadataInput& in, const MetadataOutput& out) {
-    MetadataOutput expected;
-    Error error;
-    ASSERT_EQ(reference::build_metadata(in, &expected, &error), Status::kOk) << error;
-    const auto m = traces::compare_metadata(in, expected, out);
-    EXPECT_FALSE(m.has_value()) << m->to_string();
+    const traces::MetadataRun expected = traces::reference_metadata(in);
+    ASSERT_EQ(expected.status, Status::kOk) << expected.error;
+    const traces::MetadataRun actual{Status::kOk, Error{}, out};
+    const auto finding = traces::judge_metadata(in, actual, traces::MetadataChecks{true, &expected});
+    EXPECT_FALSE(finding.has_value()) << finding->to_string();
   }
 
   cuda::MetadataBuffers::Capacity capacity_{1 << 16, cuda::kMaxMetadataRequests, 1 << 22};

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/same_failure.hpp"
+#include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/shrinker.hpp"
 #include "qsa/traces/simulator.hpp"

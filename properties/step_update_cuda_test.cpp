@@ -10,7 +10,9 @@
 
 #include "qsa/cuda/backend.hpp"
 #include "qsa/cuda/step_update.hpp"
+#include "qsa/reference/backend.hpp"
 #include "qsa/reference/step_update.hpp"
+#include "qsa/traces/check_engine.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -147,17 +149,18 @@ TEST(StepUpdateCudaVsReference, InvalidStepGivesTheReferenceErrorAndWritesNothin
   traces::ScenarioState state(s.config);
   StepInput in = state.step_input(s.steps[0], 0);
   in.ring_block_table = BlockTable::from_rows({{1}, {1}});  // both requests in ring block 1
-  StepCaches caches = traces::make_poisoned_caches(s.config);
-  const StepCaches before = caches;
-  StepOutput out = make_poisoned_step_output(in);
-  Error expected;
-  ASSERT_EQ(validate_step(in, caches, &expected), Status::kInvalidInput);
+  const StepCaches caches = traces::make_poisoned_caches(s.config);
+  Error contract;
+  ASSERT_EQ(validate_step(in, caches, &contract), Status::kInvalidInput);
+  reference::ReferenceBackend reference;
+  traces::StepChecks checks;
+  const traces::StepRun expected = traces::run_step_update(reference, in, caches);
+  ASSERT_EQ(expected.error, contract) << expected.error;
+  checks.expected = &expected;
   cuda::CudaBackend backend;
-  Error error;
-  EXPECT_EQ(backend.step_update(in, &caches, &out, &error), Status::kInvalidInput);
-  EXPECT_EQ(error, expected) << error;
-  EXPECT_EQ(caches.ring.bytes, before.ring.bytes);
-  EXPECT_EQ(caches.compressed.bytes, before.compressed.bytes);
+  // The engine: the same status and error (field, index, rule), caches and q_out untouched.
+  const auto finding = traces::judge_step_update(in, caches, traces::run_step_update(backend, in, caches), checks);
+  EXPECT_FALSE(finding.has_value()) << finding->to_string();
 }
 
 TEST(StepUpdateCudaVsReference, GroupPositionOutOfRangeIsReportedLikeTheReference) {
@@ -172,18 +175,16 @@ TEST(StepUpdateCudaVsReference, GroupPositionOutOfRangeIsReportedLikeTheReferenc
   const int64_t tail[3] = {s.config.max_position, 1, 1};
   std::memcpy(cpu.ring.bytes.data() + cpu.ring.layout.byte_offset(slot, ring_position_offset(s.config.head_dim)), tail,
               sizeof tail);
-  StepCaches gpu = cpu;
-  StepOutput expected;
-  StepOutput actual;
-  Error error;
-  ASSERT_EQ(reference::step_update(in, &cpu, &expected, &error), Status::kOk) << error;
-  ASSERT_EQ(expected.step_status, StepStatus::kPositionOutOfRange);
+  reference::ReferenceBackend reference;
+  const traces::StepRun expected = traces::run_step_update(reference, in, cpu);
+  ASSERT_EQ(expected.status, Status::kOk) << expected.error;
+  ASSERT_EQ(expected.output.step_status, StepStatus::kPositionOutOfRange);
   cuda::CudaBackend backend;
-  ASSERT_EQ(backend.step_update(in, &gpu, &actual, &error), Status::kOk) << error;
-  EXPECT_EQ(actual.step_status, StepStatus::kPositionOutOfRange);
-  EXPECT_EQ(gpu.compressed.bytes, cpu.compressed.bytes);
-  EXPECT_EQ(gpu.ring.bytes, cpu.ring.bytes);
-  EXPECT_EQ(actual.q_out, expected.q_out);
+  traces::StepChecks checks;
+  checks.expected = &expected;
+  // The engine: the same step status, both caches and q_out bit for bit.
+  const auto finding = traces::judge_step_update(in, cpu, traces::run_step_update(backend, in, cpu), checks);
+  EXPECT_FALSE(finding.has_value()) << finding->to_string();
 }
 
 TEST(StepUpdateCudaRobustness, TwoRunsGiveIdenticalBytes) {

@@ -18,7 +18,7 @@ void add_check_command(CLI::App& app, int* exit_code) {
   CLI::App* check =
       app.add_subcommand("check",
                          "Run the verification campaign on the chosen backends (default: every available one):\n"
-                         "the SPEC 8 examples, the metadata invariants on generated batches, and simulated scenarios\n"
+                         "the SPEC 8 examples, the metadata on generated and on invalid batches, and simulated scenarios\n"
                          "stepped through each backend, checked against the model oracle (SPEC 7), the invariants and\n"
                          "the reference after every step. With no arguments: the default campaign, about a minute.\n"
                          "Exit 0: every check ran and passed; 1: a disagreement (a shrunk reproducer is written and\n"

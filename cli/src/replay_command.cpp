@@ -1,6 +1,7 @@
 // `qsacheck replay [--backend NAME] FILE...`: re-runs scenario files (reproducers, recorded traces)
 // step by step with every check of the scenario runner, and compares each step's outputs with the
-// digests a recorded trace carries. The first line names what is replayed.
+// digests a recorded trace carries; a .json file is a metadata input (replay_input.hpp). The first
+// line names what is replayed.
 // `qsacheck record-expected FILE...`: rewrites the files' digests from the reference.
 // `qsacheck simulate --workload NAME [--seed S] [--steps N] FILE`: writes a simulated scenario.
 
@@ -13,13 +14,13 @@
 #include "backend_choice.hpp"
 #include "commands.hpp"
 #include "output.hpp"
-#include "replay_input.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/shrinker.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
+#include "replay_input.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -159,12 +160,14 @@ void add_replay_command(CLI::App& app, int* exit_code) {
       "Re-run scenario files (traces/FORMAT.md) step by step with every check: reproducers written\n"
       "by `qsacheck check`, recorded traces. When a file carries digests (traces/recorded/), each\n"
       "step's outputs must also match them; a mismatch names the step and the first differing output.\n"
+      "A FILE.json is one metadata input (the reproducer `check` writes for a failing batch), judged\n"
+      "against the reference: status, error (field, index, rule), untouched output, every output.\n"
       "Exit 0 all passed, 1 a check failed, 2 a file is unreadable or contradicts SPEC 7, 3 passed\n"
       "but the backend has no step update.\n"
       "Example: qsacheck replay --backend reference qsacheck-repro-cuda-default-1000003.scenario");
   auto files = std::make_shared<std::vector<std::string>>();
   auto backend = std::make_shared<std::string>("reference");
-  cmd->add_option("files", *files, "Scenario files")->required()->check(CLI::ExistingFile);
+  cmd->add_option("files", *files, "Scenario files, or metadata inputs (.json)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--backend", *backend, "Backend to replay on")->capture_default_str();
   cmd->callback([=] { *exit_code = replay(*files, *backend); });
 }

@@ -125,11 +125,10 @@ std::optional<Finding> unnamed_write(const char* name, const CacheBuffer& before
     if (before.bytes[i] == after.bytes[i]) continue;
     const CachePlace p = cache_place(l, static_cast<int64_t>(i));
     if (p.row < l.rows && p.column < l.width && named[static_cast<size_t>(p.slot)]) continue;
-    return make_finding("7.5-writes", std::string("cache.") + name, p.slot, hex_byte(before.bytes[i]),
-                        hex_byte(after.bytes[i]),
-                        std::string(name) + " cache block " + str(p.block) + " row " + str(p.row) + " (slot " +
-                            str(p.slot) + ", element " + str(p.column) +
-                            ") changed but no row of this step names that slot");
+    return make_finding(
+        "7.5-writes", std::string("cache.") + name, p.slot, hex_byte(before.bytes[i]), hex_byte(after.bytes[i]),
+        std::string(name) + " cache block " + str(p.block) + " row " + str(p.row) + " (slot " + str(p.slot) +
+            ", element " + str(p.column) + ") changed but no row of this step names that slot");
   }
   return std::nullopt;
 }
@@ -267,9 +266,9 @@ std::optional<Finding> judge_step_update(const StepInput& input, const StepCache
   }
   const StepStatus want = expected != nullptr ? expected->output.step_status : StepStatus::kOk;
   if (actual.output.step_status != want)
-    return make_finding("step-status", "step_status", -1, to_string(want), to_string(actual.output.step_status),
-                        std::string("the step reported ") + to_string(actual.output.step_status) + ", expected " +
-                            to_string(want));
+    return make_finding(
+        "step-status", "step_status", -1, to_string(want), to_string(actual.output.step_status),
+        std::string("the step reported ") + to_string(actual.output.step_status) + ", expected " + to_string(want));
   if (expected != nullptr) {
     if (auto f = compare_cache("compressed", expected->caches.compressed, actual.caches.compressed, checks.floats))
       return f;

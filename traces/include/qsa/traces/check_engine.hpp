@@ -31,8 +31,8 @@ struct Finding {
   /// "metadata-differential", "step-update-status", "step-update-error", "step-update-untouched",
   /// "step-status", "step-differential", "7.5-writes", "q-path", "reference"
   std::string check;
-  std::string field;  // the output that differs ("slot_mapping", "cache.compressed", "q_out"), or for an
-                      // error check the error's field as the reference reports it
+  std::string field;   // the output that differs ("slot_mapping", "cache.compressed", "q_out"), or for an
+                       // error check the error's field as the reference reports it
   int64_t index = -1;  // first differing element (row, slot, byte or error index); -1: none
   std::string expected;
   std::string actual;

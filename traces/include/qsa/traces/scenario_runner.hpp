@@ -80,8 +80,8 @@ class ScenarioRunner {
   MetadataInput inputs_[3];      // its metadata inputs: compressed, ring, passthrough
   MetadataRun expected_[3];      // the reference's answers to them (valid where expected_ready_)
   bool expected_ready_[3] = {false, false, false};
-  MetadataOutput metadata_[3];   // the backend's metadata of this step: compressed, ring, passthrough
-  StepOutput output_;            // the backend's step output of this step (when the update ran)
+  MetadataOutput metadata_[3];  // the backend's metadata of this step: compressed, ring, passthrough
+  StepOutput output_;           // the backend's step output of this step (when the update ran)
   StepDigest digest_;
   int64_t index_ = 0;
   bool step_update_supported_ = true;
