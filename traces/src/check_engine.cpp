@@ -32,43 +32,13 @@ Finding make_finding(std::string check, std::string field, int64_t index, std::s
 
 // ---- metadata ----
 
-template <typename T>
-std::optional<Finding> first_written(const char* field, const std::vector<T>& poisoned, const std::vector<T>& actual) {
-  if (poisoned.size() != actual.size())
-    return make_finding("metadata-untouched", field, -1, str(static_cast<int64_t>(poisoned.size())) + " elements",
-                        str(static_cast<int64_t>(actual.size())) + " elements",
-                        std::string(field) + " was resized on an input the contract rejects");
-  for (size_t i = 0; i < poisoned.size(); ++i)
-    if (poisoned[i] != actual[i])
-      return make_finding("metadata-untouched", field, static_cast<int64_t>(i), "unwritten", std::to_string(actual[i]),
-                          std::string(field) + "[" + str(static_cast<int64_t>(i)) + "] was written (" +
-                              std::to_string(actual[i]) + ") on an input the contract rejects");
-  return std::nullopt;
-}
-
-std::optional<Finding> first_written_scalar(const char* field, int64_t poisoned, int64_t actual) {
-  if (poisoned == actual) return std::nullopt;
-  return make_finding("metadata-untouched", field, -1, "unwritten", str(actual),
-                      std::string(field) + " was written (" + str(actual) + ") on an input the contract rejects");
-}
-
-// SPEC 1.4: nothing is written on failure.
+// SPEC 1.4: nothing is written on failure. The output must still be the poison it was given
+// (empty vectors and a poisoned split for an invalid input: make_poisoned_metadata_output()).
 std::optional<Finding> untouched_metadata(const MetadataInput& input, const MetadataOutput& actual) {
-  const MetadataOutput p = make_poisoned_metadata_output(input);
-  if (auto f = first_written("token_to_req", p.token_to_req, actual.token_to_req)) return f;
-  if (auto f = first_written("logical_positions", p.logical_positions, actual.logical_positions)) return f;
-  if (auto f = first_written("visible_blocks", p.visible_blocks, actual.visible_blocks)) return f;
-  if (auto f = first_written("slot_mapping", p.slot_mapping, actual.slot_mapping)) return f;
-  if (auto f = first_written("k_work_metadata", p.k_work_metadata, actual.k_work_metadata)) return f;
-  const BatchSplit& e = p.split;
-  const BatchSplit& a = actual.split;
-  if (auto f = first_written_scalar("num_decodes", e.num_decodes, a.num_decodes)) return f;
-  if (auto f = first_written_scalar("num_decode_tokens", e.num_decode_tokens, a.num_decode_tokens)) return f;
-  if (auto f = first_written_scalar("num_prefills", e.num_prefills, a.num_prefills)) return f;
-  if (auto f = first_written_scalar("num_prefill_tokens", e.num_prefill_tokens, a.num_prefill_tokens)) return f;
-  if (auto f = first_written_scalar("max_query_len", e.max_query_len, a.max_query_len)) return f;
-  if (auto f = first_written_scalar("decode_query_len", e.decode_query_len, a.decode_query_len)) return f;
-  return first_written_scalar("max_seq_len", e.max_seq_len, a.max_seq_len);
+  const auto m = compare_metadata(input, make_poisoned_metadata_output(input), actual);
+  if (!m) return std::nullopt;
+  return make_finding("metadata-untouched", m->field, m->index, m->expected, m->actual,
+                      "written on an input the contract rejects: " + m->to_string() + " (expected: the poison)");
 }
 
 // Status, then (on an error) the error and the untouched output; shared by both operations.
