@@ -2,7 +2,9 @@
 // Steps a scenario through one backend and checks every step: the metadata of all three cache
 // kinds (SPEC 7.4 invariants, bitwise equality with the reference), the step update (bitwise
 // equality with the reference, writes only at named slots: SPEC 7.5), the Q path, and the model
-// oracle after verification (SPEC 7.1-7.3). The first failure stops the run.
+// oracle after verification (SPEC 7.1-7.3). The first failure stops the run. Each backend run is
+// judged by the checking engine (check_engine.hpp); the reference's metadata of a step is built
+// once per kind and shared by the differential, the write check and the digests.
 
 #include <cstdint>
 #include <memory>
