@@ -107,8 +107,12 @@ std::optional<size_t> column_of(const std::vector<std::string>& header, const st
 }  // namespace
 
 Workload workload_from_requests_csv(const std::string& path) {
+  return workload_from_requests_csv_text(read_input_text(path), path);
+}
+
+Workload workload_from_requests_csv_text(const std::string& text, const std::string& path) {
   const CsvContext ctx(path);
-  std::istringstream file(read_input_text(path));
+  std::istringstream file(text);
   std::string line;
   if (!std::getline(file, line)) ctx.fail("input", 1, "empty", "no header line");
   // Spreadsheets start a UTF-8 CSV with a byte-order mark: it is not part of the first column's name.
