@@ -44,9 +44,6 @@ int eval_metadata(const std::string& input_path, const std::string& backend_name
 
 int eval_step(const std::string& input_path, const std::string& backend_name, bool with_pooled) {
   Error error;
-  if (with_pooled && backend_name != "reference")
-    return report_error(
-        Error{"arguments", -1, "bad-argument", "--pooled is a debug view of the reference; use --backend reference"});
   auto backend = open_backend(backend_name, &error);
   if (!backend) return report_error(error);
   traces::StepCase step = traces::step_case_from_json(traces::parse_json(read_input(input_path)));
@@ -109,6 +106,9 @@ void add_eval_commands(CLI::App& app, CommandJob* job) {
   step->add_option("--backend", *step_backend, "Backend that runs the step")->capture_default_str();
   step->add_flag("--pooled", *step_pooled, "Also print each group's pooled mean before the norm (reference only)");
   step->callback([=] {
+    if (*step_pooled && *step_backend != "reference")
+      throw traces::InputError(
+          Error{"arguments", -1, "bad-argument", "--pooled is a debug view of the reference; use --backend reference"});
     check_backend_name(*step_backend);
     *job = [=] { return eval_step(*step_input, *step_backend, *step_pooled); };
   });

@@ -56,13 +56,16 @@ std::vector<Bf16> read_rows(const json& value, const std::string& field, int64_t
 
 CacheBuffer zero_cache(int64_t num_blocks, int64_t rows, int64_t width, int bytes, const char* field, int64_t budget) {
   if (num_blocks < 0) fail(field, -1, "out-of-range", "the number of blocks must be >= 0");
-  const int64_t size = rows > 0 && width > 0 && num_blocks > budget / (rows * width * bytes)
-                           ? budget + 1
-                           : num_blocks * rows * width * bytes;
-  if (size > budget)
+  const __int128 wanted = static_cast<__int128>(num_blocks) * rows * width * bytes;  // < 2^63 * 2^20 * 2^10 * 2
+  if (wanted > budget) {
+    const std::string need = wanted > std::numeric_limits<int64_t>::max() ? std::string("more than 8 EiB")
+                                                                          : bytes_text(static_cast<int64_t>(wanted));
     fail(field, -1, "too-large",
-         "the caches would need more than " + bytes_text(max_cache_bytes()) + "; " +
+         std::to_string(num_blocks) + " blocks of " + std::to_string(rows) + " rows of " + std::to_string(width) +
+             " elements need " + need + " (both caches count); " +
              limit_hint(max_cache_bytes(), kMaxCacheBytesVariable));
+  }
+  const auto size = static_cast<int64_t>(wanted);
   CacheBuffer cache;
   cache.layout = CacheLayout::dense(num_blocks, rows, width, bytes);
   cache.bytes.assign(static_cast<size_t>(std::max<int64_t>(0, size)), 0);
