@@ -1,5 +1,6 @@
 // `qsacheck eval ...`: one operation on JSON input, JSON on stdout (docs/json-schema.md).
 
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <string>
@@ -31,14 +32,20 @@ int eval_metadata(const std::string& input_path, const std::string& backend_name
   Error error;
   auto backend = open_backend(backend_name, &error);
   if (!backend) return report_error(error);
-  const MetadataInput input = traces::metadata_input_from_json(traces::parse_json(read_input(input_path)));
+  MetadataInput input;
+  {
+    // One statement each, so the text is freed before the tree is converted, the tree before the run.
+    const nlohmann::json json = traces::parse_json(read_input(input_path));
+    input = traces::metadata_input_from_json(json);
+  }
   MetadataOutput output = make_poisoned_metadata_output(input);
   const Status status = backend->build_metadata(input, &output, &error);
   if (status != Status::kOk) {
     if (error.field.empty()) error = Error{"backend", -1, to_string(status), backend_name + " failed"};
     return report_error(error);
   }
-  print_json(traces::metadata_output_to_json(output));
+  traces::write_metadata_output_json(std::cout, output);
+  std::cout << "\n" << std::flush;
   return kExitOk;
 }
 
@@ -46,7 +53,11 @@ int eval_step(const std::string& input_path, const std::string& backend_name, bo
   Error error;
   auto backend = open_backend(backend_name, &error);
   if (!backend) return report_error(error);
-  traces::StepCase step = traces::step_case_from_json(traces::parse_json(read_input(input_path)));
+  traces::StepCase step;
+  {
+    const nlohmann::json json = traces::parse_json(read_input(input_path));
+    step = traces::step_case_from_json(json);
+  }
   // Validate before sizing the output, so an invalid request allocates nothing large.
   if (validate_step(step.input, step.caches, &error) != Status::kOk) return report_error(error);
   StepOutput output = make_poisoned_step_output(step.input);
