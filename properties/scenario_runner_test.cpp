@@ -213,11 +213,23 @@ TEST(ScenarioFile, ErrorsNameFieldLineAndRule) {
   };
   EXPECT_EQ(scenario_error(with_seed("-1")).field, "config.seed")
       << "a negative seed is rejected: it would be written back as 2^64 - 1";
-  std::stringstream big(with_seed("18446744073709551615"));
+  const std::string empty_step = "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": []}\n";
+  std::stringstream big(with_seed("18446744073709551615") + empty_step);
   EXPECT_EQ(traces::read_scenario(big).scenario.config.seed, 18446744073709551615ull) << "every uint64 seed reads back";
   EXPECT_EQ(scenario_error("8e388\n").rule, "malformed-json")
       << "fuzz/regressions/fuzz_trace_reader/8a886297...: a number beyond double";
   EXPECT_EQ(scenario_error(header + "{\"step\": 0, \"reorder_batch_threshold\": 1e999, \"chunks\": []}\n").index, 2);
+  const Error no_steps = scenario_error(header);
+  EXPECT_EQ(no_steps.field, "steps") << "a header alone is not a scenario";
+  EXPECT_EQ(no_steps.rule, "empty");
+  const Error twice = scenario_error(with_seed("1, \"seed\": 2") + empty_step);
+  EXPECT_EQ(twice.field, "config.seed");
+  EXPECT_EQ(twice.rule, "duplicate-key");
+  const Error unknown = scenario_error(header +
+                                       "{\"step\": 0, \"reorder_batch_threshold\": 1, \"chunks\": [], "
+                                       "\"finished\": [5]}\n");
+  EXPECT_EQ(unknown.field, "finished");
+  EXPECT_EQ(unknown.rule, "unknown-request");
 }
 
 TEST(Shrinker, KeepsOnlyWhatTheFailureNeeds) {

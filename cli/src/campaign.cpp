@@ -1,10 +1,11 @@
 #include "campaign.hpp"
 
-#include <iostream>
+#include <chrono>
 
 #include "output.hpp"
 #include "qsa/traces/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
+#include "stop_request.hpp"
 
 namespace qsa::cli {
 
@@ -42,6 +43,10 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   result.scenario.config = simulator.config();
   traces::ScenarioRunner runner(simulator.config(), backend);
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {
+    if (stop_requested()) {
+      result.stopped = true;
+      break;
+    }
     result.scenario.steps.push_back(simulator.next());
     result.failure = runner.step(result.scenario.steps.back());
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -57,34 +62,15 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
                                 const std::string& backend_name,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress) {
-  return traces::shrink_scenario(scenario, traces::fails_the_same_way(backend_name, failure), 400,
+  const traces::FailingStep same_way = traces::fails_the_same_way(backend_name, failure);
+  auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
+    if (stop_requested()) return std::nullopt;  // keep what is shrunk so far
+    return same_way(candidate);
+  };
+  return traces::shrink_scenario(scenario, failing_step, 400,
                                  [&](const traces::Scenario& s, const traces::ShrinkStats& stats) {
                                    if (progress) progress(s, stats.tries);
                                  });
-}
-
-ProgressLine::ProgressLine(bool quiet)
-    : quiet_(quiet), terminal_(stderr_is_terminal()), last_(std::chrono::steady_clock::now() - std::chrono::hours(1)) {}
-
-void ProgressLine::update(const std::string& text) {
-  if (quiet_) return;
-  const auto now = std::chrono::steady_clock::now();
-  const auto interval = terminal_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(10000);
-  if (now - last_ < interval) return;
-  last_ = now;
-  if (terminal_) {
-    std::cerr << "\r\033[K" << text << std::flush;
-    dirty_ = true;
-  } else {
-    std::cerr << text << "\n";
-  }
-}
-
-void ProgressLine::finish(const std::string& text) {
-  if (quiet_) return;
-  if (terminal_ && dirty_) std::cerr << "\r\033[K";
-  dirty_ = false;
-  std::cerr << text << "\n";
 }
 
 }  // namespace qsa::cli

@@ -3,7 +3,6 @@
 // check of the scenario runner. Shared by `qsacheck check` (shrinks and writes a reproducer on the
 // first disagreement) and `qsacheck mutants` (stops at the first failure, no shrinking).
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -40,6 +39,7 @@ struct JobResult {
   std::optional<traces::RunFailure> failure;
   traces::Scenario scenario;  // the steps run, up to and including a failing one
   bool step_update_ran = true;
+  bool stopped = false;  // a stop request (signal, time budget) ended it before its last step
   double seconds = 0;
 };
 
@@ -47,26 +47,14 @@ struct JobResult {
 using ProgressFn =
     std::function<void(const CampaignJob& job, int64_t step, const traces::Coverage& so_far, double seconds)>;
 
-/// Runs one job on `backend` with every check; stops at the first failure.
+/// Runs one job on `backend` with every check; stops at the first failure or a stop request.
 JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress);
 
 /// Shrinks a failing scenario: a candidate is kept while `backend` still fails on it (the same
-/// check) and the reference passes it. Returns the smaller scenario.
+/// check) and the reference passes it. Returns the smaller scenario (what it has so far when a stop
+/// is requested).
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
                                 const std::string& backend_name,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress);
-
-/// Redraws one status line on a terminal; prints a plain line every few seconds otherwise.
-class ProgressLine {
- public:
-  explicit ProgressLine(bool quiet = false);
-  void update(const std::string& text);  // rate-limited
-  void finish(const std::string& text);  // always printed, on its own line
- private:
-  bool quiet_;
-  bool terminal_;
-  std::chrono::steady_clock::time_point last_;
-  bool dirty_ = false;
-};
 
 }  // namespace qsa::cli

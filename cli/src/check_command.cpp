@@ -1,53 +1,96 @@
 // `qsacheck check`: the main job. On every chosen backend: the SPEC 8 examples, the metadata
 // invariants on generated batches, then simulated scenarios step by step against the model
 // oracle, the invariants and the reference. On the first disagreement it shrinks the scenario,
-// writes a reproducer that `qsacheck replay` re-runs, and exits 1.
+// writes a reproducer that `qsacheck replay` re-runs, and exits 1. SIGINT, SIGTERM and
+// --time-budget end it early with the partial report (exit 1 if something was found, else 3).
 
-#include <fstream>
 #include <memory>
 
+#include "backend_choice.hpp"
 #include "checker.hpp"
 #include "commands.hpp"
+#include "number_options.hpp"
 #include "output.hpp"
+#include "output_file.hpp"
+#include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
+#include "stop_request.hpp"
 
 namespace qsa::cli {
+namespace {
 
-void add_check_command(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<CheckOptions>();
+// The options as typed: numbers are parsed by number_options.hpp, so a bad one names its option.
+struct CheckArguments {
+  CheckOptions options;
+  std::string steps, scenarios = "4", seed = "1", batches = "3000", time_budget;
+};
+
+// Everything that can be known bad before the campaign: numbers, names, output paths.
+CheckOptions validated(const CheckArguments& a, double* time_budget) {
+  CheckOptions o = a.options;
+  if (!a.steps.empty()) o.steps = parse_integer_option("--steps", a.steps, 1, int64_t{1} << 24);
+  o.scenarios = parse_integer_option("--scenarios", a.scenarios, 1, int64_t{1} << 16);
+  o.seed = parse_seed_option("--seed", a.seed);
+  o.batches = parse_integer_option("--batches", a.batches, 0, int64_t{1} << 30);
+  *time_budget = a.time_budget.empty() ? 0 : parse_seconds_option("--time-budget", a.time_budget);
+  for (const std::string& name : o.backends) {
+    Error error;
+    if (!open_backend(name, &error)) throw traces::InputError(error);
+  }
+  if (!o.workload.empty()) traces::workload_by_name(o.workload);
+  ReportOutput(o.json_path).check();
+  check_output_directory(o.out_dir, "--out");
+  return o;
+}
+
+int run_check(const CheckOptions& options, double time_budget) {
+  install_stop_handlers();
+  if (time_budget > 0) set_time_budget(time_budget);
+  ReportOutput output(options.json_path);
+  const CheckReport report = Checker(options).run();
+  if (report.setup_error) return report_error(*report.setup_error);
+  print_report(report, output.human_file());
+  for (const std::string& what : report.unwritten) output.lost(what);
+  return output.finish(report_to_json(report), report.exit_code());
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, CommandJob* job) {
+  auto a = std::make_shared<CheckArguments>();
   CLI::App* check =
       app.add_subcommand("check",
                          "Run the verification campaign on the chosen backends (default: every available one):\n"
                          "the SPEC 8 examples, the metadata on generated and on invalid batches, and simulated scenarios\n"
                          "stepped through each backend, checked against the model oracle (SPEC 7), the invariants and\n"
-                         "the reference after every step. With no arguments: the default campaign, about a minute.\n"
+                         "the reference after every step. With no arguments: the default campaign, about 90 s.\n"
                          "Exit 0: every check ran and passed; 1: a disagreement (a shrunk reproducer is written and\n"
-                         "the replay command printed); 2: bad usage; 3: what ran passed but something could not run.");
-  check->add_option("--backend", options->backends, "Backend to check (repeatable); default every available one");
+                         "the replay command printed); 2: bad usage or input (one JSON line on stdout); 3: what ran\n"
+                         "passed but something did not run, or the run was stopped (SIGINT, SIGTERM, --time-budget).");
+  check->add_option("--backend", a->options.backends, "Backend to check (repeatable); default every available one");
   auto* workload =
-      check->add_option("--workload", options->workload, "Run only this workload model:\n" + traces::workload_help());
-  check->add_option("--requests-csv", options->requests_csv, "Workload from your own CSV of prompt/output lengths")
+      check->add_option("--workload", a->options.workload, "Run only this workload model:\n" + traces::workload_help());
+  check->add_option("--requests-csv", a->options.requests_csv, "Workload from your own CSV of prompt/output lengths")
       ->excludes(workload);
-  check->add_option("--steps", options->steps, "Steps per scenario (default 600)")->check(CLI::PositiveNumber);
-  check->add_option("--scenarios", options->scenarios, "Scenarios per workload with --workload or --requests-csv")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  check->add_option("--seed", options->seed, "Campaign seed (every scenario and batch derives from it)")
+  check->add_option("--steps", a->steps, "Steps per scenario, 1 ... 2^24 (default 600, 1000 in the default campaign)");
+  check->add_option("--scenarios", a->scenarios, "Scenarios per workload with --workload or --requests-csv, 1 ... 2^16")
       ->capture_default_str();
-  check->add_option("--batches", options->batches, "Generated metadata batches per backend")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  check->add_option("--json", options->json_path, "Also write the result as JSON to FILE");
-  check->add_option("--out", options->out_dir, "Folder for reproducers")->capture_default_str();
+  check->add_option("--seed", a->seed, "Campaign seed, 0 ... 2^64-1 (every scenario and batch derives from it)")
+      ->capture_default_str();
+  check->add_option("--batches", a->batches, "Generated metadata batches per backend, 0 ... 2^30")
+      ->capture_default_str();
+  check->add_option(
+      "--time-budget", a->time_budget,
+      "Stop after this many seconds and write the partial report (exit 1 if something was found, else 3)");
+  check->add_option("--json", a->options.json_path,
+                    "Also write the result as JSON to FILE (written atomically at the end); - writes it alone on\n"
+                    "stdout and the table on stderr");
+  check->add_option("--out", a->options.out_dir, "Folder for reproducers (must exist and be writable)")
+      ->capture_default_str();
   check->callback([=] {
-    const CheckReport report = Checker(*options).run();
-    if (report.setup_error) {
-      *exit_code = report_error(*report.setup_error);
-      return;
-    }
-    print_report(report);
-    if (!options->json_path.empty()) std::ofstream(options->json_path) << report_to_json(report).dump(2) << "\n";
-    *exit_code = report.exit_code();
+    double time_budget = 0;
+    const CheckOptions options = validated(*a, &time_budget);
+    *job = [options, time_budget] { return run_check(options, time_budget); };
   });
 }
 

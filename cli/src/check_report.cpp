@@ -23,15 +23,32 @@ CheckRow& CheckReport::add(const std::string& check, const std::string& backend)
   return rows.back();
 }
 
-void print_report(const CheckReport& r) {
-  std::printf("\nqsacheck check: seed %llu, backends:", static_cast<unsigned long long>(r.seed));
-  for (const std::string& b : r.backends) std::printf(" %s", b.c_str());
-  std::printf("\n\n%-58s %-12s %8s %7s %9s\n", "check", "backend", "cases", "failed", "seconds");
+std::string verdict_text(const CheckReport& r) {
+  const int code = r.exit_code();
+  std::string backends;
+  for (const std::string& b : r.backends) backends += (backends.empty() ? "" : ", ") + b;
+  // The reference checks itself only against the oracle and the invariants: a green run of it
+  // alone says nothing about a kernel, and the verdict line says so.
+  const bool reference_only = r.backends.size() == 1 && r.backends[0] == "reference";
+  const std::string which = reference_only
+                                ? "reference only: checked against the oracle and invariants; no kernel checked"
+                                : "backends checked: " + backends;
+  const std::string stopped = r.stopped_by.empty() ? "" : ", stopped by " + r.stopped_by;
+  if (code == kExitMismatch) return "FAILED (" + which + stopped + ")";
+  if (code == kExitOk) return "passed (" + which + ")";
+  return "passed what ran; some checks did not run (exit 3; " + which + stopped + ")";
+}
+
+void print_report(const CheckReport& r, std::FILE* out) {
+  std::fprintf(out, "\nqsacheck check: seed %llu, backends:", static_cast<unsigned long long>(r.seed));
+  for (const std::string& b : r.backends) std::fprintf(out, " %s", b.c_str());
+  std::fprintf(out, "\n\n%-58s %-12s %8s %7s %9s\n", "check", "backend", "cases", "failed", "seconds");
   for (const CheckRow& row : r.rows)
-    std::printf("%-58s %-12s %8lld %7lld %9.2f\n", row.check.c_str(), row.backend.c_str(),
-                static_cast<long long>(row.cases), static_cast<long long>(row.failures), row.seconds);
+    std::fprintf(out, "%-58s %-12s %8lld %7lld %9.2f\n", row.check.c_str(), row.backend.c_str(),
+                 static_cast<long long>(row.cases), static_cast<long long>(row.failures), row.seconds);
   const traces::Coverage& c = r.coverage;
-  std::printf(
+  std::fprintf(
+      out,
       "\ncoverage: %lld steps, %lld rows, %lld requests, %lld groups closed, %lld ring wraps, %lld drafts rejected,\n"
       "          %lld preemptions, %lld prefix hits, %lld padded steps, %lld negative common slots,\n"
       "          %lld MRoPE steps, %lld fp8 steps\n",
@@ -42,23 +59,21 @@ void print_report(const CheckReport& r) {
       static_cast<long long>(c.negative_common_slots), static_cast<long long>(c.mrope_steps),
       static_cast<long long>(c.fp8_steps));
   if (!r.unavailable.empty()) {
-    std::printf("\nbackends not available here (not part of this campaign):\n");
-    for (const std::string& line : r.unavailable) std::printf("  - %s\n", line.c_str());
+    std::fprintf(out, "\nbackends not available here (not part of this campaign):\n");
+    for (const std::string& line : r.unavailable) std::fprintf(out, "  - %s\n", line.c_str());
   }
   if (!r.not_run.empty()) {
-    std::printf("\nnot run:\n");
-    for (const std::string& line : r.not_run) std::printf("  - %s\n", line.c_str());
+    std::fprintf(out, "\nnot run:\n");
+    for (const std::string& line : r.not_run) std::fprintf(out, "  - %s\n", line.c_str());
   }
   for (const CheckRow& row : r.rows)
     if (row.failures > 0)
-      std::printf("\nFAILED %s on %s:\n  %s\n", row.check.c_str(), row.backend.c_str(), row.first_failure.c_str());
+      std::fprintf(out, "\nFAILED %s on %s:\n  %s\n", row.check.c_str(), row.backend.c_str(),
+                   row.first_failure.c_str());
   if (!r.reproducer.empty())
-    std::printf("\nreproducer: %s\nreplay:     %s\n", r.reproducer.c_str(), r.replay_command.c_str());
-  const int code = r.exit_code();
-  std::printf("\nRESULT: %s\n", code == kExitOk         ? "passed"
-                                : code == kExitMismatch ? "FAILED"
-                                                        : "passed what ran; some checks did not run (exit 3)");
-  std::fflush(stdout);
+    std::fprintf(out, "\nreproducer: %s\nreplay:     %s\n", r.reproducer.c_str(), r.replay_command.c_str());
+  std::fprintf(out, "\nRESULT: %s\n", verdict_text(r).c_str());
+  std::fflush(out);
 }
 
 nlohmann::json report_to_json(const CheckReport& r) {
@@ -89,6 +104,8 @@ nlohmann::json report_to_json(const CheckReport& r) {
                    {"mrope_steps", c.mrope_steps},
                    {"fp8_steps", c.fp8_steps}};
   j["not_run"] = r.not_run;
+  j["verdict"] = verdict_text(r);
+  if (!r.stopped_by.empty()) j["stopped_by"] = r.stopped_by;
   j["unavailable_backends"] = r.unavailable;
   if (!r.reproducer.empty()) j["reproducer"] = {{"file", r.reproducer}, {"replay", r.replay_command}};
   return j;

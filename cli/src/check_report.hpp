@@ -2,6 +2,7 @@
 // What `qsacheck check` ran and found: rows of checks per backend, per-workload scenario results,
 // coverage, what did not run; printed as a table and optionally written as JSON.
 
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ struct CheckReport {
   std::string replay_command;            // the command that re-runs it
   int64_t first_failure_step = -1;       // step of the first scenario failure, -1 if none
   std::optional<Error> setup_error;      // the campaign could not start (e.g. unknown backend)
+  std::string stopped_by;                // "SIGINT", "SIGTERM", "the time budget of 30 s"; empty if it ran to the end
+  std::vector<std::string> unwritten;    // files the campaign meant to write but could not
 
   bool failed() const;
   /// 0 every check ran and passed, 1 a check failed, 3 passed but something did not run.
@@ -40,7 +43,11 @@ struct CheckReport {
   CheckRow& add(const std::string& check, const std::string& backend);
 };
 
-void print_report(const CheckReport& report);
+/// The table, coverage, what did not run and the verdict line, on `out` (stdout, or stderr when
+/// stdout carries the JSON). The verdict line names the backends checked.
+void print_report(const CheckReport& report, std::FILE* out);
+/// "passed (reference only: ...; no kernel checked)", "FAILED", ...: the words after "RESULT: ".
+std::string verdict_text(const CheckReport& report);
 nlohmann::json report_to_json(const CheckReport& report);
 
 }  // namespace qsa::cli

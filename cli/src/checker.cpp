@@ -1,18 +1,21 @@
 #include "checker.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "backend_choice.hpp"
+#include "output.hpp"
+#include "output_file.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/check_engine.hpp"
 #include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/json_codec.hpp"
+#include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/shrinker.hpp"
 #include "qsa/traces/spec_examples.hpp"
+#include "stop_request.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -37,14 +40,29 @@ CheckReport Checker::run() {
     report_.setup_error = error.field.empty() ? Error{"backend", -1, "none", "no backend can run here"} : error;
     return report_;
   }
-  const std::vector<CampaignJob> jobs = campaign();
-  for (const std::string& name : report_.backends) {
+  std::vector<CampaignJob> jobs;
+  try {
+    jobs = campaign();
+    // Every scenario's caches are sized now, before anything is allocated or run.
+    for (const CampaignJob& job : jobs) traces::resolve_workload(job.workload, job.seed);
+  } catch (const traces::InputError& e) {
+    report_.setup_error = e.error();
+    return report_;
+  }
+  for (size_t b = 0; b < report_.backends.size(); ++b) {
+    const std::string& name = report_.backends[b];
     auto backend = BackendRegistry::global().create(name);
     run_spec_examples(name, *backend);
     if (!report_.failed()) run_generated_batches(name, *backend);
     if (!report_.failed()) run_invalid_batches(name, *backend);
-    if (!report_.failed()) run_scenarios(name, *backend, jobs);
+    if (!report_.failed() && report_.stopped_by.empty()) run_scenarios(name, *backend, jobs);
     if (report_.failed()) break;
+    if (!report_.stopped_by.empty()) {
+      for (size_t rest = b + 1; rest < report_.backends.size(); ++rest)
+        report_.not_run.push_back("every check of " + report_.backends[rest] + " (stopped by " + report_.stopped_by +
+                                  ")");
+      break;
+    }
   }
   return report_;
 }
@@ -93,6 +111,11 @@ void Checker::run_generated_batches(const std::string& name, Backend& backend) {
   report_.add("metadata on generated batches (SPEC 7.4, reference)", name);
   ProgressLine progress(options_.quiet);
   for (int64_t i = 0; i < options_.batches; ++i) {
+    if (stop_requested()) {
+      note_stop("metadata batches " + std::to_string(i) + " ... " + std::to_string(options_.batches - 1) + " on " +
+                name + " and its scenarios");
+      break;
+    }
     CheckRow& row = report_.rows[row_index];
     ++row.cases;
     traces::Rng rng = traces::Rng(options_.seed).fork(static_cast<uint64_t>(i));
@@ -114,7 +137,10 @@ std::optional<std::string> Checker::check_batch(Backend& backend, const Metadata
 
 void Checker::write_batch_reproducer(const std::string& name, const std::string& what, const MetadataInput& input) {
   const std::string file = options_.out_dir + "/qsacheck-failure-" + file_safe(name) + "-" + what + ".json";
-  std::ofstream(file) << traces::metadata_input_to_json(input).dump() << "\n";
+  if (auto why = write_file_atomically(file, json_text(traces::metadata_input_to_json(input)) + "\n")) {
+    report_.unwritten.push_back("the reproducer " + file + " (" + *why + ")");
+    return;
+  }
   report_.reproducer = file;
   report_.replay_command = "qsacheck replay --backend " + name + " " + file;
 }
@@ -140,7 +166,13 @@ void Checker::run_scenarios(const std::string& name, Backend& backend, const std
   ProgressLine progress(options_.quiet);
   bool step_update_missing = false;
   std::map<std::string, size_t> row_of_workload;  // indices: rows_ grows while we hold them
-  for (const CampaignJob& job : jobs) {
+  for (size_t job_index = 0; job_index < jobs.size(); ++job_index) {
+    const CampaignJob& job = jobs[job_index];
+    if (stop_requested()) {
+      note_stop(std::to_string(jobs.size() - job_index) + " of " + std::to_string(jobs.size()) + " scenarios on " +
+                name);
+      break;
+    }
     if (row_of_workload.count(job.workload.name) == 0) {
       row_of_workload[job.workload.name] = report_.rows.size();
       report_.add("scenarios: " + job.workload.name, name);
@@ -166,6 +198,14 @@ void Checker::run_scenarios(const std::string& name, Backend& backend, const std
       if (options_.shrink && !result.failure->invalid_scenario) write_reproducer(name, result, progress);
       return;
     }
+    if (result.stopped) {
+      progress.finish(name + " " + job.workload.name + " seed " + std::to_string(job.seed) + ": stopped after " +
+                      std::to_string(result.steps_run) + " passing steps");
+      note_stop("seed " + std::to_string(job.seed) + " of " + job.workload.name + " from step " +
+                std::to_string(result.steps_run) + ", and " + std::to_string(jobs.size() - job_index - 1) +
+                " more scenarios on " + name);
+      break;
+    }
     progress.finish(name + " " + job.workload.name + " seed " + std::to_string(job.seed) + ": " +
                     std::to_string(result.steps_run) + " steps passed (" +
                     std::to_string(static_cast<int64_t>(result.seconds * 1000)) + " ms)");
@@ -184,7 +224,12 @@ void Checker::write_reproducer(const std::string& name, const JobResult& result,
       });
   const std::string file = options_.out_dir + "/qsacheck-repro-" + file_safe(name) + "-" + result.workload + "-" +
                            std::to_string(result.seed) + ".scenario";
-  traces::write_scenario_file(file, small);
+  std::ostringstream text;
+  traces::write_scenario(text, small);
+  if (auto why = write_file_atomically(file, text.str())) {
+    report_.unwritten.push_back("the reproducer " + file + " (" + *why + ")");
+    return;
+  }
   auto backend = BackendRegistry::global().create(name);
   const auto again = traces::run_scenario(small, *backend);
   progress.finish("shrunk to " + std::to_string(small.steps.size()) + " steps, " +
@@ -192,6 +237,11 @@ void Checker::write_reproducer(const std::string& name, const JobResult& result,
                   (again ? traces::to_string(*again) : std::string("(no longer fails?)")));
   report_.reproducer = file;
   report_.replay_command = "qsacheck replay --backend " + name + " " + file;
+}
+
+void Checker::note_stop(const std::string& what_is_left) {
+  if (report_.stopped_by.empty()) report_.stopped_by = stop_reason();
+  report_.not_run.push_back(what_is_left + " (stopped by " + report_.stopped_by + ")");
 }
 
 }  // namespace qsa::cli

@@ -12,6 +12,7 @@
 
 #include "campaign.hpp"
 #include "check_report.hpp"
+#include "progress_line.hpp"
 
 namespace qsa::cli {
 
@@ -32,7 +33,9 @@ struct CheckOptions {
 class Checker {
  public:
   explicit Checker(CheckOptions options);
-  /// Runs the campaign and returns the report (its exit_code() is the process's).
+  /// Runs the campaign and returns the report (its exit_code() is the process's). Bad input found
+  /// before the work starts (an unknown backend or workload, a request CSV the caches cannot
+  /// hold) is the report's setup_error; a stop request ends the work early with a partial report.
   CheckReport run();
   /// The campaign's jobs for these options.
   std::vector<CampaignJob> campaign() const;
@@ -47,6 +50,7 @@ class Checker {
   void write_batch_reproducer(const std::string& name, const std::string& what, const MetadataInput& input);
   void run_scenarios(const std::string& name, Backend& backend, const std::vector<CampaignJob>& jobs);
   void write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress);
+  void note_stop(const std::string& what_is_left);
 
   CheckOptions options_;
   CheckReport report_;

@@ -1,15 +1,22 @@
 #pragma once
-// Each subcommand adds itself to the CLI11 app; its callback stores the process exit code.
+// Each subcommand adds itself to the CLI11 app. Its callback validates every argument (numbers,
+// names, output paths: nothing is read, written or run) and then stores the work as a job;
+// run_command_line() runs it unless asked to parse only.
+
+#include <functional>
 
 #include <CLI/CLI.hpp>
 
 namespace qsa::cli {
 
-void add_eval_commands(CLI::App& app, int* exit_code);
-void add_check_command(CLI::App& app, int* exit_code);
-void add_replay_command(CLI::App& app, int* exit_code);
-void add_record_expected_command(CLI::App& app, int* exit_code);
-void add_simulate_command(CLI::App& app, int* exit_code);
-void add_mutants_command(CLI::App& app, int* exit_code);
+/// The work of the parsed command; returns the exit code.
+using CommandJob = std::function<int()>;
+
+void add_eval_commands(CLI::App& app, CommandJob* job);
+void add_check_command(CLI::App& app, CommandJob* job);
+void add_replay_command(CLI::App& app, CommandJob* job);
+void add_record_expected_command(CLI::App& app, CommandJob* job);
+void add_simulate_command(CLI::App& app, CommandJob* job);
+void add_mutants_command(CLI::App& app, CommandJob* job);
 
 }  // namespace qsa::cli

@@ -1,10 +1,13 @@
 // `qsacheck eval ...`: one operation on JSON input, JSON on stdout (docs/json-schema.md).
 
+#include <iostream>
+#include <limits>
 #include <memory>
 #include <string>
 
 #include "backend_choice.hpp"
 #include "commands.hpp"
+#include "number_options.hpp"
 #include "output.hpp"
 #include "qsa/backend.hpp"
 #include "qsa/ring_capacity.hpp"
@@ -16,29 +19,45 @@
 namespace qsa::cli {
 namespace {
 
+// An unknown backend name is bad usage, found before any input is read.
+void check_backend_name(const std::string& name) {
+  if (!BackendRegistry::global().create(name)) {
+    Error error;
+    open_backend(name, &error);
+    throw traces::InputError(error);
+  }
+}
+
 int eval_metadata(const std::string& input_path, const std::string& backend_name) {
   Error error;
   auto backend = open_backend(backend_name, &error);
   if (!backend) return report_error(error);
-  const MetadataInput input = traces::metadata_input_from_json(traces::parse_json(read_input(input_path)));
+  MetadataInput input;
+  {
+    // One statement each, so the text is freed before the tree is converted, the tree before the run.
+    const nlohmann::json json = traces::parse_json(read_input(input_path));
+    input = traces::metadata_input_from_json(json);
+  }
   MetadataOutput output = make_poisoned_metadata_output(input);
   const Status status = backend->build_metadata(input, &output, &error);
   if (status != Status::kOk) {
     if (error.field.empty()) error = Error{"backend", -1, to_string(status), backend_name + " failed"};
     return report_error(error);
   }
-  print_json(traces::metadata_output_to_json(output));
+  traces::write_metadata_output_json(std::cout, output);
+  std::cout << "\n" << std::flush;
   return kExitOk;
 }
 
 int eval_step(const std::string& input_path, const std::string& backend_name, bool with_pooled) {
   Error error;
-  if (with_pooled && backend_name != "reference")
-    return report_error(
-        Error{"arguments", -1, "bad-argument", "--pooled is a debug view of the reference; use --backend reference"});
   auto backend = open_backend(backend_name, &error);
   if (!backend) return report_error(error);
-  traces::StepCase step = traces::step_case_from_json(traces::parse_json(read_input(input_path)));
+  traces::StepCase step;
+  {
+    const nlohmann::json json = traces::parse_json(read_input(input_path));
+    step = traces::step_case_from_json(json);
+  }
   // Validate before sizing the output, so an invalid request allocates nothing large.
   if (validate_step(step.input, step.caches, &error) != Status::kOk) return report_error(error);
   StepOutput output = make_poisoned_step_output(step.input);
@@ -65,7 +84,7 @@ int eval_ring_capacity(int64_t compress_ratio, int64_t drafts, int64_t block_siz
 
 }  // namespace
 
-void add_eval_commands(CLI::App& app, int* exit_code) {
+void add_eval_commands(CLI::App& app, CommandJob* job) {
   CLI::App* eval = app.add_subcommand("eval", "Run one operation on JSON input and print the result as JSON");
   eval->require_subcommand(1);
 
@@ -80,9 +99,12 @@ void add_eval_commands(CLI::App& app, int* exit_code) {
       "metadata");
   auto metadata_input = std::make_shared<std::string>();
   auto metadata_backend = std::make_shared<std::string>("reference");
-  metadata->add_option("--input", *metadata_input, "JSON file (standard input when omitted)");
+  metadata->add_option("--input", *metadata_input, "JSON file (standard input when omitted or -; at most 64 MiB)");
   metadata->add_option("--backend", *metadata_backend, "Backend that builds the metadata")->capture_default_str();
-  metadata->callback([=] { *exit_code = eval_metadata(*metadata_input, *metadata_backend); });
+  metadata->callback([=] {
+    check_backend_name(*metadata_backend);
+    *job = [=] { return eval_metadata(*metadata_input, *metadata_backend); };
+  });
 
   auto* step = eval->add_subcommand("step",
                                     "Run one step update (SPEC 5): group compression, ring commit and the Q path.\n"
@@ -91,18 +113,24 @@ void add_eval_commands(CLI::App& app, int* exit_code) {
   auto step_input = std::make_shared<std::string>();
   auto step_backend = std::make_shared<std::string>("reference");
   auto step_pooled = std::make_shared<bool>(false);
-  step->add_option("--input", *step_input, "JSON file (standard input when omitted)");
+  step->add_option("--input", *step_input, "JSON file (standard input when omitted or -; at most 64 MiB)");
   step->add_option("--backend", *step_backend, "Backend that runs the step")->capture_default_str();
   step->add_flag("--pooled", *step_pooled, "Also print each group's pooled mean before the norm (reference only)");
-  step->callback([=] { *exit_code = eval_step(*step_input, *step_backend, *step_pooled); });
+  step->callback([=] {
+    if (*step_pooled && *step_backend != "reference")
+      throw traces::InputError(
+          Error{"arguments", -1, "bad-argument", "--pooled is a debug view of the reference; use --backend reference"});
+    check_backend_name(*step_backend);
+    *job = [=] { return eval_step(*step_input, *step_backend, *step_pooled); };
+  });
 
   auto* ring = eval->add_subcommand(
       "ring-capacity",
       "Ring capacity R of SPEC 3 for ratio C, drafts and block size B.\n"
       "Example: qsacheck eval ring-capacity --compress-ratio 4 --num-speculative-tokens 3 --block-size 48");
-  auto c = std::make_shared<int64_t>(0);
-  auto k = std::make_shared<int64_t>(0);
-  auto b = std::make_shared<int64_t>(0);
+  auto c = std::make_shared<std::string>();
+  auto k = std::make_shared<std::string>();
+  auto b = std::make_shared<std::string>();
   auto rule = std::make_shared<std::string>("seed");
   ring->add_option("--compress-ratio", *c, "Compression ratio C")->required();
   ring->add_option("--num-speculative-tokens", *k, "Draft tokens per decode step")->required();
@@ -110,7 +138,14 @@ void add_eval_commands(CLI::App& app, int* exit_code) {
   ring->add_option("--rule", *rule, "seed (R must divide B) or widen (smallest multiple of C >= R dividing B)")
       ->check(CLI::IsMember({"seed", "widen"}))
       ->capture_default_str();
-  ring->callback([=] { *exit_code = eval_ring_capacity(*c, *k, *b, *rule); });
+  ring->callback([=] {
+    // Any int64: ring_capacity() itself names what SPEC 3 rejects.
+    constexpr int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+    const int64_t ratio = parse_integer_option("--compress-ratio", *c, lo, hi);
+    const int64_t drafts = parse_integer_option("--num-speculative-tokens", *k, lo, hi);
+    const int64_t block = parse_integer_option("--block-size", *b, lo, hi);
+    *job = [=] { return eval_ring_capacity(ratio, drafts, block, *rule); };
+  });
 }
 
 }  // namespace qsa::cli

@@ -9,7 +9,10 @@
 #include "checker.hpp"
 #include "commands.hpp"
 #include "mutants/mutant_catalog.hpp"
+#include "number_options.hpp"
 #include "output.hpp"
+#include "output_file.hpp"
+#include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
 
 namespace qsa::cli {
@@ -20,6 +23,12 @@ struct MutantOptions {
   int64_t steps = 0;
   uint64_t seed = 1;
   bool list = false;
+  std::string json_path;
+};
+
+struct MutantArguments {
+  MutantOptions options;
+  std::string steps, seed = "1";
 };
 
 // The first failing row of a report: which check caught the bug and where.
@@ -30,12 +39,20 @@ std::pair<std::string, std::string> first_catch(const CheckReport& report) {
 }
 
 int run_mutants(const MutantOptions& options) {
+  ReportOutput output(options.json_path);
+  std::FILE* out = output.human_file();
   if (options.list) {
-    for (const mutants::MutantInfo& m : mutants::mutant_catalog())
-      std::printf("%-44s %s\n", m.name.c_str(), m.description.c_str());
-    return kExitOk;
+    nlohmann::json list = nlohmann::json::array();
+    for (const mutants::MutantInfo& m : mutants::mutant_catalog()) {
+      std::fprintf(out, "%-44s %s\n", m.name.c_str(), m.description.c_str());
+      list.push_back({{"name", m.name}, {"description", m.description}});
+    }
+    return output.finish({{"command", "mutants --list"}, {"planted_bugs", list}}, kExitOk);
   }
-  std::printf("%-44s %-7s %-48s %9s\n", "planted bug", "caught", "first caught by", "seconds");
+  // Bad options are exit 2 before the table starts (stdout then holds only the error line).
+  if (!options.workload.empty()) traces::workload_by_name(options.workload);
+  std::fprintf(out, "%-44s %-7s %-48s %9s\n", "planted bug", "caught", "first caught by", "seconds");
+  nlohmann::json rows = nlohmann::json::array();
   int survivors = 0;
   for (const mutants::MutantInfo& m : mutants::mutant_catalog()) {
     CheckOptions check;
@@ -48,29 +65,46 @@ int run_mutants(const MutantOptions& options) {
     check.quiet = true;
     const auto start = std::chrono::steady_clock::now();
     const CheckReport report = Checker(check).run();
+    if (report.setup_error) throw traces::InputError(*report.setup_error);  // same options for every bug
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const auto [by, detail] = first_catch(report);
     const bool caught = report.failed();
     survivors += caught ? 0 : 1;
     std::string where = by;
     if (report.first_failure_step >= 0) where += ", step " + std::to_string(report.first_failure_step);
-    std::printf("%-44s %-7s %-48s %9.2f\n", m.name.c_str(), caught ? "yes" : "NO", caught ? where.c_str() : "-",
-                seconds);
-    if (caught) std::printf("%-44s         %.110s\n", "", detail.c_str());
-    std::fflush(stdout);
+    std::fprintf(out, "%-44s %-7s %-48s %9.2f\n", m.name.c_str(), caught ? "yes" : "NO", caught ? where.c_str() : "-",
+                 seconds);
+    if (caught) std::fprintf(out, "%-44s         %.110s\n", "", detail.c_str());
+    std::fflush(out);
+    rows.push_back({{"planted_bug", m.name},
+                    {"caught", caught},
+                    {"caught_by", by},
+                    {"step", report.first_failure_step},
+                    {"detail", detail},
+                    {"seconds", seconds}});
   }
-  std::printf("\nknown escapes (not registered; docs/mutants.md says why no check can see them):\n");
-  for (const mutants::MutantInfo& m : mutants::known_escapes())
-    std::printf("  %-42s %s\n", m.name.c_str(), m.description.c_str());
-  std::printf("\n%s\n",
-              survivors == 0 ? "RESULT: every planted bug was caught" : "RESULT: FAILED: some planted bugs survived");
-  return survivors == 0 ? kExitOk : kExitMismatch;
+  std::fprintf(out, "\nknown escapes (not registered; docs/mutants.md says why no check can see them):\n");
+  nlohmann::json escapes = nlohmann::json::array();
+  for (const mutants::MutantInfo& m : mutants::known_escapes()) {
+    std::fprintf(out, "  %-42s %s\n", m.name.c_str(), m.description.c_str());
+    escapes.push_back(m.name);
+  }
+  std::fprintf(out, "\n%s\n",
+               survivors == 0 ? "RESULT: every planted bug was caught" : "RESULT: FAILED: some planted bugs survived");
+  const int verdict = survivors == 0 ? kExitOk : kExitMismatch;
+  return output.finish({{"command", "mutants"},
+                        {"exit_code", verdict},
+                        {"survivors", survivors},
+                        {"planted_bugs", rows},
+                        {"known_escapes", escapes}},
+                       verdict);
 }
 
 }  // namespace
 
-void add_mutants_command(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<MutantOptions>();
+void add_mutants_command(CLI::App& app, CommandJob* job) {
+  auto a = std::make_shared<MutantArguments>();
+  auto* options = &a->options;
   CLI::App* cmd = app.add_subcommand(
       "mutants",
       "Run the check campaign against every planted bug (realistic kernel mistakes, docs/mutants.md)\n"
@@ -78,9 +112,18 @@ void add_mutants_command(CLI::App& app, int* exit_code) {
       "Exit 0 only when every planted bug is caught.");
   cmd->add_flag("--list", options->list, "List the planted bugs and exit");
   cmd->add_option("--workload", options->workload, "Use only this workload model (default: the default campaign)");
-  cmd->add_option("--steps", options->steps, "Steps per scenario")->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", options->seed, "Campaign seed")->capture_default_str();
-  cmd->callback([=] { *exit_code = run_mutants(*options); });
+  cmd->add_option("--steps", a->steps, "Steps per scenario, 1 ... 2^24");
+  cmd->add_option("--seed", a->seed, "Campaign seed, 0 ... 2^64-1")->capture_default_str();
+  cmd->add_option("--json", options->json_path,
+                  "Also write the kill table as JSON to FILE; - writes it alone on stdout");
+  cmd->callback([=] {
+    MutantOptions o = a->options;
+    if (!a->steps.empty()) o.steps = parse_integer_option("--steps", a->steps, 1, int64_t{1} << 24);
+    o.seed = parse_seed_option("--seed", a->seed);
+    if (!o.workload.empty()) traces::workload_by_name(o.workload);
+    ReportOutput(o.json_path).check();
+    *job = [o] { return run_mutants(o); };
+  });
 }
 
 }  // namespace qsa::cli

@@ -2,28 +2,25 @@
 
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 
 #include "qsa/traces/json_codec.hpp"
-#include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/limits.hpp"
 
 namespace qsa::cli {
 
 std::string read_input(const std::string& path) {
-  if (path.empty() || path == "-") {
-    std::ostringstream os;
-    os << std::cin.rdbuf();
-    return os.str();
-  }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw traces::InputError(Error{"input", -1, "unreadable", "cannot open " + path});
-  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  if ((path.empty() || path == "-") && isatty(STDIN_FILENO) != 0)
+    std::cerr << "qsacheck: reading the JSON input from standard input (end it with Ctrl-D; --input FILE reads a "
+                 "file)\n";
+  return traces::read_input_text(path);
 }
 
-void print_json(const nlohmann::json& json) { std::cout << json.dump() << "\n" << std::flush; }
+std::string json_text(const nlohmann::json& json, int indent) {
+  return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void print_json(const nlohmann::json& json) { std::cout << json_text(json) << "\n" << std::flush; }
 
 int report_error(const Error& error) {
   print_json(traces::error_to_json(error));

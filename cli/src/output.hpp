@@ -1,5 +1,6 @@
 #pragma once
-// Exit codes, input reading and JSON printing shared by the qsacheck subcommands.
+// Exit codes, input reading and JSON printing shared by the qsacheck subcommands: the one place
+// that writes to stdout in JSON (docs/json-schema.md, "Errors and exit codes").
 
 #include <string>
 
@@ -14,13 +15,19 @@ inline constexpr int kExitMismatch = 1;    // a disagreement or a broken invaria
 inline constexpr int kExitUsage = 2;       // bad arguments or bad input
 inline constexpr int kExitIncomplete = 3;  // what ran passed, but some checks could not run (see "not run")
 
-/// The whole of FILE, or of standard input when path is empty or "-". Throws InputError.
+/// The whole of FILE, or of standard input when path is empty or "-" (saying so on stderr when
+/// standard input is a terminal). Bounded by traces::max_input_bytes(); throws InputError.
 std::string read_input(const std::string& path);
+
+/// JSON text; a string that is not valid UTF-8 (a path, an echoed input) has its bad bytes replaced
+/// by U+FFFD instead of throwing, so an error about bad bytes can always be printed.
+std::string json_text(const nlohmann::json& json, int indent = -1);
 
 /// Prints one JSON document on a line of its own on stdout.
 void print_json(const nlohmann::json& json);
 
 /// Prints {"status": "error", ...} on stdout, the readable form on stderr; returns kExitUsage.
+/// The one way a command ends with exit 2: stdout then holds exactly this line.
 int report_error(const Error& error);
 
 /// True when stderr is a terminal (progress redraws in place) rather than a log or pipe.

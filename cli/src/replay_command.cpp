@@ -1,12 +1,9 @@
-// `qsacheck replay [--backend NAME] FILE...`: re-runs scenario files (reproducers, recorded traces)
-// step by step with every check of the scenario runner, and compares each step's outputs with the
-// digests a recorded trace carries; a .json file is a metadata input (replay_input.hpp). The first
-// line names what is replayed.
-// `qsacheck record-expected FILE...`: rewrites the files' digests from the reference.
-// `qsacheck simulate --workload NAME [--seed S] [--steps N] FILE`: writes a simulated scenario.
+// `qsacheck replay [--backend NAME] [--json FILE|-] FILE...`: re-runs scenario files (reproducers,
+// recorded traces) step by step with every check of the scenario runner, and compares each step's
+// outputs with the digests a recorded trace carries; a .json file is a metadata input
+// (replay_input.hpp). Every file is read and checked first, so a bad one is exit 2 before anything
+// runs. The first line of each file's report names it.
 
-#include <cstdio>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,147 +11,74 @@
 #include "backend_choice.hpp"
 #include "commands.hpp"
 #include "output.hpp"
+#include "output_file.hpp"
 #include "qsa/traces/json_reader.hpp"
-#include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/shrinker.hpp"
-#include "qsa/traces/simulator.hpp"
-#include "qsa/traces/workloads.hpp"
 #include "replay_input.hpp"
+#include "scenario_description.hpp"
+#include "scenario_files.hpp"
 
 namespace qsa::cli {
 namespace {
 
-std::string describe(const traces::ScenarioConfig& c) {
-  return "C=" + std::to_string(c.compress_ratio) + " B=" + std::to_string(c.block_size) +
-         " drafts=" + std::to_string(c.num_speculative_tokens) + " R=" + std::to_string(c.ring_capacity) +
-         " D=" + std::to_string(c.head_dim) + " rd=" + std::to_string(c.rotary_dim) +
-         " HQ=" + std::to_string(c.num_heads) + (c.mrope ? " MRoPE" : "") + " " + to_string(c.store_dtype);
-}
-
-int replay(const std::vector<std::string>& files, const std::string& backend_name) {
+int replay(const std::vector<std::string>& paths, const std::string& backend_name, ReportOutput output) {
   Error error;
   auto backend = open_backend(backend_name, &error);
   if (!backend) return report_error(error);
+  std::vector<std::string> scenario_paths;
+  std::vector<MetadataInputFile> inputs;
+  for (const std::string& path : paths)
+    if (is_metadata_input_file(path))
+      inputs.push_back(read_metadata_input_file(path));
+    else
+      scenario_paths.push_back(path);
+  const std::vector<NamedScenarioFile> files = read_scenario_files(scenario_paths);
+  std::ostream& out = output.human();
+  nlohmann::json results = nlohmann::json::array();
   int exit_code = kExitOk;
-  for (const std::string& path : files) {
-    if (is_metadata_input_file(path)) {
-      if (const int code = replay_metadata_input(path, *backend); code != kExitOk) exit_code = code;
-      continue;
-    }
-    const traces::ScenarioFile file = traces::read_scenario_file(path);
-    const traces::Scenario& s = file.scenario;
-    const bool digests = !file.digests.empty();
-    std::cout << "replaying " << path << ": " << s.steps.size() << " steps, " << traces::requests_of(s).size()
-              << " requests of workload " << s.config.workload << " (seed " << s.config.seed << ", "
-              << describe(s.config) << ") on " << backend_name << (digests ? ", comparing the recorded digests" : "")
-              << std::endl;
+  for (const MetadataInputFile& input : inputs) {
+    nlohmann::json result;
+    if (const int code = replay_metadata_input(input, *backend, out, &result); code != kExitOk) exit_code = code;
+    results.push_back(std::move(result));
+  }
+  for (const NamedScenarioFile& named : files) {
+    const traces::Scenario& s = named.file.scenario;
+    const bool digests = !named.file.digests.empty();
+    out << "replaying " << named.path << ": " << s.steps.size() << " steps, " << traces::requests_of(s).size()
+        << " requests of workload " << s.config.workload << " (seed " << s.config.seed << ", " << describe(s.config)
+        << ") on " << backend_name << (digests ? ", comparing the recorded digests" : "") << std::endl;
     traces::RunOptions options;
-    options.expected_digests = digests ? &file.digests : nullptr;
+    options.expected_digests = digests ? &named.file.digests : nullptr;
     traces::ScenarioRunner runner(s.config, *backend, options);
     std::optional<traces::RunFailure> failure;
     for (const traces::StepRecord& step : s.steps)
       if ((failure = runner.step(step))) break;
+    nlohmann::json result = {{"file", named.path}, {"steps", s.steps.size()}, {"digests", digests}};
     if (failure) {
-      std::cout << "FAIL " << traces::to_string(*failure) << std::endl;
+      out << "FAIL " << traces::to_string(*failure) << std::endl;
+      // Files were checked up front, so a failure is the backend's (an invalid step is a safety net).
       exit_code = failure->invalid_scenario ? kExitUsage : kExitMismatch;
+      result["passed"] = false;
+      result["failure"] = traces::to_string(*failure);
+      result["failing_step"] = failure->step;
+      results.push_back(std::move(result));
       continue;
     }
-    std::cout << "passed: " << s.steps.size() << " steps" << (digests ? ", every digest matches" : "")
-              << (runner.step_update_supported() ? "" : " (metadata only: the backend has no step update)")
-              << std::endl;
+    out << "passed: " << s.steps.size() << " steps" << (digests ? ", every digest matches" : "")
+        << (runner.step_update_supported() ? "" : " (metadata only: the backend has no step update)") << std::endl;
+    result["passed"] = true;
+    result["step_update_checked"] = runner.step_update_supported();
+    results.push_back(std::move(result));
     if (!runner.step_update_supported() && exit_code == kExitOk) exit_code = kExitIncomplete;
   }
-  return exit_code;
-}
-
-// Replays each file on the reference with every check and rewrites it with the digest of every
-// step. A file that fails a check is left untouched.
-int record_expected(const std::vector<std::string>& files) {
-  Error error;
-  auto reference = open_backend("reference", &error);
-  if (!reference) return report_error(error);
-  int exit_code = kExitOk;
-  for (const std::string& path : files) {
-    const traces::ScenarioFile file = traces::read_scenario_file(path);
-    const traces::Scenario& s = file.scenario;
-    traces::RunOptions options;
-    options.compute_digests = true;
-    traces::ScenarioRunner runner(s.config, *reference, options);
-    std::vector<traces::StepDigest> digests;
-    std::optional<traces::RunFailure> failure;
-    for (const traces::StepRecord& step : s.steps) {
-      if ((failure = runner.step(step))) break;
-      digests.push_back(runner.last_digest());
-    }
-    if (failure) {
-      std::cout << "FAIL " << path << ": " << traces::to_string(*failure) << " (file left unchanged)" << std::endl;
-      exit_code = failure->invalid_scenario ? kExitUsage : kExitMismatch;
-      continue;
-    }
-    size_t changed = 0;
-    for (size_t i = 0; i < digests.size(); ++i)
-      changed += i >= file.digests.size() || file.digests[i] != digests[i] ? 1 : 0;
-    const std::string temporary = path + ".recording";
-    traces::write_scenario_file(temporary, s, digests);
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-      std::remove(temporary.c_str());
-      return report_error(Error{"output", -1, "unwritable", "cannot replace " + path});
-    }
-    std::cout << "recorded " << path << ": " << digests.size() << " step digests from the reference (" << changed
-              << " changed)" << std::endl;
-  }
-  return exit_code;
-}
-
-int simulate(const std::string& workload, uint64_t seed, int64_t steps, const std::string& path) {
-  const traces::Scenario s = traces::simulate(traces::workload_by_name(workload), seed, steps);
-  traces::write_scenario_file(path, s);
-  const traces::Coverage c = traces::coverage_of(s);
-  std::cout << "wrote " << path << ": " << s.steps.size() << " steps, " << c.requests << " requests of workload "
-            << workload << " (seed " << seed << ", " << describe(s.config) << "); " << c.rows << " rows, "
-            << c.ring_wraps << " ring wraps, " << c.drafts_rejected << " drafts rejected, " << c.preemptions
-            << " preemptions, " << c.prefix_hits << " prefix hits, " << c.padded_steps << " padded steps" << std::endl;
-  return kExitOk;
+  return output.finish({{"command", "replay"}, {"backend", backend_name}, {"exit_code", exit_code}, {"files", results}},
+                       exit_code);
 }
 
 }  // namespace
 
-void add_simulate_command(CLI::App& app, int* exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "simulate",
-      "Write the scenario a workload model produces (traces/FORMAT.md, no digests), e.g. to read it\n"
-      "or to record a trace: qsacheck simulate --workload prefix-sharing --steps 200 FILE, then\n"
-      "qsacheck record-expected FILE. The same workload, seed and steps give the same file.");
-  auto workload = std::make_shared<std::string>("default");
-  auto seed = std::make_shared<uint64_t>(1);
-  auto steps = std::make_shared<int64_t>(200);
-  auto file = std::make_shared<std::string>();
-  cmd->add_option("--workload", *workload, "Workload model:\n" + traces::workload_help())->capture_default_str();
-  cmd->add_option("--seed", *seed, "Scenario seed")->capture_default_str();
-  cmd->add_option("--steps", *steps, "Steps (fewer when a bounded workload ends first)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("file", *file, "Scenario file to write")->required();
-  cmd->callback([=] { *exit_code = simulate(*workload, *seed, *steps, *file); });
-}
-
-void add_record_expected_command(CLI::App& app, int* exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "record-expected",
-      "Rewrite the per-step digests of scenario files from the reference: each file is replayed on\n"
-      "the reference with every check, then rewritten in place with the digest of every step's\n"
-      "outputs (traces/FORMAT.md, \"Digests\"). Run it deliberately after a change to the reference,\n"
-      "the content functions or a recorded scenario, and review the diff: `qsacheck replay` and the\n"
-      "`trace` tests compare against these digests. A file that fails a check is left unchanged.\n"
-      "Exit 0 all recorded, 1 a check failed, 2 a file is unreadable or contradicts SPEC 7.\n"
-      "Example: qsacheck record-expected traces/recorded/*.scenario");
-  auto files = std::make_shared<std::vector<std::string>>();
-  cmd->add_option("files", *files, "Scenario files to rewrite")->required()->check(CLI::ExistingFile);
-  cmd->callback([=] { *exit_code = record_expected(*files); });
-}
-
-void add_replay_command(CLI::App& app, int* exit_code) {
+void add_replay_command(CLI::App& app, CommandJob* job) {
   CLI::App* cmd = app.add_subcommand(
       "replay",
       "Re-run scenario files (traces/FORMAT.md) step by step with every check: reproducers written\n"
@@ -162,14 +86,22 @@ void add_replay_command(CLI::App& app, int* exit_code) {
       "step's outputs must also match them; a mismatch names the step and the first differing output.\n"
       "A FILE.json is one metadata input (the reproducer `check` writes for a failing batch), judged\n"
       "against the reference: status, error (field, index, rule), untouched output, every output.\n"
-      "Exit 0 all passed, 1 a check failed, 2 a file is unreadable or contradicts SPEC 7, 3 passed\n"
-      "but the backend has no step update.\n"
+      "Every file is read and checked before any runs. Exit 0 all passed, 1 a check failed, 2 a file\n"
+      "is unreadable or contradicts SPEC 7 (nothing runs), 3 passed but the backend has no step update.\n"
       "Example: qsacheck replay --backend reference qsacheck-repro-cuda-default-1000003.scenario");
   auto files = std::make_shared<std::vector<std::string>>();
   auto backend = std::make_shared<std::string>("reference");
-  cmd->add_option("files", *files, "Scenario files, or metadata inputs (.json)")->required()->check(CLI::ExistingFile);
+  auto json_path = std::make_shared<std::string>();
+  cmd->add_option("files", *files, "Scenario files, or metadata inputs (.json)")->required();
   cmd->add_option("--backend", *backend, "Backend to replay on")->capture_default_str();
-  cmd->callback([=] { *exit_code = replay(*files, *backend); });
+  cmd->add_option("--json", *json_path, "Also write the result as JSON to FILE; - writes it alone on stdout");
+  cmd->callback([=] {
+    Error error;
+    if (!open_backend(*backend, &error)) throw traces::InputError(error);
+    ReportOutput output(*json_path);
+    output.check();
+    *job = [=] { return replay(*files, *backend, output); };
+  });
 }
 
 }  // namespace qsa::cli

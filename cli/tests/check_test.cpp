@@ -36,13 +36,17 @@ TEST(CheckCommand, AWorkloadCampaignPassesOnTheReferenceAndWritesJson) {
       "check --backend reference --workload prefix-sharing --scenarios 2 --steps 80 --batches 200 --json " + dir +
       "/report.json");
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("RESULT: passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("RESULT: passed (reference only: checked against the oracle and invariants; no kernel checked)"),
+            std::string::npos)
+      << "a green run of the reference alone must not read as a kernel passing: " << r.out;
   EXPECT_NE(r.out.find("prefix hits"), std::string::npos) << r.out;
   std::ifstream file(dir + "/report.json");
   const auto report = nlohmann::json::parse(file, nullptr, false);
   ASSERT_FALSE(report.is_discarded());
   EXPECT_EQ(report["exit_code"], 0);
   EXPECT_EQ(report["passed"], true);
+  EXPECT_NE(report["verdict"].get<std::string>().find("no kernel checked"), std::string::npos);
+  EXPECT_TRUE(report["unwritten_outputs"].empty());
   EXPECT_GT(report["coverage"]["steps"].get<int64_t>(), 0);
   EXPECT_GT(report["coverage"]["prefix_hits"].get<int64_t>(), 0);
 }

@@ -100,7 +100,7 @@ TEST(EvalStepCommand, ShapeAndSchemaErrorsNameTheField) {
   expect_error("eval step", input, "store_dtype", -1, "unknown-dtype");
   input = load_example();
   input["num_ring_blocks"] = 1LL << 40;
-  expect_error("eval step", input, "num_ring_blocks", -1, "out-of-range");
+  expect_error("eval step", input, "num_ring_blocks", -1, "too-large");
   input = load_example();
   input["ring"][0]["row"] = 9;
   expect_error("eval step", input, "ring", 0, "out-of-range");

@@ -134,8 +134,8 @@ TEST(EvalRingCapacityCommand, ErrorsAreJson) {
   expect_error("eval ring-capacity --compress-ratio 4 --block-size 40", "", "arguments", -1, "bad-argument");
   expect_error("eval ring-capacity --compress-ratio 4 --num-speculative-tokens 1 --block-size 16 --rule odd", "",
                "arguments", -1, "bad-argument");
-  expect_error("eval ring-capacity --compress-ratio four --num-speculative-tokens 1 --block-size 16", "", "arguments",
-               -1, "bad-argument");
+  expect_error("eval ring-capacity --compress-ratio four --num-speculative-tokens 1 --block-size 16", "",
+               "--compress-ratio", -1, "not-an-integer");
 }
 
 TEST(QsacheckCommand, VersionNamesSpecCommitAndCuda) {
@@ -146,8 +146,8 @@ TEST(QsacheckCommand, VersionNamesSpecCommitAndCuda) {
   EXPECT_NE(r.out.find("CUDA support"), std::string::npos) << r.out;
 }
 
-TEST(QsacheckCommand, UnknownSubcommandIsAUsageError) {
-  expect_error("frobnicate", "", "arguments", -1, "bad-argument");
+TEST(QsacheckCommand, UnknownSubcommandIsAUsageErrorThatNamesTheWord) {
+  expect_error("frobnicate", "", "command", 1, "unknown-command");
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
 #include "qsa/traces/json_codec.hpp"
 
+#include <charconv>
+#include <ostream>
+#include <string>
+
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::traces {
@@ -62,25 +66,83 @@ nlohmann::json metadata_input_to_json(const MetadataInput& in) {
   return j;
 }
 
-nlohmann::json metadata_output_to_json(const MetadataOutput& out) {
-  nlohmann::json j;
-  j["status"] = "ok";
-  j["token_to_req"] = out.token_to_req;
-  j["logical_positions"] = out.logical_positions;
-  j["visible_blocks"] = out.visible_blocks;
-  j["slot_mapping"] = out.slot_mapping;
-  nlohmann::json work = nlohmann::json::array();
-  for (size_t r = 0; 2 * r + 1 < out.k_work_metadata.size(); ++r)
-    work.push_back({out.k_work_metadata[2 * r], out.k_work_metadata[2 * r + 1]});
-  j["k_work_metadata"] = std::move(work);
-  j["num_decodes"] = out.split.num_decodes;
-  j["num_decode_tokens"] = out.split.num_decode_tokens;
-  j["num_prefills"] = out.split.num_prefills;
-  j["num_prefill_tokens"] = out.split.num_prefill_tokens;
-  j["max_query_len"] = out.split.max_query_len;
-  j["decode_query_len"] = out.split.decode_query_len;
-  j["max_seq_len"] = out.split.max_seq_len;
-  return j;
+namespace {
+
+// Appends JSON text to a buffer that is flushed to the stream in 1 MiB pieces.
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::ostream& out) : out_(out) { buffer_.reserve(kFlushAt + 64); }
+  ~JsonWriter() { flush(); }
+  void raw(const char* text) {
+    buffer_ += text;
+    maybe_flush();
+  }
+  void integer(int64_t value) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    buffer_.append(digits, end);
+    maybe_flush();
+  }
+  template <typename T>
+  void array(const std::vector<T>& values) {
+    raw("[");
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) raw(",");
+      integer(values[i]);
+    }
+    raw("]");
+  }
+  void flush() {
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr size_t kFlushAt = size_t{1} << 20;
+  void maybe_flush() {
+    if (buffer_.size() >= kFlushAt) flush();
+  }
+  std::ostream& out_;
+  std::string buffer_;
+};
+
+}  // namespace
+
+void write_metadata_output_json(std::ostream& out, const MetadataOutput& m) {
+  // Keys in nlohmann's (sorted) order, so the text is what a JSON tree of the output would dump;
+  // streamed because at N = 2^24 that tree alone would take over a gigabyte.
+  JsonWriter w(out);
+  w.raw("{\"decode_query_len\":");
+  w.integer(m.split.decode_query_len);
+  w.raw(",\"k_work_metadata\":[");
+  for (size_t r = 0; 2 * r + 1 < m.k_work_metadata.size(); ++r) {
+    w.raw(r > 0 ? ",[" : "[");
+    w.integer(m.k_work_metadata[2 * r]);
+    w.raw(",");
+    w.integer(m.k_work_metadata[2 * r + 1]);
+    w.raw("]");
+  }
+  w.raw("],\"logical_positions\":");
+  w.array(m.logical_positions);
+  w.raw(",\"max_query_len\":");
+  w.integer(m.split.max_query_len);
+  w.raw(",\"max_seq_len\":");
+  w.integer(m.split.max_seq_len);
+  w.raw(",\"num_decode_tokens\":");
+  w.integer(m.split.num_decode_tokens);
+  w.raw(",\"num_decodes\":");
+  w.integer(m.split.num_decodes);
+  w.raw(",\"num_prefill_tokens\":");
+  w.integer(m.split.num_prefill_tokens);
+  w.raw(",\"num_prefills\":");
+  w.integer(m.split.num_prefills);
+  w.raw(",\"slot_mapping\":");
+  w.array(m.slot_mapping);
+  w.raw(",\"status\":\"ok\",\"token_to_req\":");
+  w.array(m.token_to_req);
+  w.raw(",\"visible_blocks\":");
+  w.array(m.visible_blocks);
+  w.raw("}");
 }
 
 nlohmann::json error_to_json(const Error& error) {

@@ -5,9 +5,69 @@
 
 namespace qsa::traces {
 
+namespace {
+
+// Where the parser is inside the document, to reject a key seen twice in one object and name it
+// by its path ("config.seed", "chunks[2].request").
+class KeyTracker {
+ public:
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if ((event == Event::object_start || event == Event::array_start || event == Event::value) && !frames_.empty() &&
+        !frames_.back().object)
+      ++frames_.back().index;
+    switch (event) {
+      case Event::object_start:
+        frames_.push_back(Frame{true, {}, "", -1});
+        break;
+      case Event::array_start:
+        frames_.push_back(Frame{false, {}, "", -1});
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        frames_.pop_back();
+        break;
+      case Event::key: {
+        Frame& frame = frames_.back();
+        frame.key = parsed.get<std::string>();
+        if (!frame.keys.insert(frame.key).second)
+          throw InputError(Error{path(), -1, "duplicate-key",
+                                 "the key \"" + frame.key +
+                                     "\" appears twice in one object (JSON readers differ on "
+                                     "which one wins, so neither is taken)"});
+        break;
+      }
+      case Event::value:
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;  // objects: the keys seen so far
+    std::string key;             // objects: the current key
+    int64_t index;               // arrays: the current element
+  };
+  std::string path() const {
+    std::string out;
+    for (const Frame& f : frames_) {
+      if (f.object)
+        out += (out.empty() ? "" : ".") + (f.key.empty() ? std::string("\"\"") : f.key);
+      else
+        out += "[" + std::to_string(f.index) + "]";
+    }
+    return out.empty() ? "input" : out;
+  }
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
 nlohmann::json parse_json(const std::string& text) {
   try {
-    return nlohmann::json::parse(text);
+    return nlohmann::json::parse(text, KeyTracker());
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann counts bytes read (1-based); the error index is the 0-based offset of the bad byte.
     const auto offset = e.byte > 0 ? static_cast<int64_t>(e.byte) - 1 : 0;

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <fstream>
 #include <istream>
+#include <limits>
 #include <ostream>
+#include <set>
+#include <sstream>
 
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/limits.hpp"
 
 namespace qsa::traces {
 namespace {
@@ -29,6 +33,35 @@ std::vector<int32_t> int32_array(JsonObjectReader& r, const char* field, const s
     out.push_back(static_cast<int32_t>(v));
   }
   return out;
+}
+
+// What a step's record may name given the configuration and the requests seen so far: blocks
+// inside the caches, and only live requests finished or preempted. (Whether each chunk continues
+// its request is ScenarioState's check, made while stepping.)
+void check_step_against_config(const StepRecord& step, const ScenarioConfig& config, std::set<int64_t>* live) {
+  for (size_t i = 0; i < step.chunks.size(); ++i) {
+    const ChunkRecord& c = step.chunks[i];
+    const std::string context = "chunks[" + std::to_string(i) + "].";
+    for (size_t b = 0; b < c.blocks.size(); ++b)
+      if (c.blocks[b] >= config.num_compressed_blocks)
+        fail(context + "blocks", -1, "past-the-cache",
+             "block " + std::to_string(c.blocks[b]) + " (entry " + std::to_string(b) + ") is beyond the " +
+                 std::to_string(config.num_compressed_blocks) + " blocks of the compressed cache");
+    if (c.ring_block >= config.num_ring_blocks)
+      fail(context + "ring_block", -1, "past-the-cache",
+           "ring block " + std::to_string(c.ring_block) + " is beyond the " + std::to_string(config.num_ring_blocks) +
+               " blocks of the ring cache");
+    live->insert(c.request);
+  }
+  for (size_t i = 0; i < step.preempted.size(); ++i)
+    if (live->count(step.preempted[i]) == 0)
+      fail("preempted", -1, "unknown-request",
+           "entry " + std::to_string(i) + ": request " + std::to_string(step.preempted[i]) + " is not live");
+  for (size_t i = 0; i < step.finished.size(); ++i)
+    if (live->erase(step.finished[i]) == 0)
+      fail("finished", -1, "unknown-request",
+           "entry " + std::to_string(i) + ": request " + std::to_string(step.finished[i]) +
+               " is not live (never seen, or already finished)");
 }
 
 }  // namespace
@@ -62,11 +95,50 @@ void validate_config(const ScenarioConfig& c) {
   check_range("config.num_ring_blocks", c.num_ring_blocks, 1, kMaxInt32, line);
   check_range("config.max_num_batched_tokens", c.max_num_batched_tokens, 1, int64_t{1} << 20, line);
   check_range("config.max_num_seqs", c.max_num_seqs, 1, int64_t{1} << 16, line);
-  const int64_t compressed_bytes =
-      c.num_compressed_blocks * c.storage_block_size() * c.head_dim * element_bytes(c.store_dtype);
-  const int64_t ring_bytes = c.num_ring_blocks * c.ring_capacity * ring_row_width(c.head_dim, c.mrope) * 2;
-  if (compressed_bytes > kMaxScenarioCacheBytes || ring_bytes > kMaxScenarioCacheBytes - compressed_bytes)
-    fail("config.num_compressed_blocks", line, "too-large", "the caches would need more than 2 GiB");
+  check_cache_budget(c, "config.num_compressed_blocks", line, "");
+}
+
+namespace {
+
+// a * b * ..., saturating at INT64_MAX (every factor is >= 0).
+int64_t saturating_product(std::initializer_list<int64_t> factors) {
+  __int128 product = 1;
+  for (int64_t f : factors) {
+    product *= std::max<int64_t>(f, 0);
+    if (product > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
+  }
+  return static_cast<int64_t>(product);
+}
+
+struct CacheParts {
+  int64_t compressed, ring, rope;
+};
+
+CacheParts cache_parts(const ScenarioConfig& c) {
+  return {
+      saturating_product({c.num_compressed_blocks, c.storage_block_size(), c.head_dim, element_bytes(c.store_dtype)}),
+      saturating_product({c.num_ring_blocks, c.ring_capacity, ring_row_width(c.head_dim, c.mrope), 2}),
+      saturating_product({c.max_position, c.rotary_dim, 2})};
+}
+
+}  // namespace
+
+int64_t dense_cache_bytes(const ScenarioConfig& c) {
+  const CacheParts p = cache_parts(c);
+  const __int128 sum = static_cast<__int128>(p.compressed) + p.ring + p.rope;
+  return sum > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(sum);
+}
+
+void check_cache_budget(const ScenarioConfig& c, const std::string& field, int64_t index, const std::string& why) {
+  const int64_t limit = max_cache_bytes();
+  const int64_t total = dense_cache_bytes(c);
+  if (total <= limit) return;
+  const CacheParts p = cache_parts(c);
+  fail(field, index, "too-large",
+       (why.empty() ? std::string() : why + ": ") + "the dense caches would need " + bytes_text(total) +
+           " (compressed cache " + bytes_text(p.compressed) + " in " + std::to_string(c.num_compressed_blocks) +
+           " blocks, ring cache " + bytes_text(p.ring) + ", RoPE table " + bytes_text(p.rope) + " for " +
+           std::to_string(c.max_position) + " positions); " + limit_hint(limit, kMaxCacheBytesVariable));
 }
 
 json config_to_json(const ScenarioConfig& c) {
@@ -202,14 +274,18 @@ ScenarioFile read_scenario(std::istream& in) {
   std::string text;
   int64_t line = 0;
   bool have_header = false;
+  std::set<int64_t> live;  // requests seen and not finished
   while (std::getline(in, text)) {
     ++line;
     if (text.empty() || text.find_first_not_of(" \t\r") == std::string::npos) continue;
     json j;
     try {
-      j = json::parse(text);
-    } catch (const json::exception& e) {  // parse_error, or out_of_range for a number beyond double ("1e999")
-      fail("line", line, "malformed-json", e.what());
+      j = parse_json(text);
+    } catch (const InputError& e) {  // malformed (the line is the locator) or a duplicate key (named)
+      Error error = e.error();
+      if (error.rule == "malformed-json") error.field = "line";
+      error.index = line;
+      throw InputError(error);
     }
     try {
       if (!have_header) {
@@ -233,6 +309,7 @@ ScenarioFile read_scenario(std::istream& in) {
         step.erase("digest");
       }
       StepRecord record = step_from_json(step, line);
+      check_step_against_config(record, file.scenario.config, &live);
       if (step.value("step", int64_t{-1}) != static_cast<int64_t>(file.scenario.steps.size()))
         fail("step", line, "out-of-order", "expected step " + std::to_string(file.scenario.steps.size()));
       const bool digests_so_far = file.scenario.steps.empty() ? digest.has_value() : !file.digests.empty();
@@ -246,12 +323,12 @@ ScenarioFile read_scenario(std::istream& in) {
     }
   }
   if (!have_header) fail("format", line, "empty", "no configuration line");
+  if (file.scenario.steps.empty()) fail("steps", line, "empty", "the file has a configuration line but no steps");
   return file;
 }
 
 ScenarioFile read_scenario_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail("input", -1, "unreadable", "cannot open " + path);
+  std::istringstream in(read_input_text(path));
   return read_scenario(in);
 }
 

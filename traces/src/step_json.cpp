@@ -1,11 +1,14 @@
 #include "qsa/traces/step_json.hpp"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <string>
 
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/limits.hpp"
 
 namespace qsa::traces {
 namespace {
@@ -34,11 +37,18 @@ void read_patterns(const json& value, const std::string& field, int64_t index, i
 }
 
 // [[row] x rows], flattened. Rows must share one length (a ragged row is named here); whether that
-// length is right is validate_step()'s call, so its rule order holds.
-std::vector<Bf16> read_rows(const json& value, const std::string& field) {
+// length is right is validate_step()'s call, so its rule order holds. When rows differ, the row
+// named is the first whose length is not `expected` (D for keys) or, without one, not row 0's.
+std::vector<Bf16> read_rows(const json& value, const std::string& field, int64_t expected = -1) {
   if (!value.is_array()) fail(field, -1, "wrong-type", "expected an array of rows");
   std::vector<Bf16> out;
-  const int64_t length = !value.empty() && value[0].is_array() ? static_cast<int64_t>(value[0].size()) : -1;
+  int64_t length = !value.empty() && value[0].is_array() ? static_cast<int64_t>(value[0].size()) : -1;
+  if (expected >= 0 && length >= 0)
+    for (const json& row : value)
+      if (row.is_array() && static_cast<int64_t>(row.size()) != length) {
+        length = expected;  // ragged: measure every row against the expected length
+        break;
+      }
   for (size_t i = 0; i < value.size(); ++i)
     read_patterns(value[i], field, static_cast<int64_t>(i), length, 0xFFFF, &out);
   return out;
@@ -46,11 +56,16 @@ std::vector<Bf16> read_rows(const json& value, const std::string& field) {
 
 CacheBuffer zero_cache(int64_t num_blocks, int64_t rows, int64_t width, int bytes, const char* field, int64_t budget) {
   if (num_blocks < 0) fail(field, -1, "out-of-range", "the number of blocks must be >= 0");
-  const int64_t size = rows > 0 && width > 0 && num_blocks > budget / (rows * width * bytes)
-                           ? budget + 1
-                           : num_blocks * rows * width * bytes;
-  if (size > budget)
-    fail(field, -1, "out-of-range", "the caches would need more than " + std::to_string(kMaxJsonCacheBytes) + " bytes");
+  const __int128 wanted = static_cast<__int128>(num_blocks) * rows * width * bytes;  // < 2^63 * 2^20 * 2^10 * 2
+  if (wanted > budget) {
+    const std::string need = wanted > std::numeric_limits<int64_t>::max() ? std::string("more than 8 EiB")
+                                                                          : bytes_text(static_cast<int64_t>(wanted));
+    fail(field, -1, "too-large",
+         std::to_string(num_blocks) + " blocks of " + std::to_string(rows) + " rows of " + std::to_string(width) +
+             " elements need " + need + " (both caches count); " +
+             limit_hint(max_cache_bytes(), kMaxCacheBytesVariable));
+  }
+  const auto size = static_cast<int64_t>(wanted);
   CacheBuffer cache;
   cache.layout = CacheLayout::dense(num_blocks, rows, width, bytes);
   cache.bytes.assign(static_cast<size_t>(std::max<int64_t>(0, size)), 0);
@@ -182,13 +197,20 @@ StepCase step_case_from_json(const json& j) {
   if (dtype != "bf16" && dtype != "fp8_e4m3")
     fail("store_dtype", -1, "unknown-dtype", "\"" + dtype + "\" is not bf16 or fp8_e4m3");
   in.config.store_dtype = dtype == "bf16" ? StoreDtype::kBf16 : StoreDtype::kFp8E4m3;
-  in.config.eps = static_cast<float>(r.number("eps"));  // binary32 by round-to-nearest
+  const double eps = r.number("eps");
+  if (std::isfinite(eps) && std::fabs(eps) > static_cast<double>(std::numeric_limits<float>::max()))
+    fail("eps", -1, "out-of-range",
+         "eps = " + json(eps).dump() +
+             " overflows binary32 (largest finite value 3.4028235e38); eps must be finite "
+             "and > 0");
+  in.config.eps = static_cast<float>(eps);  // binary32 by round-to-nearest
 
   // Shapes are checked row by row here (to name the row) and as a whole by validate_step().
   const json& cos_sin = r.raw("cos_sin");
   in.config.cos_sin = std::make_shared<const std::vector<Bf16>>(read_rows(cos_sin, "cos_sin"));
   in.config.max_position = cos_sin.is_array() ? static_cast<int64_t>(cos_sin.size()) : 0;
-  in.keys = read_rows(r.raw("keys"), "keys");
+  const bool d_valid = in.config.head_dim >= 32 && in.config.head_dim <= 512;
+  in.keys = read_rows(r.raw("keys"), "keys", d_valid ? in.config.head_dim : -1);
   const json& queries = r.raw("queries");
   if (!queries.is_array()) fail("queries", -1, "wrong-type", "expected [[[D] x HQ] x N]");
   const int64_t heads = !queries.empty() && queries[0].is_array() ? static_cast<int64_t>(queries[0].size()) : -1;
@@ -213,12 +235,12 @@ StepCase step_case_from_json(const json& j) {
   if (in.config.storage_block_size < 1 || in.config.storage_block_size > kMaxStorageBlockSize)
     fail("storage_block_size", -1, "out-of-range", "S must be in [1, 2^20]");
   const int bytes = element_bytes(in.config.store_dtype);
-  c.caches.ring = zero_cache(r.integer("num_ring_blocks"), in.config.ring_capacity,
-                             ring_row_width(in.config.head_dim, in.config.ring_positions), 2, "num_ring_blocks",
-                             kMaxJsonCacheBytes);
+  c.caches.ring =
+      zero_cache(r.integer("num_ring_blocks"), in.config.ring_capacity,
+                 ring_row_width(in.config.head_dim, in.config.ring_positions), 2, "num_ring_blocks", max_cache_bytes());
   c.caches.compressed =
       zero_cache(r.integer("num_compressed_blocks"), in.config.storage_block_size, in.config.head_dim, bytes,
-                 "num_compressed_blocks", kMaxJsonCacheBytes - c.caches.ring.layout.size_bytes());
+                 "num_compressed_blocks", max_cache_bytes() - c.caches.ring.layout.size_bytes());
   if (const json* rows = r.optional_raw("ring")) read_ring_rows(*rows, in, &c.caches.ring);
   if (const json* rows = r.optional_raw("compressed")) read_compressed_rows(*rows, in, &c.caches.compressed);
   r.reject_unknown_fields();

@@ -1,11 +1,12 @@
 // A workload fitted to a user's CSV of requests (see workload_from_requests_csv in workloads.hpp).
 #include <algorithm>
-#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/limits.hpp"
 #include "qsa/traces/workloads.hpp"
 
 namespace qsa::traces {
@@ -106,11 +107,16 @@ std::optional<size_t> column_of(const std::vector<std::string>& header, const st
 }  // namespace
 
 Workload workload_from_requests_csv(const std::string& path) {
+  return workload_from_requests_csv_text(read_input_text(path), path);
+}
+
+Workload workload_from_requests_csv_text(const std::string& text, const std::string& path) {
   const CsvContext ctx(path);
-  std::ifstream file(path);
-  if (!file) ctx.fail("input", -1, "unreadable", "cannot open the file");
+  std::istringstream file(text);
   std::string line;
   if (!std::getline(file, line)) ctx.fail("input", 1, "empty", "no header line");
+  // Spreadsheets start a UTF-8 CSV with a byte-order mark: it is not part of the first column's name.
+  if (line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
   const std::vector<std::string> header = split_fields(line);
 
   // Our own column names first, then Azure's.

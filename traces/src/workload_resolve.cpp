@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/workloads.hpp"
 
 namespace qsa::traces {
@@ -51,6 +52,18 @@ Workload resolve(const Workload& workload, Rng& rng) {
   c.num_compressed_blocks = std::max(full_pool * w.compressed_pool_per_mille / 1000, blocks_per_request + 2);
   c.num_ring_blocks = 2 * c.max_num_seqs;  // twice the running cap, so ring block ids vary too
   c.workload = w.name;
+  // Checked before the simulator allocates anything (SPEC 1.3 allows requests of 2^24 tokens; the
+  // dense caches cannot hold them on one machine).
+  try {
+    check_cache_budget(c, "workload", -1,
+                       "workload " + w.name + ", longest request " + std::to_string(longest) + " tokens");
+  } catch (const InputError& e) {
+    Error budget = e.error();
+    budget.message +=
+        ". SPEC 1.3 allows such requests: they become possible once the caches are sparse (sized by the blocks "
+        "in use, not by a pool of whole-length requests); until then shorten the requests or raise the limit";
+    throw InputError(budget);
+  }
   return w;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // JSON encodings shared by `qsacheck eval` and the scenario files (docs/json-schema.md).
 
+#include <iosfwd>
+
 #include <nlohmann/json.hpp>
 
 #include "qsa/status.hpp"
@@ -16,7 +18,8 @@ MetadataInput metadata_input_from_json(const nlohmann::json& json);
 nlohmann::json metadata_input_to_json(const MetadataInput& input);
 
 /// {"status": "ok", "token_to_req": [...], ..., "k_work_metadata": [[r, w], ...], "num_decodes": n, ...}
-nlohmann::json metadata_output_to_json(const MetadataOutput& output);
+/// as compact JSON text (keys sorted, no newline), streamed without building a JSON tree.
+void write_metadata_output_json(std::ostream& out, const MetadataOutput& output);
 
 /// {"status": "error", "field": ..., "index": ..., "rule": ..., "message": ...}
 nlohmann::json error_to_json(const Error& error);

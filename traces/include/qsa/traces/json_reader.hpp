@@ -26,7 +26,9 @@ class InputError : public std::runtime_error {
   Error error_;
 };
 
-/// Parses text as JSON; malformed text throws {field "input", index = byte offset, rule "malformed-json"}.
+/// Parses text as JSON; malformed text (invalid UTF-8 included) throws {field "input", index = byte
+/// offset, rule "malformed-json"}; a key repeated in one object throws {field = its path, e.g.
+/// "config.seed", rule "duplicate-key"}.
 nlohmann::json parse_json(const std::string& text);
 
 class JsonObjectReader {

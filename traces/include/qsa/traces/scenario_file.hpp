@@ -14,7 +14,6 @@
 namespace qsa::traces {
 
 inline constexpr int kScenarioFormatVersion = 1;
-inline constexpr int64_t kMaxScenarioCacheBytes = int64_t{1} << 31;  // both caches together
 
 /// A scenario and, for a recorded trace, the digest of the reference's outputs after each step
 /// (`qsacheck record-expected` writes them; replays compare them).
@@ -35,6 +34,14 @@ void write_scenario_file(const std::string& path, const Scenario& scenario,
 
 /// Checks a configuration (ranges, SPEC 3's ring capacity, cache sizes); throws InputError.
 void validate_config(const ScenarioConfig& config);
+
+/// Bytes a scenario of this configuration allocates up front: the dense compressed and ring caches
+/// and the RoPE table (saturates at INT64_MAX instead of overflowing).
+int64_t dense_cache_bytes(const ScenarioConfig& config);
+
+/// Throws InputError {field, rule "too-large"} when dense_cache_bytes(config) passes
+/// max_cache_bytes(); the message gives each part, the limit, `why` and how to change the limit.
+void check_cache_budget(const ScenarioConfig& config, const std::string& field, int64_t index, const std::string& why);
 
 nlohmann::json config_to_json(const ScenarioConfig& config);
 ScenarioConfig config_from_json(const nlohmann::json& json, int64_t line);

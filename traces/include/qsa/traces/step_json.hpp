@@ -17,10 +17,8 @@ struct StepCase {
   StepCaches caches;  // dense layouts; rows not listed in the JSON are zero
 };
 
-/// Largest cache `eval step` allocates from a JSON request (both caches together).
-inline constexpr int64_t kMaxJsonCacheBytes = int64_t{1} << 30;
-
-/// Throws InputError naming the field, index and rule for JSON that does not fit the schema.
+/// Throws InputError naming the field, index and rule for JSON that does not fit the schema. The two
+/// caches together are bounded by max_cache_bytes() (limits.hpp), checked before allocating.
 StepCase step_case_from_json(const nlohmann::json& json);
 nlohmann::json step_case_to_json(const StepCase& step_case);
 

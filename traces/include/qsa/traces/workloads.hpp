@@ -87,7 +87,10 @@ std::string workload_help();
 /// order, other columns ignored), then one request per line. With timestamps the arrival rate is
 /// fitted too. Everything else is the `default` workload's. Errors throw InputError with field =
 /// the column (or "input"), index = the 1-based line, rule one of: unreadable, missing-column,
-/// wrong-field-count, not-an-integer, out-of-range, malformed-timestamp, empty.
+/// wrong-field-count, not-an-integer, out-of-range, malformed-timestamp, empty, too-large (the
+/// input limit), not-a-file. A UTF-8 byte-order mark before the header is skipped.
 Workload workload_from_requests_csv(const std::string& path);
+/// The same from the CSV's text (`path` only names it in errors); the fuzz target's entry point.
+Workload workload_from_requests_csv_text(const std::string& text, const std::string& path);
 
 }  // namespace qsa::traces

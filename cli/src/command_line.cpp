@@ -1,0 +1,104 @@
+#include "command_line.hpp"
+
+#include <new>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "backend_choice.hpp"
+#include "commands.hpp"
+#include "output.hpp"
+#include "qsa/traces/backends.hpp"
+#include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/limits.hpp"
+#include "version.hpp"
+
+namespace qsa::cli {
+namespace {
+
+std::string version_text() {
+  return std::string("qsacheck ") + tool_version() + " (SPEC version " + spec_version() + ", commit " + git_commit() +
+         ", CUDA support " + (traces::cuda_support_built() ? "built" : "not built") + ")";
+}
+
+std::string subcommand_names(const CLI::App& app) {
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  return names;
+}
+
+// CLI11 answers an unknown command word with "A subcommand is required" or "not expected": name
+// the word and the commands there are instead.
+void reject_unknown_command(CLI::App& app, int argc, const char* const* argv) {
+  CLI::App* current = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') return;
+    CLI::App* next = nullptr;
+    for (CLI::App* sub : current->get_subcommands([](const CLI::App*) { return true; }))
+      if (sub->get_name() == word) next = sub;
+    if (next == nullptr) {
+      if (current->get_require_subcommand_min() == 0) return;  // a positional argument
+      const std::string where = current == &app ? "qsacheck" : "qsacheck " + current->get_name();
+      throw traces::InputError(Error{"command", i, "unknown-command",
+                                     "'" + word + "' is not a command of " + where + " (commands: " +
+                                         subcommand_names(*current) + "; " + where + " --help lists them)"});
+    }
+    current = next;
+  }
+}
+
+}  // namespace
+
+int run_command_line(int argc, const char* const* argv, bool parse_only) {
+  try {
+    register_all_backends();
+    CLI::App app{
+        "qsacheck: checks QSA side-cache implementations (metadata, ring, compressed cache) against\n"
+        "the contract in SPEC.md, bit for bit. Start with `qsacheck check`; `qsacheck eval` runs one\n"
+        "operation on JSON input. Exit codes: 0 agreement; 1 mismatch; 2 bad usage or input (one JSON\n"
+        "line on stdout); 3 what ran passed but something did not run (or the run was stopped).\n"
+        "Limits: QSA_MAX_INPUT_BYTES (default 64 MiB per input), QSA_MAX_CACHE_BYTES (default 2 GiB).",
+        "qsacheck"};
+    app.set_version_flag("--version", version_text(), "Print the tool version, SPEC version, commit and CUDA support");
+    app.require_subcommand(1);
+    app.fallthrough(false);
+
+    CommandJob job;
+    add_eval_commands(app, &job);
+    add_check_command(app, &job);
+    add_replay_command(app, &job);
+    add_record_expected_command(app, &job);
+    add_simulate_command(app, &job);
+    add_mutants_command(app, &job);
+
+    // The limits are read once up front, so a malformed variable is bad usage before any work.
+    traces::max_input_bytes();
+    traces::max_cache_bytes();
+    try {
+      reject_unknown_command(app, argc, argv);
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return parse_only ? kExitOk : app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return parse_only ? kExitOk : app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return parse_only ? kExitOk : app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      return report_error(Error{"arguments", -1, "bad-argument", e.what()});
+    }
+    if (parse_only || !job) return kExitOk;
+    return job();
+  } catch (const traces::InputError& e) {
+    return report_error(e.error());
+  } catch (const std::bad_alloc&) {
+    return report_error(Error{"memory", -1, "out-of-memory",
+                              "ran out of memory; the inputs are within the limits (QSA_MAX_INPUT_BYTES, "
+                              "QSA_MAX_CACHE_BYTES), so the machine or its memory limit is smaller than they assume"});
+  } catch (const std::exception& e) {
+    return report_error(Error{"internal", -1, "exception", e.what()});
+  }
+}
+
+}  // namespace qsa::cli
