@@ -11,5 +11,7 @@ void add_replay_command(CLI::App& app, int* exit_code);
 void add_record_expected_command(CLI::App& app, int* exit_code);
 void add_simulate_command(CLI::App& app, int* exit_code);
 void add_mutants_command(CLI::App& app, int* exit_code);
+void add_bench_commands(CLI::App& app, int* exit_code);
+void add_report_command(CLI::App& app, int* exit_code);
 
 }  // namespace qsa::cli

@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   qsa::cli::add_record_expected_command(app, &exit_code);
   qsa::cli::add_simulate_command(app, &exit_code);
   qsa::cli::add_mutants_command(app, &exit_code);
+  qsa::cli::add_bench_commands(app, &exit_code);
+  qsa::cli::add_report_command(app, &exit_code);
 
   try {
     app.parse(argc, argv);
