@@ -47,23 +47,22 @@ std::string backend_style(const std::string& backend, int index) {
   return "lc " + std::to_string(index + 4) + " pt " + std::to_string(index + 4);
 }
 
-const char* kTerminal =
-    "set terminal svg size %d,%d noenhanced font 'Sans,12' background rgb 'white'\n"
-    "set grid ytics lc rgb '#dddddd'\n";
-
-std::string terminal(int width, int height) {
-  char text[256];
-  std::snprintf(text, sizeof(text), kTerminal, width, height);
-  return text;
+// Registers a plot and starts its part of the script: the SVG terminal, the file, the title.
+std::string begin_plot(const Plot& plot, int width, int height, const std::string& dir, PlotScript* out) {
+  out->plots.push_back(plot);
+  char terminal[160];
+  std::snprintf(terminal, sizeof(terminal),
+                "set terminal svg size %d,%d noenhanced font 'Sans,12' background rgb 'white'\n", width, height);
+  return std::string("reset\n") + terminal + "set grid ytics lc rgb '#dddddd'\nset output " +
+         quoted(dir + "/" + plot.file) + "\nset title " + quoted(plot.title) + "\n";
 }
 
 void shapes_plot(const FamilyShapes& f, const std::string& dir, PlotScript* out) {
   const std::string file = "time-" + safe_file_part(f.family) + ".svg";
   const std::string title = f.family + ": time per step for each shape and backend";
-  out->plots.push_back(Plot{file, "shapes", f.family, title});
   std::ostringstream s;
-  s << "reset\n" << terminal(1100, 560) << "set output " << quoted(dir + "/" + file) << "\n";
-  s << "set title " << quoted(title) << "\nset logscale y\nset ylabel 'median time per step (us, log scale)'\n";
+  s << begin_plot(Plot{file, "shapes", f.family, title}, 1100, 560, dir, out)
+    << "set logscale y\nset ylabel 'median time per step (us, log scale)'\n";
   s << "set key outside top center horizontal\n";
   s << "set xtics rotate by -35 left font ',10'\nset bmargin 9\nset xrange [-0.5:"
     << static_cast<double>(f.shapes.size()) - 0.5 << "]\n";
@@ -121,10 +120,9 @@ void copy_plot(const FamilyShapes& f, const std::string& dir, PlotScript* out) {
   if (series.empty()) return;
   const std::string file = "copy-" + safe_file_part(f.family) + ".svg";
   const std::string title = f.family + ": bandwidth as % of the copy ceiling against N";
-  out->plots.push_back(Plot{file, "copy", f.family, title});
   std::ostringstream s;
-  s << "reset\n" << terminal(1100, 500) << "set output " << quoted(dir + "/" + file) << "\n";
-  s << "set title " << quoted(title) << "\nset logscale x 2\nset xlabel 'N (tokens in the step)'\n";
+  s << begin_plot(Plot{file, "copy", f.family, title}, 1100, 500, dir, out)
+    << "set logscale x 2\nset xlabel 'N (tokens in the step)'\n";
   s << "set ylabel '% of the copy ceiling'\nset yrange [0:105]\nset key outside top center horizontal\n";
   int index = 0;
   std::string plot = "plot ";
@@ -151,10 +149,9 @@ void history_plot(const ReportData& data, const std::string& family, const std::
   if (series.empty()) return;
   const std::string file = "history-" + safe_file_part(family) + ".svg";
   const std::string title = family + " (" + series.front()->backend + "): median time per record, regressions circled";
-  out->plots.push_back(Plot{file, "history", family, title});
   std::ostringstream s;
-  s << "reset\n" << terminal(1100, 620) << "set output " << quoted(dir + "/" + file) << "\n";
-  s << "set title " << quoted(title) << "\nset logscale y\nset ylabel 'median time per step (us, log scale)'\n";
+  s << begin_plot(Plot{file, "history", family, title}, 1100, 620, dir, out)
+    << "set logscale y\nset ylabel 'median time per step (us, log scale)'\n";
   s << "set xtics rotate by -35 left font ',10'\nset bmargin 8\nset key outside right top font ',9'\n";
   // The x axis holds the records that have this family, in history order.
   std::map<size_t, size_t> position;
