@@ -43,7 +43,7 @@ const std::set<std::string>& standard_fields() {
   return fields;
 }
 
-Entry parse_entry(const nlohmann::json& json, const std::string& field, int64_t index) {
+Entry parse_entry_fields(const nlohmann::json& json, const std::string& field, int64_t index) {
   if (!json.is_object()) fail(field, index, "wrong-type", "a benchmark entry must be a JSON object");
   Entry entry;
   const auto name = json.find("name");
@@ -87,6 +87,15 @@ Entry parse_entry(const nlohmann::json& json, const std::string& field, int64_t 
   for (const auto& [key, value] : json.items())
     if (value.is_number() && standard_fields().count(key) == 0) entry.counters[key] = value.get<double>();
   return entry;
+}
+
+// A field of the wrong JSON type (nlohmann's value() throws) is named like every other input error.
+Entry parse_entry(const nlohmann::json& json, const std::string& field, int64_t index) {
+  try {
+    return parse_entry_fields(json, field, index);
+  } catch (const nlohmann::json::exception& e) {
+    fail(field, index, "wrong-type", e.what());
+  }
 }
 
 // Our block's schema version: a string (AddCustomContext) or an integer.

@@ -134,6 +134,33 @@ TEST(LogImport, TheRepositoryLogsAgreeWithTheirSummaryTable) {
   EXPECT_NEAR(std::atof(logged.context_text("copy_ceiling_bytes_per_second").c_str()), 3.95e12, 0.01e12);
 }
 
+// docs/gpu-runs/records/ holds what `bench import` writes from the logs beside it (the commands are in
+// docs/bench-records.md): a change of the importer shows here, not silently in the history.
+TEST(LogImport, TheCommittedRecordsAreWhatTheImporterWrites) {
+  const std::string root = std::string(QSA_SOURCE_DIR) + "/";
+  const auto file = [&](const std::string& path) { return TextFile{path, read_text(root + path)}; };
+  struct Run {
+    std::string stem, commit;
+    std::vector<std::string> logs;
+  };
+  const std::vector<Run> runs = {
+      {"2026-11-30-final",
+       "1ae7062",
+       {"docs/gpu-runs/2026-11-30-step-bench.log", "docs/gpu-runs/2026-11-30-metadata-bench.log"}},
+      {"2026-11-30-step-v5", "42d4ff9", {}},
+      {"2026-11-30-final-v5", "", {}}};
+  for (const Run& run : runs) {
+    std::vector<TextFile> logs;
+    for (const std::string& log : run.logs) logs.push_back(file(log));
+    for (const ImportedRecord& r :
+         import_gpu_run(file("docs/gpu-runs/" + run.stem + "-summary.txt"), logs, run.commit)) {
+      const std::string committed = "docs/gpu-runs/records/" + run.stem + "-" + r.binary + ".json";
+      EXPECT_EQ(record_to_json(r.record).dump(2) + "\n", read_text(root + committed))
+          << committed << " differs from what `qsacheck bench import` writes";
+    }
+  }
+}
+
 TEST(BenchmarkKey, DropsGoogleBenchmarksRunOptionsOnly) {
   EXPECT_EQ(benchmark_key("BM_Floor/empty_kernel/iterations:50/repeats:5/manual_time"), "BM_Floor/empty_kernel");
   EXPECT_EQ(

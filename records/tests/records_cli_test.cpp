@@ -95,6 +95,16 @@ TEST(BenchCompareCommand, BadInputIsOneJsonErrorLineWithExitTwo) {
   EXPECT_EQ(e3["index"], 0);
   EXPECT_EQ(e3["rule"], "missing");
 
+  const auto wrong_type = run_qsacheck(
+      "bench compare " + good + " " +
+      write_temp_file(
+          "t.json",
+          R"({"benchmarks": [{"name": "BM_A", "run_type": 3, "real_time": 1, "cpu_time": 1, "time_unit": "ns"}]})"));
+  EXPECT_EQ(wrong_type.exit_code, 2);
+  const auto e4 = only_json_line(wrong_type.out);
+  EXPECT_EQ(e4["field"], "candidate.benchmarks");
+  EXPECT_EQ(e4["rule"], "wrong-type");
+
   const auto other = nlohmann::json{
       {"benchmarks",
        {{{"name", "BM_Other"}, {"run_type", "iteration"}, {"real_time", 1}, {"cpu_time", 1}, {"time_unit", "ns"}}}}};
