@@ -67,11 +67,15 @@ records::TextFile text_file(const std::string& path) { return records::TextFile{
 int import_run(const ImportArgs& args) {
   std::vector<records::TextFile> logs;
   for (const std::string& path : args.logs) logs.push_back(text_file(path));
-  const auto imported = records::import_gpu_run(text_file(args.summary), logs, args.commit);
+  if (args.summary.empty() && logs.empty())
+    return report_error(Error{"arguments", -1, "bad-argument", "give --summary, --log or both"});
+  const records::TextFile summary = args.summary.empty() ? records::TextFile{} : text_file(args.summary);
+  const auto imported = records::import_gpu_run(summary, logs, args.commit);
   std::string stem = args.name;
   if (stem.empty()) {
-    stem = args.summary.substr(args.summary.find_last_of('/') + 1);
-    for (const char* suffix : {"-summary.txt", ".txt"}) {
+    const std::string& named = args.summary.empty() ? args.logs.front() : args.summary;
+    stem = named.substr(named.find_last_of('/') + 1);
+    for (const char* suffix : {"-summary.txt", ".txt", "-tests-bench.log", "-bench.log", ".log"}) {
       const std::string s(suffix);
       if (stem.size() > s.size() && stem.compare(stem.size() - s.size(), s.size(), s) == 0) {
         stem.resize(stem.size() - s.size());
@@ -116,14 +120,15 @@ void add_bench_commands(CLI::App& app, int* exit_code) {
 
   CLI::App* imp = bench->add_subcommand(
       "import",
-      "Convert one GPU run's text logs (run_gpu.sh's summary.txt and, optionally, the benchmarks'\n"
-      "console logs) into records marked imported (aggregates only: compare refuses them, report\n"
+      "Convert one GPU run's text logs (run_gpu.sh's summary.txt, the benchmarks' console logs, or\n"
+      "both) into records marked imported (aggregates only: compare refuses them, report\n"
       "draws them). Writes OUT_DIR/<name>-<binary>.json.\n"
       "Example: qsacheck bench import --summary docs/gpu-runs/2026-11-30-final-v5-summary.txt -o "
       "docs/gpu-runs/records");
   auto i = std::make_shared<ImportArgs>();
-  imp->add_option("--summary", i->summary, "The run's summary.txt")->required();
-  imp->add_option("--log", i->logs, "A benchmark console log of the same run (repeatable)");
+  imp->add_option("--summary", i->summary, "The run's summary.txt");
+  imp->add_option("--log", i->logs,
+                  "A log of the same run holding benchmark output in \"=== <name>_bench\" sections (repeatable)");
   imp->add_option("--commit", i->commit, "The commit that ran, when the summary does not name it");
   imp->add_option("--name", i->name, "File name stem (default: the summary's name without -summary.txt)");
   imp->add_option("-o,--out-dir", i->out_dir, "Directory for the records")->required();

@@ -172,61 +172,79 @@ struct LogRead {
   Record record;
 };
 
-// One benchmark binary's console output, as run_gpu.sh logs it.
-LogRead read_log(const TextFile& log) {
-  LogRead read;
+// One "BM_..." line of the console table: name, time, unit, cpu time, unit, iterations, counters.
+Entry console_entry(const std::vector<std::string>& w, const std::vector<std::string>& counter_names, int64_t at) {
+  Entry e;
+  e.name = w[0];
+  e.run_name = w[0];
+  for (const char* statistic : {"_mean", "_median", "_stddev", "_cv"}) {
+    const std::string s(statistic);
+    if (e.name.size() > s.size() && e.name.compare(e.name.size() - s.size(), s.size(), s) == 0) {
+      e.aggregate = true;
+      e.aggregate_name = s.substr(1);
+      e.run_name = e.name.substr(0, e.name.size() - s.size());
+    }
+  }
+  if (e.aggregate_name == "cv") {  // "0.13 %": a fraction, not a time
+    e.real_time_ns = number(w[1], "log", at) / 100;
+    e.cpu_time_ns = number(w[3], "log", at) / 100;
+  } else {
+    e.real_time_ns = micros(number(w[1], "log", at), w[2]) * 1e3;
+    e.cpu_time_ns = micros(number(w[3], "log", at), w[4]) * 1e3;
+  }
+  e.iterations = static_cast<int64_t>(number(w[5], "log", at));
+  for (size_t c = 0; c < counter_names.size() && 6 + c < w.size(); ++c)
+    if (e.aggregate_name != "cv")
+      e.counters[counter_names[c]] = counter_value(w[6 + c], counter_names[c] == "bytes_per_second");
+  return e;
+}
+
+// The benchmark binaries' console output in a log: one section per "=== <name> (...): command"
+// line (run_gpu.sh's step header); every section of a `*_bench` binary with benchmark lines is a
+// record. Other sections (tests) are skipped.
+std::vector<LogRead> read_log(const TextFile& log) {
+  std::vector<LogRead> reads;
   const auto lines = lines_of(log.text);
   std::vector<std::string> counter_names;
+  LogRead* read = nullptr;  // the section being read; reads is reserved so that it stays valid
+  reads.reserve(lines.size());
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& line = lines[i];
     const auto w = words_of(line);
-    if (starts_with(line, "=== ") && w.size() > 1 && read.binary.empty()) {
-      read.binary = w[1];
+    if (starts_with(line, "=== ") && w.size() > 1) {
+      read = nullptr;
+      const std::string& name = w[1];
+      if (name.size() <= 6 || name.compare(name.size() - 6, 6, "_bench") != 0) continue;
+      reads.push_back(LogRead{name, Record{}});
+      read = &reads.back();
+      counter_names.clear();
       const auto colon = line.find("): ");
-      if (colon != std::string::npos) read.record.context["command_line"] = line.substr(colon + 3);
+      if (colon != std::string::npos) read->record.context["command_line"] = line.substr(colon + 3);
+    } else if (read == nullptr) {
+      continue;
     } else if (line.size() == 25 && line[4] == '-' && line[10] == 'T') {
-      read.record.context["date"] = line;  // Google Benchmark's date line
+      read->record.context["date"] = line;  // Google Benchmark's date line
     } else if (starts_with(line, "device: ")) {
       // "device: NVIDIA H200 (sm_90, 132 SMs)"
       const auto open = line.find(" (");
-      read.record.context["gpu_name"] = line.substr(8, open - 8);
+      read->record.context["gpu_name"] = line.substr(8, open - 8);
       const auto sms = line.find(" SMs)");
       const auto comma = line.rfind(", ", sms);
       if (sms != std::string::npos && comma != std::string::npos)
-        read.record.context["gpu_sm_count"] = line.substr(comma + 2, sms - comma - 2);
+        read->record.context["gpu_sm_count"] = line.substr(comma + 2, sms - comma - 2);
     } else if (!w.empty() && w[0] == "Benchmark") {
       counter_names.assign(w.begin() + std::min<std::ptrdiff_t>(4, static_cast<std::ptrdiff_t>(w.size())), w.end());
     } else if (starts_with(line, "BM_") && w.size() >= 6) {
-      Entry e;
-      e.name = w[0];
-      e.run_name = w[0];
-      for (const char* statistic : {"_mean", "_median", "_stddev", "_cv"}) {
-        const std::string s(statistic);
-        if (e.name.size() > s.size() && e.name.compare(e.name.size() - s.size(), s.size(), s) == 0) {
-          e.aggregate = true;
-          e.aggregate_name = s.substr(1);
-          e.run_name = e.name.substr(0, e.name.size() - s.size());
-        }
-      }
-      const auto at = static_cast<int64_t>(i + 1);
-      if (e.aggregate_name == "cv") {  // "0.13 %": a fraction, not a time
-        e.real_time_ns = number(w[1], "log", at) / 100;
-        e.cpu_time_ns = number(w[3], "log", at) / 100;
-      } else {
-        e.real_time_ns = micros(number(w[1], "log", at), w[2]) * 1e3;
-        e.cpu_time_ns = micros(number(w[3], "log", at), w[4]) * 1e3;
-      }
-      e.iterations = static_cast<int64_t>(number(w[5], "log", at));
-      for (size_t c = 0; c < counter_names.size() && 6 + c < w.size(); ++c)
-        if (e.aggregate_name != "cv")
-          e.counters[counter_names[c]] = counter_value(w[6 + c], counter_names[c] == "bytes_per_second");
-      read.record.entries.push_back(e);
+      read->record.entries.push_back(console_entry(w, counter_names, static_cast<int64_t>(i + 1)));
     }
   }
-  if (read.binary.empty() || read.record.entries.empty())
+  std::vector<LogRead> records;
+  for (LogRead& r : reads)
+    if (!r.record.entries.empty()) records.push_back(std::move(r));
+  if (records.empty())
     throw traces::InputError(
-        Error{"log", -1, "no-benchmarks", log.path + ": no \"=== <binary>\" header or no benchmark lines"});
-  return read;
+        Error{"log", -1, "no-benchmarks", log.path + ": no \"=== <name>_bench\" section with benchmark lines"});
+  return records;
 }
 
 // Floor and copy ceiling of a record read from a log: its BM_Floor/empty_kernel and fastest BM_Copy.
@@ -269,14 +287,17 @@ std::vector<ImportedRecord> import_gpu_run(const TextFile& summary, const std::v
   }
   for (auto& [binary, record] : by_binary) record.context["imported_from"] = summary.path;
   for (const TextFile& log : logs) {
-    LogRead read = read_log(log);
-    add_floor_and_ceiling(&read.record);
-    read.record.context["imported_from"] = summary.path + ", " + log.path;
-    by_binary[read.binary] = read.record;
+    read_environment(lines_of(log.text), &environment);  // a log that carries the run's nvidia-smi line
+    for (LogRead& read : read_log(log)) {
+      add_floor_and_ceiling(&read.record);
+      read.record.context["imported_from"] = summary.path.empty() ? log.path : summary.path + ", " + log.path;
+      by_binary[read.binary] = read.record;
+    }
   }
   if (by_binary.empty())
     throw traces::InputError(
         Error{"summary", -1, "no-benchmarks", summary.path + " holds no benchmark summary table and no log was given"});
+  const std::string source = summary.path.empty() ? logs.front().path : summary.path;
   std::vector<ImportedRecord> result;
   for (auto& [binary, record] : by_binary) {
     nlohmann::json context = environment;
@@ -286,7 +307,7 @@ std::vector<ImportedRecord> import_gpu_run(const TextFile& summary, const std::v
     record.context = context;
     record.schema_version = kSchemaVersion;
     record.provenance = Provenance::kImported;
-    record.source = summary.path;
+    record.source = source;
     result.push_back(ImportedRecord{binary, record});
   }
   return result;
