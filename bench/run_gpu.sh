@@ -9,11 +9,14 @@
 #   campaign:   `qsacheck check --backend cuda` (the default campaign, metadata and step update);
 #   sanitizers: the differential and robustness tests under compute-sanitizer memcheck, racecheck,
 #               initcheck and synccheck, with small corpora so that each stays short;
-#   bench:      the benchmarks, JSON to $OUT/bench.json and $OUT/step_bench.json.
+#   bench:      the benchmarks, each writing a benchmark record (Google Benchmark JSON with our
+#               context block, docs/bench-records.md), then `qsacheck report` over them and the
+#               records in ../docs/gpu-runs/records; records and report packed in records.tar.gz.
 # Files go to $OUT (./gpu-logs when OUT is unset), 8 at most (the device tool brings back 8):
 # summary.txt (the environment, then every step's result; also printed), tests.log (tests and
 # replays), qsacheck.log and check.json, sanitizers.log, bench.log (both benchmarks, and ncu),
-# step_bench.json and bench.json. Exit status: 0 only when every step passed.
+# records.tar.gz (records/*.json and report/: one file carries the run's benchmarks).
+# Exit status: 0 only when every step passed.
 set -u
 cd "$(dirname "$0")"
 OUT="${OUT:-$PWD/gpu-logs}"
@@ -122,12 +125,50 @@ if phase sanitizers; then
   fi
 fi
 
+# One value of nvidia-smi's query (commas would split Google Benchmark's --benchmark_context).
+smi() { nvidia-smi --query-gpu="$1" --format=csv,noheader,nounits 2>/dev/null | head -1 | tr -d ',='; }
+
+# Our context block (docs/bench-records.md), given to Google Benchmark as --benchmark_context.
+record_context() {
+  local version; version=$(./qsacheck --version 2>/dev/null)
+  echo "qsacheck_schema_version=1,qsacheck_record=measured,backend=cuda,gpu_name=$(smi name)\
+,gpu_driver=$(smi driver_version),gpu_sm_clock_mhz_start=$(smi clocks.sm),gpu_mem_clock_mhz_start=$(smi clocks.mem)\
+,cuda_version=$(nvidia-smi 2>/dev/null | grep -o 'CUDA Version: [0-9.]*' | cut -d' ' -f3)\
+,qsacheck_version=$(echo "$version" | cut -d' ' -f2),spec_version=$(echo "$version" | sed -n 's/.*SPEC version \([^,]*\),.*/\1/p')\
+,qsacheck_commit=$(echo "$version" | sed -n 's/.*commit \([^,]*\),.*/\1/p'),command_line=./$1 (run_gpu.sh bench phase)"
+}
+
+# The clocks read right after a benchmark, added at the top of its record's context.
+add_end_clocks() {
+  [ -f "$1" ] && sed -i "0,/\"context\": {/s//\"context\": {\n    \"gpu_sm_clock_mhz_end\": \"$(smi clocks.sm)\",\n    \"gpu_mem_clock_mhz_end\": \"$(smi clocks.mem)\",/" "$1"
+}
+
 if phase bench; then
   touch "$OUT/bench.log"
+  RUN_RECORDS=$(mktemp -d)
+  mkdir -p "$RUN_RECORDS/records"
+  stamp=$(date -u +%Y-%m-%d-%H%M)
+  step_json="$RUN_RECORDS/records/$stamp-step_update_bench.json"
+  metadata_json="$RUN_RECORDS/records/$stamp-metadata_bench.json"
   step_start=$(wc -l < "$OUT/bench.log")
-  step "step_update_bench" bench.log 290 ./step_update_bench --benchmark_out="$OUT/step_bench.json" --benchmark_out_format=json --benchmark_color=false
+  step "step_update_bench" bench.log 290 ./step_update_bench --benchmark_out="$step_json" --benchmark_out_format=json \
+    --benchmark_color=false --benchmark_context="$(record_context step_update_bench)"
+  add_end_clocks "$step_json"
   metadata_start=$(wc -l < "$OUT/bench.log")
-  step "metadata_bench" bench.log 150 ./metadata_bench --benchmark_out="$OUT/bench.json" --benchmark_out_format=json --benchmark_color=false
+  step "metadata_bench" bench.log 150 ./metadata_bench --benchmark_out="$metadata_json" --benchmark_out_format=json \
+    --benchmark_color=false --benchmark_context="$(record_context metadata_bench)"
+  add_end_clocks "$metadata_json"
+  # The report draws this run's records with the repository's earlier ones; without gnuplot on this
+  # machine it holds the tables only (exit 3), which is noted, not failed.
+  ./qsacheck report "$RUN_RECORDS"/records/*.json ../docs/gpu-runs/records/*.json -o "$RUN_RECORDS/report" >> "$OUT/bench.log" 2>&1
+  rc=$?
+  case $rc in
+    0) note "PASS     qsacheck report (records.tar.gz: records/, report/index.html)" ;;
+    3) note "PASS     qsacheck report without plots (gnuplot missing here; run report elsewhere)" ;;
+    *) note "FAIL     qsacheck report (rc $rc; see bench.log)"; failed=1 ;;
+  esac
+  tar czf "$OUT/records.tar.gz" -C "$RUN_RECORDS" records report
+  rm -rf "$RUN_RECORDS"
   echo
   sed -n "$((step_start + 1)),${metadata_start}p" "$OUT/bench.log" | sed -n '/^Summary: time per step/,$p' | tee -a "$SUMMARY"
   tail -n +"$((metadata_start + 1))" "$OUT/bench.log" | sed -n '/^Summary: time per step/,/^Other GPU/p' | tee -a "$SUMMARY"

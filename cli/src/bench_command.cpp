@@ -1,0 +1,138 @@
+// `qsacheck bench compare BASELINE.json CANDIDATE.json`: the regression gate over two benchmark
+// records (docs/bench-records.md). `qsacheck bench import`: converts a GPU run's text logs into
+// records marked imported. (`qsacheck bench` timing itself is not here yet.)
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "qsa/records/comparison.hpp"
+#include "qsa/records/comparison_table.hpp"
+#include "qsa/records/log_import.hpp"
+#include "qsa/records/record.hpp"
+#include "qsa/traces/json_reader.hpp"
+
+namespace qsa::cli {
+namespace {
+
+struct CompareArgs {
+  std::string baseline, candidate;
+  double alpha = 0.05;
+  double threshold_percent = 5;
+  bool markdown = false;
+};
+
+std::string label(const records::Record& r) {
+  std::string text = r.source;
+  const std::string gpu = r.context_text("gpu_name"), commit = r.context_text("qsacheck_commit"),
+                    date = r.context_text("date");
+  if (!gpu.empty()) text += ", " + gpu;
+  if (!date.empty()) text += ", " + date;
+  if (!commit.empty()) text += ", commit " + commit;
+  return text;
+}
+
+int compare(const CompareArgs& args) {
+  if (!(args.alpha > 0 && args.alpha < 1))
+    return report_error(Error{"alpha", -1, "out-of-range", "--alpha must lie in (0, 1)"});
+  if (!(args.threshold_percent >= 0))
+    return report_error(Error{"threshold", -1, "out-of-range", "--threshold must be a non-negative percentage"});
+  const records::Record baseline = records::read_record(args.baseline, "baseline");
+  const records::Record candidate = records::read_record(args.candidate, "candidate");
+  records::CompareOptions options;
+  options.alpha = args.alpha;
+  options.threshold = args.threshold_percent / 100;
+  const records::Comparison comparison = records::compare_records(baseline, candidate, options);
+  const records::CompareLabels labels{label(baseline), label(candidate)};
+  std::cout << (args.markdown ? records::comparison_markdown(comparison, labels, options)
+                              : records::comparison_text(comparison, labels, options))
+            << std::flush;
+  return comparison.regressions > 0 ? kExitMismatch : kExitOk;
+}
+
+struct ImportArgs {
+  std::string summary;
+  std::vector<std::string> logs;
+  std::string commit, name, out_dir;
+};
+
+records::TextFile text_file(const std::string& path) { return records::TextFile{path, read_input(path)}; }
+
+int import_run(const ImportArgs& args) {
+  std::vector<records::TextFile> logs;
+  for (const std::string& path : args.logs) logs.push_back(text_file(path));
+  if (args.summary.empty() && logs.empty())
+    return report_error(Error{"arguments", -1, "bad-argument", "give --summary, --log or both"});
+  const records::TextFile summary = args.summary.empty() ? records::TextFile{} : text_file(args.summary);
+  const auto imported = records::import_gpu_run(summary, logs, args.commit);
+  std::string stem = args.name;
+  if (stem.empty()) {
+    const std::string& named = args.summary.empty() ? args.logs.front() : args.summary;
+    stem = named.substr(named.find_last_of('/') + 1);
+    for (const char* suffix : {"-summary.txt", ".txt", "-tests-bench.log", "-bench.log", ".log"}) {
+      const std::string s(suffix);
+      if (stem.size() > s.size() && stem.compare(stem.size() - s.size(), s.size(), s) == 0) {
+        stem.resize(stem.size() - s.size());
+        break;
+      }
+    }
+  }
+  mkdir(args.out_dir.c_str(), 0755);
+  for (const records::ImportedRecord& r : imported) {
+    const std::string path = args.out_dir + "/" + stem + "-" + r.binary + ".json";
+    std::ofstream file(path);
+    file << records::record_to_json(r.record).dump(2) << "\n";
+    if (!file) throw traces::InputError(Error{"out-dir", -1, "unwritable", "cannot write " + path});
+    std::cout << "wrote " << path << " (" << r.record.entries.size() << " entries, imported)\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_commands(CLI::App& app, CommandJob* job) {
+  CLI::App* bench = app.add_subcommand("bench", "Benchmark records: compare two, import old text logs");
+  bench->require_subcommand(1);
+
+  CLI::App* cmp = bench->add_subcommand(
+      "compare",
+      "Compare two benchmark records (Google Benchmark JSON, ours or any binary's) benchmark by\n"
+      "benchmark: the change of the median time and a two-sided Mann-Whitney U test over the\n"
+      "repetitions. A regression is a significant slowdown beyond the threshold. Exit 0 no\n"
+      "regression, 1 a regression, 2 bad input (malformed JSON, not a record, an imported record,\n"
+      "no common benchmark, too few repetitions). docs/bench-records.md.\n"
+      "Example: qsacheck bench compare baseline.json candidate.json --markdown");
+  auto c = std::make_shared<CompareArgs>();
+  cmp->add_option("baseline", c->baseline, "The baseline record")->required();
+  cmp->add_option("candidate", c->candidate, "The candidate record")->required();
+  cmp->add_option("--alpha", c->alpha, "Significance level of the U test")->capture_default_str();
+  cmp->add_option("--threshold", c->threshold_percent,
+                  "Slowdown (percent) beyond which a significant change is a regression")
+      ->capture_default_str();
+  cmp->add_flag("--markdown", c->markdown, "Print a Markdown table (for a pull request)");
+  cmp->callback([=] { *job = [=] { return compare(*c); }; });
+
+  CLI::App* imp = bench->add_subcommand(
+      "import",
+      "Convert one GPU run's text logs (run_gpu.sh's summary.txt, the benchmarks' console logs, or\n"
+      "both) into records marked imported (aggregates only: compare refuses them, report\n"
+      "draws them). Writes OUT_DIR/<name>-<binary>.json.\n"
+      "Example: qsacheck bench import --summary docs/gpu-runs/2026-11-30-final-v5-summary.txt -o "
+      "docs/gpu-runs/records");
+  auto i = std::make_shared<ImportArgs>();
+  imp->add_option("--summary", i->summary, "The run's summary.txt");
+  imp->add_option("--log", i->logs,
+                  "A log of the same run holding benchmark output in \"=== <name>_bench\" sections (repeatable)");
+  imp->add_option("--commit", i->commit, "The commit that ran, when the summary does not name it");
+  imp->add_option("--name", i->name, "File name stem (default: the summary's name without -summary.txt)");
+  imp->add_option("-o,--out-dir", i->out_dir, "Directory for the records")->required();
+  imp->callback([=] { *job = [=] { return import_run(*i); }; });
+}
+
+}  // namespace qsa::cli

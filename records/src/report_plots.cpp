@@ -1,0 +1,214 @@
+#include "qsa/records/report_plots.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "qsa/records/benchmark_name.hpp"
+#include "qsa/records/program.hpp"
+
+namespace qsa::records {
+namespace {
+
+// A gnuplot single-quoted string: a quote is doubled.
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+// A data-file string column: double quotes inside would end it.
+std::string column(std::string text) {
+  std::replace(text.begin(), text.end(), '"', '\'');
+  return "\"" + text + "\"";
+}
+
+std::string value(double v) {
+  if (!(v > 0) || !std::isfinite(v)) return "NaN";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", v);
+  return text;
+}
+
+std::string safe_file_part(std::string name) {
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+  return name;
+}
+
+// One colour per well-known backend so every plot agrees; others take gnuplot's cycle.
+std::string backend_style(const std::string& backend, int index) {
+  if (backend == "cuda") return "lc rgb '#1f77b4' pt 7";
+  if (backend == "baseline") return "lc rgb '#ff7f0e' pt 5";
+  if (backend == "reference") return "lc rgb '#7f7f7f' pt 9";
+  return "lc " + std::to_string(index + 4) + " pt " + std::to_string(index + 4);
+}
+
+// Registers a plot and starts its part of the script: the SVG terminal, the file, the title.
+std::string begin_plot(const Plot& plot, int width, int height, const std::string& dir, PlotScript* out) {
+  out->plots.push_back(plot);
+  char terminal[160];
+  std::snprintf(terminal, sizeof(terminal),
+                "set terminal svg size %d,%d noenhanced font 'Sans,12' background rgb 'white'\n", width, height);
+  return std::string("reset\n") + terminal + "set grid ytics lc rgb '#dddddd'\nset output " +
+         quoted(dir + "/" + plot.file) + "\nset title " + quoted(plot.title) + "\n";
+}
+
+void shapes_plot(const FamilyShapes& f, const std::string& dir, PlotScript* out) {
+  const std::string file = "time-" + safe_file_part(f.family) + ".svg";
+  const std::string title = f.family + ": time per step for each shape and backend";
+  std::ostringstream s;
+  s << begin_plot(Plot{file, "shapes", f.family, title}, 1100, 560, dir, out)
+    << "set logscale y\nset ylabel 'median time per step (us, log scale)'\n";
+  s << "set key outside top center horizontal\n";
+  s << "set xtics rotate by -35 left font ',10'\nset bmargin 9\nset xrange [-0.5:"
+    << static_cast<double>(f.shapes.size()) - 0.5 << "]\n";
+  // Columns: index, shape, one time per backend, the time to move the shape's bytes at copy speed.
+  s << "$" << safe_file_part(f.family) << "_shapes << EOD\n";
+  for (size_t i = 0; i < f.shapes.size(); ++i) {
+    s << i << " " << column(f.shapes[i]);
+    double copy_time = -1;
+    for (const std::string& backend : f.backends) {
+      double t = -1;
+      for (const ShapePoint& p : f.points)
+        if (p.shape == f.shapes[i] && p.backend == backend) {
+          t = p.time_us;
+          if (p.bytes_per_second > 0 && f.copy_ceiling_bytes_per_second > 0)
+            copy_time = p.bytes_per_second * p.time_us / f.copy_ceiling_bytes_per_second;
+        }
+      s << " " << value(t);
+    }
+    s << " " << value(copy_time) << "\n";
+  }
+  s << "EOD\nplot ";
+  const std::string data = "$" + safe_file_part(f.family) + "_shapes";
+  for (size_t b = 0; b < f.backends.size(); ++b)
+    s << (b ? ", " : "") << data << " using 1:" << b + 3 << (b ? "" : ":xtic(2)") << " with linespoints lw 2 "
+      << backend_style(f.backends[b], static_cast<int>(b)) << " title " << quoted(f.backends[b]);
+  if (f.copy_ceiling_bytes_per_second > 0) {
+    char ceiling[96];
+    std::snprintf(ceiling, sizeof(ceiling), "copy ceiling (the bytes at %.2f TB/s)",
+                  f.copy_ceiling_bytes_per_second / 1e12);
+    s << ", " << data << " using 1:" << f.backends.size() + 3
+      << " with linespoints dt 2 lw 2 lc rgb '#2ca02c' pt 1 title " << quoted(ceiling);
+  }
+  if (f.floor_us > 0) {
+    char floor[64];
+    std::snprintf(floor, sizeof(floor), "empty-kernel floor %.2f us", f.floor_us);
+    s << ", " << value(f.floor_us) << " with lines dt 3 lw 2 lc rgb '#d62728' title " << quoted(floor);
+  }
+  s << "\n";
+  out->script += s.str();
+}
+
+void copy_plot(const FamilyShapes& f, const std::string& dir, PlotScript* out) {
+  if (f.copy_ceiling_bytes_per_second <= 0) return;
+  // One series per backend and per shape argument other than N and NR (dtype, kind, shape name).
+  std::map<std::string, std::vector<std::pair<double, double>>> series;
+  for (const ShapePoint& p : f.points) {
+    if (p.bytes_per_second <= 0) continue;
+    std::string name = p.backend;
+    std::istringstream words(p.shape);
+    for (std::string w; words >> w;)
+      if (w.rfind("N=", 0) != 0 && w.rfind("NR=", 0) != 0 && w != "decode" && w != "mixed" && w != "prefill")
+        name += " " + w;
+    series[name].emplace_back(p.tokens, 100 * p.bytes_per_second / f.copy_ceiling_bytes_per_second);
+  }
+  if (series.empty()) return;
+  const std::string file = "copy-" + safe_file_part(f.family) + ".svg";
+  const std::string title = f.family + ": bandwidth as % of the copy ceiling against N";
+  std::ostringstream s;
+  s << begin_plot(Plot{file, "copy", f.family, title}, 1100, 500, dir, out)
+    << "set logscale x 2\nset xlabel 'N (tokens in the step)'\n";
+  s << "set ylabel '% of the copy ceiling'\nset yrange [0:105]\nset key outside top center horizontal\n";
+  int index = 0;
+  std::string plot = "plot ";
+  for (auto& [name, points] : series) {
+    std::sort(points.begin(), points.end());
+    const std::string block = "$copy_" + safe_file_part(f.family) + "_" + std::to_string(index);
+    s << block << " << EOD\n";
+    for (const auto& [n, percent] : points) s << value(n) << " " << value(percent) << "\n";
+    s << "EOD\n";
+    const std::string backend = name.substr(0, name.find(' '));
+    const bool second_kind = name.find("fp8") != std::string::npos;
+    plot += (index ? ", " : "") + block + " using 1:2 with linespoints lw 2 " + (second_kind ? "dt 2 " : "") +
+            backend_style(backend, index) + " title " + quoted(name);
+    ++index;
+  }
+  s << plot << ", 100 with lines dt 2 lw 2 lc rgb '#2ca02c' title 'copy ceiling'\n";
+  out->script += s.str();
+}
+
+void history_plot(const ReportData& data, const std::string& family, const std::string& dir, PlotScript* out) {
+  std::vector<const HistorySeries*> series;
+  for (const HistorySeries& h : data.history)
+    if (h.family == family) series.push_back(&h);
+  if (series.empty()) return;
+  const std::string file = "history-" + safe_file_part(family) + ".svg";
+  const std::string title = family + " (" + series.front()->backend + "): median time per record, regressions circled";
+  std::ostringstream s;
+  s << begin_plot(Plot{file, "history", family, title}, 1100, 620, dir, out)
+    << "set logscale y\nset ylabel 'median time per step (us, log scale)'\n";
+  s << "set xtics rotate by -35 left font ',10'\nset bmargin 8\nset key outside right top font ',9'\n";
+  // The x axis holds the records that have this family, in history order.
+  std::map<size_t, size_t> position;
+  for (const HistorySeries* h : series)
+    for (const HistoryPoint& p : h->points) position[p.record] = 0;
+  size_t next = 0;
+  for (auto& [record, x] : position) x = next++;
+  s << "set xrange [-0.5:" << static_cast<double>(position.size()) - 0.5 << "]\n";
+  const std::string block = "$history_" + safe_file_part(family);
+  s << block << " << EOD\n";
+  for (const auto& [r, x] : position) {
+    s << x << " " << column(record_label(data.records[r]));
+    for (const HistorySeries* h : series) {
+      double t = -1;
+      for (const HistoryPoint& p : h->points)
+        if (p.record == r) t = p.time_us;
+      s << " " << value(t);
+    }
+    s << "\n";
+  }
+  s << "EOD\n" << block << "_regressions << EOD\n";
+  bool any = false;
+  for (const HistorySeries* h : series)
+    for (const HistoryPoint& p : h->points)
+      if (p.regression) {
+        s << position[p.record] << " " << value(p.time_us) << "\n";
+        any = true;
+      }
+  if (!any) s << "NaN NaN\n";
+  s << "EOD\nplot ";
+  for (size_t i = 0; i < series.size(); ++i)
+    s << (i ? ", " : "") << block << " using 1:" << i + 3 << (i ? "" : ":xtic(2)") << " with linespoints lw 1.5 lc "
+      << i + 1 << " pt " << (i % 13) + 1 << " title " << quoted(series[i]->shape);
+  s << ", " << block << "_regressions using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#d62728' title 'regression'\n";
+  out->script += s.str();
+}
+
+}  // namespace
+
+PlotScript plot_script(const ReportData& data, const std::string& directory) {
+  PlotScript out;
+  for (const FamilyShapes& f : data.families) {
+    shapes_plot(f, directory, &out);
+    copy_plot(f, directory, &out);
+  }
+  for (const FamilyShapes& f : data.families) history_plot(data, f.family, directory, &out);
+  return out;
+}
+
+std::string find_gnuplot() {
+  const char* chosen = std::getenv("QSA_GNUPLOT");
+  return find_program(chosen != nullptr && *chosen != '\0' ? chosen : "gnuplot");
+}
+
+std::string gnuplot_install_hint() {
+  return "gnuplot draws the report's plots and was not found (set QSA_GNUPLOT or put gnuplot on PATH); "
+         "on Debian or Ubuntu: sudo apt-get install gnuplot-nox";
+}
+
+}  // namespace qsa::records
