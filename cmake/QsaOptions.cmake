@@ -34,5 +34,5 @@ if(QSA_STATIC_RUNTIME)
   set(CMAKE_INSTALL_RPATH "\$ORIGIN")
 endif()
 
-# SPEC.md version this build implements (printed by qsacheck --version).
+# The SPEC version (docs/spec.md) this build implements (printed by qsacheck --version).
 set(QSA_SPEC_VERSION 1)

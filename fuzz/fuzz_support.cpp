@@ -5,7 +5,7 @@
 #include <exception>
 #include <sstream>
 
-#include "qsa/traces/backends.hpp"
+#include "qsa/backends/registry.hpp"
 
 namespace qsa::fuzz {
 
@@ -26,10 +26,7 @@ void run_input(const char* target, const std::function<void()>& checks) {
 }
 
 Backend& reference_backend() {
-  static std::unique_ptr<Backend> reference = [] {
-    traces::register_builtin_backends();
-    return BackendRegistry::global().create("reference");
-  }();
+  static std::unique_ptr<Backend> reference = [] { return BackendRegistry::global().create("reference"); }();
   return *reference;
 }
 
@@ -50,7 +47,6 @@ std::vector<std::string> split_names(const std::string& list) {
 }
 
 std::vector<std::unique_ptr<Backend>> open_backends() {
-  traces::register_builtin_backends();
   BackendRegistry& registry = BackendRegistry::global();
   std::vector<std::unique_ptr<Backend>> backends;
   const char* requested = std::getenv("QSA_FUZZ_BACKEND");

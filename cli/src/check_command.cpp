@@ -15,14 +15,14 @@ namespace qsa::cli {
 
 void add_check_command(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<CheckOptions>();
-  CLI::App* check =
-      app.add_subcommand("check",
-                         "Run the verification campaign on the chosen backends (default: every available one):\n"
-                         "the SPEC 8 examples, the metadata invariants on generated batches, and simulated scenarios\n"
-                         "stepped through each backend, checked against the model oracle (SPEC 7), the invariants and\n"
-                         "the reference after every step. With no arguments: the default campaign, about a minute.\n"
-                         "Exit 0: every check ran and passed; 1: a disagreement (a shrunk reproducer is written and\n"
-                         "the replay command printed); 2: bad usage; 3: what ran passed but something could not run.");
+  CLI::App* check = app.add_subcommand(
+      "check",
+      "Run the verification campaign on the chosen backends (default: every available one):\n"
+      "the SPEC 8 examples, the metadata invariants on generated batches, and simulated scenarios\n"
+      "stepped through each backend, checked against the model oracle (SPEC 7), the invariants and\n"
+      "the reference after every step. With no arguments: the default campaign, about a minute and a half.\n"
+      "Exit 0: every check ran and passed; 1: a disagreement (a shrunk reproducer is written and\n"
+      "the replay command printed); 2: bad usage; 3: what ran passed but something could not run.");
   check->add_option("--backend", options->backends, "Backend to check (repeatable); default every available one");
   auto* workload =
       check->add_option("--workload", options->workload, "Run only this workload model:\n" + traces::workload_help());

@@ -6,12 +6,12 @@
 
 #include "backend_choice.hpp"
 #include "qsa/invariants.hpp"
+#include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/compare.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/shrinker.hpp"
-#include "qsa/traces/spec_examples.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -70,13 +70,13 @@ void Checker::fail(CheckRow& row, const std::string& what) {
 void Checker::run_spec_examples(const std::string& name, Backend& backend) {
   const auto start = Clock::now();
   CheckRow& row = report_.add("SPEC 8 worked examples and ring survival", name);
-  for (const traces::MetadataExample& example : traces::spec_metadata_examples()) {
+  for (const MetadataExample& example : spec_metadata_examples()) {
     ++row.cases;
     MetadataOutput out = make_poisoned_metadata_output(example.input);
     Error error;
     if (backend.build_metadata(example.input, &out, &error) != Status::kOk)
       fail(row, example.name + ": " + to_string(error));
-    else if (auto diff = traces::compare_with_example(example, out))
+    else if (auto diff = compare_with_example(example, out))
       fail(row, example.name + ": " + *diff);
     else if (auto v = check_metadata_invariants(example.input, out))
       fail(row, example.name + ": " + to_string(*v));
@@ -85,7 +85,7 @@ void Checker::run_spec_examples(const std::string& name, Backend& backend) {
     return backend.build_metadata(in, out, e);
   };
   for (int64_t s = 0; s < 64; ++s, ++row.cases)
-    if (auto failure = traces::check_ring_survival(s, build)) fail(row, *failure);
+    if (auto failure = check_ring_survival(s, build)) fail(row, *failure);
   row.seconds = since(start);
 }
 

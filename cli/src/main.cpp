@@ -1,5 +1,6 @@
-// qsacheck: verifies implementations of the QSA side caches against SPEC.md.
-// Exit codes: 0 agreement, 1 mismatch or broken invariant, 2 bad usage or bad input.
+// qsacheck: verifies implementations of the QSA side caches against the contract (docs/spec.md).
+// Exit codes: 0 agreement, 1 mismatch or broken invariant, 2 bad usage or bad input, 3 what ran
+// passed but something could not run (e.g. a backend without a step update).
 
 #include <iostream>
 #include <string>
@@ -9,7 +10,7 @@
 #include "backend_choice.hpp"
 #include "commands.hpp"
 #include "output.hpp"
-#include "qsa/traces/backends.hpp"
+#include "qsa/backends/builtin.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "version.hpp"
 
@@ -18,18 +19,17 @@ namespace {
 std::string version_text() {
   return std::string("qsacheck ") + qsa::cli::tool_version() + " (SPEC version " + qsa::cli::spec_version() +
          ", commit " + qsa::cli::git_commit() + ", CUDA support " +
-         (qsa::traces::cuda_support_built() ? "built" : "not built") + ")";
+         (qsa::backends::cuda_support_built() ? "built" : "not built") + ")";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  qsa::cli::register_all_backends();
-
   CLI::App app{
       "qsacheck: checks QSA side-cache implementations (metadata, ring, compressed cache) against\n"
-      "the contract in SPEC.md, bit for bit. Start with `qsacheck check`; `qsacheck eval` runs one\n"
-      "operation on JSON input. Exit codes: 0 agreement, 1 mismatch, 2 bad usage or input.",
+      "the contract in docs/spec.md, bit for bit. Start with `qsacheck check`; `qsacheck eval` runs\n"
+      "one operation on JSON input. Exit codes: 0 agreement, 1 mismatch, 2 bad usage or input,\n"
+      "3 what ran passed but something could not run (e.g. a backend without a step update).",
       "qsacheck"};
   app.set_version_flag("--version", version_text(), "Print the tool version, SPEC version, commit and CUDA support");
   app.require_subcommand(1);

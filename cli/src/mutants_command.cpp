@@ -1,15 +1,22 @@
 // `qsacheck mutants`: runs the check campaign against every planted bug (docs/mutants.md), with
-// no shrinking, and prints the kill table. Exit 0 only when every planted bug is caught.
+// no shrinking, and prints the kill table. Exit 0 only when every planted bug is caught. The CPU
+// set always; the planted metadata kernels too where the CUDA backend can run (they keep the
+// shipped step update). The planted step kernels are built for D = 32 and 128 and the fast layout
+// only, so a campaign input outside those would "catch" them by a refusal: the GPU test
+// gpu_step_update_planted_tests drives them on the scenarios they are built for instead.
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "checker.hpp"
 #include "commands.hpp"
-#include "mutants/mutant_catalog.hpp"
 #include "output.hpp"
+#include "qsa/backends/planted.hpp"
+#include "qsa/backends/registry.hpp"
 #include "qsa/traces/workloads.hpp"
 
 namespace qsa::cli {
@@ -29,15 +36,31 @@ std::pair<std::string, std::string> first_catch(const CheckReport& report) {
   return {"", ""};
 }
 
+// The planted bugs this machine can run: the CPU set, then the metadata kernels where "cuda" runs.
+std::vector<backends::PlantedBug> runnable_planted_bugs(std::string* cuda_skipped) {
+  std::vector<backends::PlantedBug> bugs = backends::planted_cpu_bugs();
+  const auto& kernels = backends::planted_cuda_metadata_bugs();
+  if (kernels.empty()) return bugs;
+  std::string reason;
+  auto cuda = BackendRegistry::global().create("cuda");
+  if (cuda && cuda->probe(&reason) == Status::kOk)
+    bugs.insert(bugs.end(), kernels.begin(), kernels.end());
+  else
+    *cuda_skipped = std::to_string(kernels.size()) + " planted CUDA metadata kernels not run: " + reason;
+  return bugs;
+}
+
 int run_mutants(const MutantOptions& options) {
+  std::string cuda_skipped;
+  const std::vector<backends::PlantedBug> bugs = runnable_planted_bugs(&cuda_skipped);
   if (options.list) {
-    for (const mutants::MutantInfo& m : mutants::mutant_catalog())
-      std::printf("%-44s %s\n", m.name.c_str(), m.description.c_str());
+    for (const backends::PlantedBug& m : bugs) std::printf("%-44s %s\n", m.name.c_str(), m.description.c_str());
+    if (!cuda_skipped.empty()) std::printf("(%s)\n", cuda_skipped.c_str());
     return kExitOk;
   }
   std::printf("%-44s %-7s %-48s %9s\n", "planted bug", "caught", "first caught by", "seconds");
   int survivors = 0;
-  for (const mutants::MutantInfo& m : mutants::mutant_catalog()) {
+  for (const backends::PlantedBug& m : bugs) {
     CheckOptions check;
     check.backends = {m.name};
     check.workload = options.workload;
@@ -60,8 +83,9 @@ int run_mutants(const MutantOptions& options) {
     std::fflush(stdout);
   }
   std::printf("\nknown escapes (not registered; docs/mutants.md says why no check can see them):\n");
-  for (const mutants::MutantInfo& m : mutants::known_escapes())
+  for (const backends::PlantedBug& m : backends::known_escapes())
     std::printf("  %-42s %s\n", m.name.c_str(), m.description.c_str());
+  if (!cuda_skipped.empty()) std::printf("\n(%s)\n", cuda_skipped.c_str());
   std::printf("\n%s\n",
               survivors == 0 ? "RESULT: every planted bug was caught" : "RESULT: FAILED: some planted bugs survived");
   return survivors == 0 ? kExitOk : kExitMismatch;
