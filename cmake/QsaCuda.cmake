@@ -1,5 +1,6 @@
 # QSA_ENABLE_CUDA: AUTO builds the CUDA backend when nvcc is found; ON requires it; OFF skips it.
-# Architectures default to 90 (H100/H200), never `native`: the build machine has no GPU.
+# Architectures default to 90-real (H100/H200 machine code only, no PTX: the binaries stay small and
+# every kernel that runs is the one the tests checked), never `native`: the build machine has no GPU.
 set(QSA_CUDA_ENABLED OFF)
 if(NOT QSA_ENABLE_CUDA STREQUAL "OFF")
   include(CheckLanguage)
@@ -9,7 +10,7 @@ if(NOT QSA_ENABLE_CUDA STREQUAL "OFF")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 90)
+      set(CMAKE_CUDA_ARCHITECTURES 90-real)
     endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
