@@ -17,7 +17,7 @@ const char* to_string(RingRule rule);
 
 /// The seed rule's R = C·ceil((C + drafts)/C) (SPEC 3), unchecked: the one place the formula is
 /// written (ring_capacity() checks the operands and B). Example: C = 4, 3 drafts -> 8.
-QSA_HOST_DEVICE constexpr int64_t seed_ring_capacity(int64_t compress_ratio, int64_t num_speculative_tokens) {
+QSA_HOST_AND_DEVICE constexpr int64_t seed_ring_capacity(int64_t compress_ratio, int64_t num_speculative_tokens) {
   return compress_ratio * ((compress_ratio + num_speculative_tokens + compress_ratio - 1) / compress_ratio);
 }
 
