@@ -19,12 +19,6 @@
 #include "support/hand_scenarios.hpp"
 
 namespace qsa {
-namespace backends {
-
-// GoogleTest prints a parameter with this instead of its bytes.
-void PrintTo(const PlantedBug& info, std::ostream* os) { *os << info.name; }
-
-}  // namespace backends
 namespace {
 
 using MutantInfo = backends::PlantedBug;

@@ -5,6 +5,7 @@
 // implementations live in planted/; this is how every other layer reaches them.
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct PlantedBug {
   std::string description;  // one line: the bug as a kernel engineer would write it
   std::string needs;        // the scenario feature that shows it: "", "mrope", "fp8", "many-rows", ...
 };
+
+/// A planted bug prints as its name (GoogleTest parameters, messages).
+inline std::ostream& operator<<(std::ostream& os, const PlantedBug& bug) { return os << bug.name; }
 
 /// The CPU set: the reference re-implemented with one bug planted each (planted/src/mutant_*).
 const std::vector<PlantedBug>& planted_cpu_bugs();
