@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kThreads) work_serial_prefix_kernel(const Base
     if (j < p.num_requests) {
       const int32_t q = p.query_start_loc[j + 1] - p.query_start_loc[j];
       const int32_t e = p.seq_lens[j];
-      n = q == 0 ? 0 : max(1, e / p.compress_ratio - (e - q) / p.compress_ratio);
+      n = static_cast<int32_t>(qsa::k_work_items(q, e, p.compress_ratio));
     }
     scan[tid] = n;
     __syncthreads();

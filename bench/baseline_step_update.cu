@@ -2,8 +2,8 @@
 // sum of squares as a shared-memory pairwise tree, three launches.
 
 #include "baseline_step_update.hpp"
-#include "kernels/step_update_arithmetic.cuh"
 #include "qsa/cuda/cuda_check.hpp"
+#include "qsa/cuda/detail/kernel_variants.cuh"
 
 namespace qsa::bench {
 namespace {

@@ -2,7 +2,7 @@
 // pass of the Q path, the minimum resident blocks per SM (a register cap) and the group members
 // loaded at once.
 
-#include "kernels/step_update_dispatch.cuh"
+#include "qsa/cuda/detail/kernel_variants.cuh"
 #include "step_tuning.hpp"
 
 namespace qsa::bench {

@@ -5,11 +5,7 @@
 #include <exception>
 #include <sstream>
 
-#include "qsa/traces/backends.hpp"
-
-#ifdef QSA_FUZZ_PLANTED_BUGS
-#include "mutants/mutant_catalog.hpp"
-#endif
+#include "qsa/backends/registry.hpp"
 
 namespace qsa::fuzz {
 
@@ -30,10 +26,7 @@ void run_input(const char* target, const std::function<void()>& checks) {
 }
 
 Backend& reference_backend() {
-  static std::unique_ptr<Backend> reference = [] {
-    traces::register_builtin_backends();
-    return BackendRegistry::global().create("reference");
-  }();
+  static std::unique_ptr<Backend> reference = [] { return BackendRegistry::global().create("reference"); }();
   return *reference;
 }
 
@@ -54,11 +47,7 @@ std::vector<std::string> split_names(const std::string& list) {
 }
 
 std::vector<std::unique_ptr<Backend>> open_backends() {
-  traces::register_builtin_backends();
   BackendRegistry& registry = BackendRegistry::global();
-#ifdef QSA_FUZZ_PLANTED_BUGS
-  mutants::register_mutant_backends(registry);  // hidden: only QSA_FUZZ_BACKEND=bug:... picks one
-#endif
   std::vector<std::unique_ptr<Backend>> backends;
   const char* requested = std::getenv("QSA_FUZZ_BACKEND");
   if (requested != nullptr && std::string(requested) == "none") return backends;

@@ -27,7 +27,7 @@ void run_input(const char* target, const std::function<void()>& checks);
 Backend& reference_backend();
 
 /// The backends compared with the reference bit for bit, created once per process:
-/// - QSA_FUZZ_BACKEND unset: every backend registered by traces::register_builtin_backends()
+/// - QSA_FUZZ_BACKEND unset: every backend registered by backends::register_builtin_backends()
 ///   other than "reference" whose probe() is kOk (the CUDA backend on a GPU build with a device);
 /// - QSA_FUZZ_BACKEND=name[,name...]: exactly those (an unknown or unavailable one is a usage
 ///   error: the process prints why and exits 2);

@@ -1,5 +1,7 @@
 #include "metadata_decoder.hpp"
 
+#include "qsa/ring_capacity.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -93,7 +95,7 @@ CacheKindConfig decode_cache(Decoder& in, int64_t drafts) {
       break;
     case CacheKind::kRing: {
       const int64_t c = in.pick({1, 2, 4, 8});
-      cache.ring_capacity = in.flag() ? c * ((c + drafts + c - 1) / c) : in.range(1, 40);
+      cache.ring_capacity = in.flag() ? seed_ring_capacity(c, drafts) : in.range(1, 40);
       if (in.range(0, 2) == 0) cache.compress_ratio = in.flag() ? 1 : in.pick({2, 4, 8});
       break;
     }

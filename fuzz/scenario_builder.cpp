@@ -34,8 +34,7 @@ ScenarioConfig decode_config(Decoder& in) {
   c.seed = static_cast<uint64_t>(in.range(0, 1 << 16));
   c.compress_ratio = in.pick({2, 4, 4, 8});
   c.num_speculative_tokens = in.range(0, 4);
-  const int64_t seed_ring =
-      c.compress_ratio * ((c.compress_ratio + c.num_speculative_tokens + c.compress_ratio - 1) / c.compress_ratio);
+  const int64_t seed_ring = seed_ring_capacity(c.compress_ratio, c.num_speculative_tokens);
   c.ring_rule = RingRule::kSeed;
   c.block_size = seed_ring * in.pick({1, 1, 2, 3, 4});
   if (in.range(0, 3) == 0) {  // the widening rule on a block size the seed rule may refuse

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "qsa/traces/backends.hpp"
+#include "qsa/backends/registry.hpp"
 #include "qsa/traces/rng.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/scenario_runner.hpp"
@@ -46,7 +46,6 @@ std::string scenario_text(const std::string& workload, uint64_t seed, int64_t st
   const traces::Scenario s = traces::simulate(traces::workload_by_name(workload), seed, steps);
   std::vector<traces::StepDigest> recorded;
   if (digests) {
-    traces::register_builtin_backends();
     auto reference = BackendRegistry::global().create("reference");
     traces::RunOptions options;
     options.compute_digests = true;

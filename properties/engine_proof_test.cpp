@@ -18,7 +18,7 @@
 #include <sstream>
 #include <string>
 
-#include "mutants/mutant_catalog.hpp"
+#include "qsa/backends/planted.hpp"
 #include "qsa/traces/check_engine.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
@@ -54,9 +54,9 @@ std::string read_file(const std::string& path) {
 // suite's differential check and through `qsacheck replay` of the input written as JSON.
 std::string expect_same_finding_in_process_and_replay(const std::string& bug, const MetadataInput& input,
                                                       const std::string& json_file) {
-  auto backend = mutants::make_mutant_backend(mutants::mutant_catalog().front().bug);
-  for (const mutants::MutantInfo& info : mutants::mutant_catalog())
-    if (info.name == bug) backend = mutants::make_mutant_backend(info.bug);
+  auto backend = backends::make_planted_backend(bug);
+  if (!backend) ADD_FAILURE() << "no planted bug named " << bug;
+  if (!backend) return "";
   const auto finding = traces::check_metadata_against_reference(*backend, input);
   EXPECT_TRUE(finding.has_value()) << bug << " passes the engine on its own reproducer";
   if (!finding) return "";

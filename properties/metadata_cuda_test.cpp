@@ -8,7 +8,7 @@
 #include "generators/metadata_generators.hpp"
 #include "qsa/cuda/backend.hpp"
 #include "qsa/reference/metadata.hpp"
-#include "qsa/traces/spec_examples.hpp"
+#include "qsa/spec_examples.hpp"
 #include "support/differential.hpp"
 #include "support/gpu_guard.hpp"
 
@@ -18,12 +18,12 @@ namespace {
 TEST(MetadataCudaVsReference, ReproducesEverySpecExample) {
   QSA_SKIP_WITHOUT_GPU();
   cuda::CudaBackend backend;
-  for (const traces::MetadataExample& example : traces::spec_metadata_examples()) {
+  for (const MetadataExample& example : spec_metadata_examples()) {
     SCOPED_TRACE(example.name);
     MetadataOutput out = make_poisoned_metadata_output(example.input);
     Error error;
     ASSERT_EQ(backend.build_metadata(example.input, &out, &error), Status::kOk) << error;
-    const auto diff = traces::compare_with_example(example, out);
+    const auto diff = compare_with_example(example, out);
     EXPECT_FALSE(diff.has_value()) << *diff;
     const auto failure = testing::differential_failure(backend, example.input);
     EXPECT_FALSE(failure.has_value()) << *failure;
@@ -37,7 +37,7 @@ TEST(MetadataCudaVsReference, KeepsRingSurvivalForEveryChunkStart) {
     return backend.build_metadata(in, out, e);
   };
   for (int64_t s = 0; s < 64; ++s) {
-    const auto failure = traces::check_ring_survival(s, build);
+    const auto failure = check_ring_survival(s, build);
     EXPECT_FALSE(failure.has_value()) << *failure;
   }
 }

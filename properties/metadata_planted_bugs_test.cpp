@@ -6,21 +6,22 @@
 
 #include <iostream>
 
-#include "planted/metadata_planted.hpp"
+#include "qsa/backends/planted.hpp"
 #include "support/differential.hpp"
 #include "support/gpu_guard.hpp"
 
 namespace qsa {
 namespace {
 
-class MetadataCudaPlantedBugs : public ::testing::TestWithParam<testing::PlantedMetadataBug> {};
+class MetadataCudaPlantedBugs : public ::testing::TestWithParam<backends::PlantedBug> {};
 
 TEST_P(MetadataCudaPlantedBugs, IsCaughtByTheDifferentialCorpus) {
   QSA_SKIP_WITHOUT_GPU();
-  const testing::PlantedMetadataBug& bug = GetParam();
+  const backends::PlantedBug& bug = GetParam();
   const int size = testing::corpus_size(200);
   const std::vector<testing::CorpusCase> corpus = testing::differential_corpus(/*seed=*/1, size, size);
-  auto backend = testing::make_planted_cuda_backend(bug);
+  auto backend = backends::make_planted_backend(bug.name);
+  ASSERT_NE(backend, nullptr) << bug.name;
   for (int pass = 1; pass <= 3; ++pass) {
     for (size_t i = 0; i < corpus.size(); ++i) {
       if (const auto failure = testing::differential_failure(*backend, corpus[i].input)) {
@@ -34,10 +35,11 @@ TEST_P(MetadataCudaPlantedBugs, IsCaughtByTheDifferentialCorpus) {
                 << " differential runs)";
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, MetadataCudaPlantedBugs, ::testing::ValuesIn(testing::planted_metadata_bugs()),
-                         [](const ::testing::TestParamInfo<testing::PlantedMetadataBug>& param_info) {
+INSTANTIATE_TEST_SUITE_P(Variants, MetadataCudaPlantedBugs, ::testing::ValuesIn(backends::planted_cuda_metadata_bugs()),
+                         [](const ::testing::TestParamInfo<backends::PlantedBug>& param_info) {
                            std::string name;
-                           for (char ch : param_info.param.name) name += ch == '-' ? '_' : ch;
+                           for (char ch : param_info.param.name.substr(13))
+                             name += ch == '-' ? '_' : ch;  // drop "cuda-planted-"
                            return name;
                          });
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "qsa/ring_capacity.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "support/backend_under_test.hpp"
 #include "support/gpu_guard.hpp"
@@ -35,9 +36,8 @@ ScenarioConfig gen_config() {
   c.workload = "metamorphic";
   c.compress_ratio = *rc::gen::element<int64_t>(2, 4, 8);
   c.num_speculative_tokens = *rc::gen::inRange<int64_t>(0, 5);
-  const int64_t span = c.compress_ratio + c.num_speculative_tokens;
-  c.ring_capacity = c.compress_ratio * ((span + c.compress_ratio - 1) / c.compress_ratio);  // SPEC 3
-  c.block_size = c.ring_capacity * *rc::gen::element<int64_t>(1, 2);                        // R divides B
+  c.ring_capacity = seed_ring_capacity(c.compress_ratio, c.num_speculative_tokens);  // SPEC 3
+  c.block_size = c.ring_capacity * *rc::gen::element<int64_t>(1, 2);                 // R divides B
   c.head_dim = 32;
   c.rotary_dim = *rc::gen::element<int64_t>(8, 16, 32);
   c.num_heads = 1;

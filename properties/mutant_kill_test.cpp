@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <string>
 
-#include "mutants/mutant_catalog.hpp"
+#include "qsa/backends/planted.hpp"
 
 namespace qsa {
 namespace {
@@ -49,7 +49,7 @@ TEST(PlantedBugs, ThePropertySuiteCatchesEveryOne) {
       << "the property suite must pass on the reference before it can judge the planted bugs";
   std::printf("%-44s %-7s %-70s %8s\n", "planted bug", "caught", "first failing property", "seconds");
   int survivors = 0;
-  for (const mutants::MutantInfo& m : mutants::mutant_catalog()) {
+  for (const backends::PlantedBug& m : backends::planted_cpu_bugs()) {
     const SuiteRun run = run_suite_against(m.name);
     const bool caught = run.exit_code == 1 && !run.failed_test.empty();
     survivors += caught ? 0 : 1;

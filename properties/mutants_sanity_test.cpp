@@ -10,7 +10,8 @@
 #include <map>
 #include <string>
 
-#include "mutants/mutant_catalog.hpp"
+#include "qsa/backends/builtin.hpp"
+#include "qsa/backends/planted.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/traces/check_engine.hpp"
 #include "qsa/traces/invalid_batch.hpp"
@@ -20,16 +21,9 @@
 #include "support/hand_scenarios.hpp"
 
 namespace qsa {
-namespace mutants {
-
-// GoogleTest prints a parameter with this instead of its bytes.
-void PrintTo(const MutantInfo& info, std::ostream* os) { *os << info.name; }
-
-}  // namespace mutants
 namespace {
 
-using mutants::Bug;
-using mutants::MutantInfo;
+using MutantInfo = backends::PlantedBug;
 
 // The check that first catches each mutant: with every check, without the differential, and with
 // the model oracle alone (no metadata checks, no write check; "" = not caught: the bug lives in
@@ -102,11 +96,11 @@ std::string describe(const std::optional<traces::RunFailure>& failure) {
 
 TEST(MutantCatalog, EveryEntryIsRegisteredHiddenUnderAUniqueName) {
   BackendRegistry registry;
-  mutants::register_mutant_backends(registry);
+  backends::register_builtin_backends(registry);
   const std::vector<std::string> visible = registry.names();
   const std::vector<std::string> all = registry.names(/*include_hidden=*/true);
-  ASSERT_GE(mutants::mutant_catalog().size(), 14u);
-  for (const MutantInfo& info : mutants::mutant_catalog()) {
+  ASSERT_GE(backends::planted_cpu_bugs().size(), 14u);
+  for (const MutantInfo& info : backends::planted_cpu_bugs()) {
     EXPECT_EQ(info.name.rfind("bug:", 0), 0u) << info.name;
     EXPECT_FALSE(info.description.empty()) << info.name;
     EXPECT_TRUE(registry.contains(info.name)) << info.name;
@@ -116,10 +110,9 @@ TEST(MutantCatalog, EveryEntryIsRegisteredHiddenUnderAUniqueName) {
     const auto backend = registry.create(info.name);
     ASSERT_NE(backend, nullptr) << info.name;
     EXPECT_EQ(backend->name(), info.name);
-    EXPECT_EQ(&mutants::mutant_info(info.bug), &info);
     EXPECT_EQ(expected_checks().count(info.name), 1u) << info.name << " has no expected check in this test";
   }
-  for (const MutantInfo& info : mutants::known_escapes())
+  for (const MutantInfo& info : backends::known_escapes())
     EXPECT_FALSE(registry.contains(info.name)) << info.name << " escapes: not registered";
 }
 
@@ -132,7 +125,8 @@ TEST(MutantCatalog, ControlWithoutABugEqualsTheReferenceOnEveryHandScenario) {
         const auto reference_failure =
             traces::run_scenario(scenario, reference, traces::RunOptions{true, true, true, true, 1});
         EXPECT_FALSE(reference_failure.has_value()) << describe(reference_failure);
-        const auto control = mutants::make_mutant_backend(Bug::kNone);
+        const auto control = backends::make_planted_backend("bug:none");
+        ASSERT_NE(control, nullptr);
         const auto failure = traces::run_scenario(scenario, *control, traces::RunOptions{true, true, true, true, 1});
         EXPECT_FALSE(failure.has_value()) << "mrope " << mrope << ", " << to_string(dtype) << ": " << describe(failure);
       }
@@ -145,7 +139,7 @@ class MutantIsCaught : public ::testing::TestWithParam<MutantInfo> {};
 // A validation bug: scenarios are valid by construction, so every mode of the runner passes it;
 // the checking engine catches it on invalid batches against the reference's error ("full").
 void expect_caught_on_invalid_input(const MutantInfo& info, const Caught& want) {
-  const auto backend = mutants::make_mutant_backend(info.bug);
+  const auto backend = backends::make_planted_backend(info.name);
   for (const Mode& mode : modes()) {
     const auto failure = traces::run_scenario(testing::hand_scenario(false, StoreDtype::kBf16), *backend, mode.options);
     EXPECT_FALSE(failure.has_value()) << info.name << " [" << mode.name << "]: " << describe(failure);
@@ -175,7 +169,8 @@ TEST_P(MutantIsCaught, OnTheHandScenarioWithAndWithoutTheDifferential) {
   const auto expected = expected_checks().find(info.name);
   const Caught want = expected != expected_checks().end() ? expected->second : Caught{};
   for (const Mode& mode : modes()) {
-    const auto backend = mutants::make_mutant_backend(info.bug);
+    const auto backend = backends::make_planted_backend(info.name);
+    ASSERT_NE(backend, nullptr) << info.name;
     const auto failure = traces::run_scenario(scenario, *backend, mode.options);
     std::cout << info.name << " [" << mode.name << "]: " << describe(failure) << "\n";
     ASSERT_FALSE(failure && failure->invalid_scenario) << describe(failure);
@@ -188,14 +183,15 @@ TEST_P(MutantIsCaught, OnTheHandScenarioWithAndWithoutTheDifferential) {
 }
 
 // A known escape passes every check on the hand scenario with the features it could use. When one
-// starts failing here, a check now sees it: move it into mutant_catalog().
+// starts failing here, a check now sees it: move it into mutant_catalog() (planted/src/mutant_catalog.cpp).
 class KnownEscape : public ::testing::TestWithParam<MutantInfo> {};
 
 TEST_P(KnownEscape, PassesEveryCheckOnTheHandScenario) {
   const MutantInfo& info = GetParam();
   for (bool mrope : {false, true}) {
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
-      const auto backend = mutants::make_mutant_backend(info.bug);
+      const auto backend = backends::make_planted_backend(info.name);
+      ASSERT_NE(backend, nullptr) << info.name;
       const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), *backend,
                                                 traces::RunOptions{true, true, true, true, 1});
       EXPECT_FALSE(failure.has_value()) << info.name
@@ -210,8 +206,8 @@ std::string test_name(const ::testing::TestParamInfo<MutantInfo>& param) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Catalog, MutantIsCaught, ::testing::ValuesIn(mutants::mutant_catalog()), test_name);
-INSTANTIATE_TEST_SUITE_P(Escapes, KnownEscape, ::testing::ValuesIn(mutants::known_escapes()), test_name);
+INSTANTIATE_TEST_SUITE_P(Catalog, MutantIsCaught, ::testing::ValuesIn(backends::planted_cpu_bugs()), test_name);
+INSTANTIATE_TEST_SUITE_P(Escapes, KnownEscape, ::testing::ValuesIn(backends::known_escapes()), test_name);
 
 }  // namespace
 }  // namespace qsa

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "qsa/backends/registry.hpp"
 #include "qsa/reference/backend.hpp"
-#include "qsa/traces/backends.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "support/gpu_guard.hpp"
@@ -73,11 +73,10 @@ TEST_P(RecordedTrace, ReferenceMatchesEveryRecordedDigest) {
 
 TEST_P(RecordedTrace, CudaMatchesEveryRecordedDigest) {
   QSA_SKIP_WITHOUT_GPU();
-  traces::register_builtin_backends();
   auto cuda = BackendRegistry::global().create("cuda");
   if (!cuda) {
     if (testing::gpu_required()) FAIL() << "QSA_REQUIRE_GPU=1 but this build registers no \"cuda\" backend";
-    GTEST_SKIP() << "this build registers no \"cuda\" backend yet (traces::register_builtin_backends)";
+    GTEST_SKIP() << "this build registers no \"cuda\" backend yet (qsa/backends/builtin.hpp)";
   }
   std::string reason;
   ASSERT_EQ(cuda->probe(&reason), Status::kOk) << reason;

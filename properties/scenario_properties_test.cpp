@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "qsa/backends/registry.hpp"
 #include "qsa/traces/same_failure.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/scenario_runner.hpp"

@@ -6,7 +6,7 @@
 
 #include <iostream>
 
-#include "planted/step_planted.hpp"
+#include "qsa/backends/planted.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -16,7 +16,7 @@
 namespace qsa {
 namespace {
 
-std::vector<traces::Scenario> scenarios_for(const testing::PlantedStepBug& bug) {
+std::vector<traces::Scenario> scenarios_for(const backends::PlantedBug& bug) {
   const bool mrope = bug.needs == "mrope";
   const StoreDtype dtype = bug.needs == "fp8" ? StoreDtype::kFp8E4m3 : StoreDtype::kBf16;
   std::vector<traces::Scenario> out = {testing::hand_scenario(mrope, dtype)};
@@ -41,13 +41,14 @@ std::vector<traces::Scenario> scenarios_for(const testing::PlantedStepBug& bug) 
   return out;
 }
 
-class StepUpdateCudaPlantedBugs : public ::testing::TestWithParam<testing::PlantedStepBug> {};
+class StepUpdateCudaPlantedBugs : public ::testing::TestWithParam<backends::PlantedBug> {};
 
 TEST_P(StepUpdateCudaPlantedBugs, IsCaughtByTheScenarioDifferential) {
   QSA_SKIP_WITHOUT_GPU();
-  const testing::PlantedStepBug& bug = GetParam();
+  const backends::PlantedBug& bug = GetParam();
   for (const traces::Scenario& s : scenarios_for(bug)) {
-    auto backend = testing::make_planted_step_backend(bug);
+    auto backend = backends::make_planted_backend(bug.name);
+    ASSERT_NE(backend, nullptr) << bug.name;
     if (const auto failure = traces::run_scenario(s, *backend)) {
       std::cout << "KILLED " << bug.name << " on " << s.config.workload << ": " << traces::to_string(*failure) << "\n";
       return;
@@ -56,10 +57,11 @@ TEST_P(StepUpdateCudaPlantedBugs, IsCaughtByTheScenarioDifferential) {
   ADD_FAILURE() << "SURVIVED " << bug.name << ": " << bug.description;
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, StepUpdateCudaPlantedBugs, ::testing::ValuesIn(testing::planted_step_bugs()),
-                         [](const ::testing::TestParamInfo<testing::PlantedStepBug>& param_info) {
+INSTANTIATE_TEST_SUITE_P(Variants, StepUpdateCudaPlantedBugs, ::testing::ValuesIn(backends::planted_cuda_step_bugs()),
+                         [](const ::testing::TestParamInfo<backends::PlantedBug>& param_info) {
                            std::string name;
-                           for (char ch : param_info.param.name) name += ch == '-' ? '_' : ch;
+                           for (char ch : param_info.param.name.substr(18))
+                             name += ch == '-' ? '_' : ch;  // drop "cuda-planted-step-"
                            return name;
                          });
 

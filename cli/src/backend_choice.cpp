@@ -1,14 +1,6 @@
 #include "backend_choice.hpp"
 
-#include "mutants/mutant_catalog.hpp"
-#include "qsa/traces/backends.hpp"
-
 namespace qsa::cli {
-
-void register_all_backends() {
-  traces::register_builtin_backends();
-  mutants::register_mutant_backends(BackendRegistry::global());
-}
 
 std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
   auto backend = BackendRegistry::global().create(name);

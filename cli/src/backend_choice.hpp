@@ -5,12 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backends/registry.hpp"
 
 namespace qsa::cli {
-
-/// Registers every backend this binary can reach: the built-in ones and the planted bugs (hidden).
-void register_all_backends();
 
 /// The named backend, or nullptr with an error naming the choices or why it cannot run here.
 std::unique_ptr<Backend> open_backend(const std::string& name, Error* error);

@@ -23,7 +23,7 @@ struct CampaignJob {
   int64_t steps = 0;
 };
 
-/// The default campaign (about a minute on the reference on a 2-core machine): every workload,
+/// The default campaign (about 83 s on the reference on a 2-core machine): every workload,
 /// a few seeds each, derived from `seed`.
 std::vector<CampaignJob> default_campaign(uint64_t seed);
 

@@ -7,6 +7,7 @@
 #include "backend_choice.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/check_engine.hpp"
 #include "qsa/traces/invalid_batch.hpp"
@@ -14,7 +15,6 @@
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/shrinker.hpp"
-#include "qsa/traces/spec_examples.hpp"
 #include "stop_request.hpp"
 
 namespace qsa::cli {
@@ -89,19 +89,19 @@ void Checker::fail(CheckRow& row, const std::string& what) {
 void Checker::run_spec_examples(const std::string& name, Backend& backend) {
   const auto start = Clock::now();
   CheckRow& row = report_.add("SPEC 8 worked examples and ring survival", name);
-  for (const traces::MetadataExample& example : traces::spec_metadata_examples()) {
+  for (const MetadataExample& example : spec_metadata_examples()) {
     ++row.cases;
     traces::MetadataRun run;
     if (auto finding = traces::check_metadata(backend, example.input, traces::MetadataChecks{true, nullptr}, &run))
       fail(row, example.name + ": " + finding->to_string());
-    else if (auto diff = traces::compare_with_example(example, run.output))
+    else if (auto diff = compare_with_example(example, run.output))
       fail(row, example.name + ": " + *diff);
   }
   auto build = [&](const MetadataInput& in, MetadataOutput* out, Error* e) {
     return backend.build_metadata(in, out, e);
   };
   for (int64_t s = 0; s < 64; ++s, ++row.cases)
-    if (auto failure = traces::check_ring_survival(s, build)) fail(row, *failure);
+    if (auto failure = check_ring_survival(s, build)) fail(row, *failure);
   row.seconds = since(start);
 }
 

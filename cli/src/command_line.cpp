@@ -8,7 +8,7 @@
 #include "backend_choice.hpp"
 #include "commands.hpp"
 #include "output.hpp"
-#include "qsa/traces/backends.hpp"
+#include "qsa/backends/builtin.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/limits.hpp"
 #include "version.hpp"
@@ -18,7 +18,7 @@ namespace {
 
 std::string version_text() {
   return std::string("qsacheck ") + tool_version() + " (SPEC version " + spec_version() + ", commit " + git_commit() +
-         ", CUDA support " + (traces::cuda_support_built() ? "built" : "not built") + ")";
+         ", CUDA support " + (backends::cuda_support_built() ? "built" : "not built") + ")";
 }
 
 std::string subcommand_names(const CLI::App& app) {
@@ -53,10 +53,9 @@ void reject_unknown_command(CLI::App& app, int argc, const char* const* argv) {
 
 int run_command_line(int argc, const char* const* argv, bool parse_only) {
   try {
-    register_all_backends();
     CLI::App app{
         "qsacheck: checks QSA side-cache implementations (metadata, ring, compressed cache) against\n"
-        "the contract in SPEC.md, bit for bit. Start with `qsacheck check`; `qsacheck eval` runs one\n"
+        "the contract in docs/spec.md, bit for bit. Start with `qsacheck check`; `qsacheck eval` runs one\n"
         "operation on JSON input. Exit codes: 0 agreement; 1 mismatch; 2 bad usage or input (one JSON\n"
         "line on stdout); 3 what ran passed but something did not run (or the run was stopped).\n"
         "Limits: QSA_MAX_INPUT_BYTES (default 64 MiB per input), QSA_MAX_CACHE_BYTES (default 2 GiB).",

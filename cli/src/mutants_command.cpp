@@ -1,17 +1,24 @@
 // `qsacheck mutants`: runs the check campaign against every planted bug (docs/mutants.md), with
-// no shrinking, and prints the kill table. Exit 0 only when every planted bug is caught.
+// no shrinking, and prints the kill table. Exit 0 only when every planted bug is caught. The CPU
+// set always; the planted metadata kernels too where the CUDA backend can run (they keep the
+// shipped step update). The planted step kernels are built for D = 32 and 128 and the fast layout
+// only, so a campaign input outside those would "catch" them by a refusal: the GPU test
+// gpu_step_update_planted_tests drives them on the scenarios they are built for instead.
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "checker.hpp"
 #include "commands.hpp"
-#include "mutants/mutant_catalog.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/backends/planted.hpp"
+#include "qsa/backends/registry.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
 
@@ -38,15 +45,32 @@ std::pair<std::string, std::string> first_catch(const CheckReport& report) {
   return {"", ""};
 }
 
+// The planted bugs this machine can run: the CPU set, then the metadata kernels where "cuda" runs.
+std::vector<backends::PlantedBug> runnable_planted_bugs(std::string* cuda_skipped) {
+  std::vector<backends::PlantedBug> bugs = backends::planted_cpu_bugs();
+  const auto& kernels = backends::planted_cuda_metadata_bugs();
+  if (kernels.empty()) return bugs;
+  std::string reason;
+  auto cuda = BackendRegistry::global().create("cuda");
+  if (cuda && cuda->probe(&reason) == Status::kOk)
+    bugs.insert(bugs.end(), kernels.begin(), kernels.end());
+  else
+    *cuda_skipped = std::to_string(kernels.size()) + " planted CUDA metadata kernels not run: " + reason;
+  return bugs;
+}
+
 int run_mutants(const MutantOptions& options) {
   ReportOutput output(options.json_path);
   std::FILE* out = output.human_file();
+  std::string cuda_skipped;
+  const std::vector<backends::PlantedBug> bugs = runnable_planted_bugs(&cuda_skipped);
   if (options.list) {
     nlohmann::json list = nlohmann::json::array();
-    for (const mutants::MutantInfo& m : mutants::mutant_catalog()) {
+    for (const backends::PlantedBug& m : bugs) {
       std::fprintf(out, "%-44s %s\n", m.name.c_str(), m.description.c_str());
       list.push_back({{"name", m.name}, {"description", m.description}});
     }
+    if (!cuda_skipped.empty()) std::fprintf(out, "(%s)\n", cuda_skipped.c_str());
     return output.finish({{"command", "mutants --list"}, {"planted_bugs", list}}, kExitOk);
   }
   // Bad options are exit 2 before the table starts (stdout then holds only the error line).
@@ -54,7 +78,7 @@ int run_mutants(const MutantOptions& options) {
   std::fprintf(out, "%-44s %-7s %-48s %9s\n", "planted bug", "caught", "first caught by", "seconds");
   nlohmann::json rows = nlohmann::json::array();
   int survivors = 0;
-  for (const mutants::MutantInfo& m : mutants::mutant_catalog()) {
+  for (const backends::PlantedBug& m : bugs) {
     CheckOptions check;
     check.backends = {m.name};
     check.workload = options.workload;
@@ -85,10 +109,11 @@ int run_mutants(const MutantOptions& options) {
   }
   std::fprintf(out, "\nknown escapes (not registered; docs/mutants.md says why no check can see them):\n");
   nlohmann::json escapes = nlohmann::json::array();
-  for (const mutants::MutantInfo& m : mutants::known_escapes()) {
+  for (const backends::PlantedBug& m : backends::known_escapes()) {
     std::fprintf(out, "  %-42s %s\n", m.name.c_str(), m.description.c_str());
     escapes.push_back(m.name);
   }
+  if (!cuda_skipped.empty()) std::fprintf(out, "\n(%s)\n", cuda_skipped.c_str());
   std::fprintf(out, "\n%s\n",
                survivors == 0 ? "RESULT: every planted bug was caught" : "RESULT: FAILED: some planted bugs survived");
   const int verdict = survivors == 0 ? kExitOk : kExitMismatch;

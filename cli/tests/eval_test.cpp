@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qsa/spec_examples.hpp"
 #include "qsa/traces/json_codec.hpp"
-#include "qsa/traces/spec_examples.hpp"
 #include "run_command.hpp"
 
 namespace qsa {
@@ -32,7 +32,7 @@ void expect_error(const std::string& args, const std::string& input, const std::
 }
 
 TEST(EvalMetadataCommand, ReproducesEverySpecExample) {
-  for (const traces::MetadataExample& example : traces::spec_metadata_examples()) {
+  for (const MetadataExample& example : spec_metadata_examples()) {
     SCOPED_TRACE(example.name);
     const auto r = run_qsacheck("eval metadata", traces::metadata_input_to_json(example.input).dump());
     ASSERT_EQ(r.exit_code, 0) << r.out;
@@ -49,7 +49,7 @@ TEST(EvalMetadataCommand, ReproducesEverySpecExample) {
     }
     out.split.num_decodes = j["num_decodes"].get<int64_t>();
     out.split.decode_query_len = j["decode_query_len"].get<int64_t>();
-    const auto diff = traces::compare_with_example(example, out);
+    const auto diff = compare_with_example(example, out);
     EXPECT_FALSE(diff.has_value()) << *diff;
   }
 }

@@ -110,11 +110,4 @@ Status CudaBackend::step_update(const StepInput& input, StepCaches* caches, Step
   return d.step->download(args, d.stream, caches, output, error);
 }
 
-void register_backends(BackendRegistry& registry) {
-  registry.add(
-      "cuda",
-      "CUDA kernels (optimized/): one-launch metadata and fused step-update kernels, bit-exact with the reference",
-      [] { return std::make_unique<CudaBackend>(); });
-}
-
 }  // namespace qsa::cuda

@@ -1,4 +1,4 @@
-// The production launcher of metadata_staged_tiles_kernel (MetadataVariant::kCorrect only).
+// The production launcher of metadata_staged_tiles_kernel (the default variant, MetadataVariant::kNoBug).
 
 #include <atomic>
 
@@ -16,9 +16,7 @@ constexpr size_t kDefaultSharedLimit = 48 * 1024;
 }  // namespace
 
 Status prepare_metadata_launch(Error* error) {
-  QSA_CUDA_TRY(detail::allow_metadata_shared_memory<detail::MetadataVariant::kCorrect>(
-                   static_cast<int>(detail::max_metadata_shared_bytes())),
-               error);
+  QSA_CUDA_TRY(detail::allow_metadata_shared_memory<>(static_cast<int>(detail::max_metadata_shared_bytes())), error);
   shared_memory_prepared.store(true);
   return Status::kOk;
 }
@@ -32,9 +30,8 @@ Status launch_metadata(const MetadataDeviceArgs& args, cudaStream_t stream, Erro
     return invalid(error, "num_requests", -1, "not-prepared",
                    "NR = " + std::to_string(args.num_requests) +
                        " needs more than 48 KiB of shared memory: call prepare_metadata_launch() first");
-  QSA_CUDA_TRY((detail::launch_metadata_staged_tiles<detail::MetadataVariant::kCorrect>(
-                   params, shape.threads, shape.row_blocks + shape.work_blocks, shape.shared_bytes, stream,
-                   config.programmatic_launch)),
+  QSA_CUDA_TRY((detail::launch_metadata_staged_tiles<>(params, shape.threads, shape.row_blocks + shape.work_blocks,
+                                                       shape.shared_bytes, stream, config.programmatic_launch)),
                error);
   return Status::kOk;
 }

@@ -148,7 +148,7 @@ void MetadataDeviceArgs::set_cache(const CacheKindConfig& cache) {
 
 int64_t MetadataDeviceArgs::num_work_rows() const {
   if (kind != CacheKind::kCompressed || compress_ratio < 1) return 0;
-  return (int64_t{num_tokens} + int64_t{compress_ratio - 1} * num_requests) / compress_ratio;
+  return k_work_rows(num_tokens, num_requests, compress_ratio);
 }
 
 MetadataLaunchShape metadata_launch_shape(const MetadataDeviceArgs& args, const MetadataLaunchConfig& config) {

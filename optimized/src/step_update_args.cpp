@@ -139,7 +139,7 @@ void StepUpdateDeviceArgs::set_config(const StepConfig& c) {
 
 int64_t StepUpdateDeviceArgs::num_work_rows() const {
   if (compress_ratio < 1) return 0;
-  return (static_cast<int64_t>(num_tokens) + static_cast<int64_t>(compress_ratio - 1) * num_requests) / compress_ratio;
+  return k_work_rows(num_tokens, num_requests, compress_ratio);
 }
 
 }  // namespace qsa::cuda

@@ -4,6 +4,7 @@
 #include <ostream>
 #include <vector>
 
+#include "qsa/ring_capacity.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/rng.hpp"
 
@@ -42,7 +43,7 @@ CacheKindConfig cache_of(CacheKind kind, int64_t drafts) {
       break;
     case CacheKind::kRing: {
       const int64_t c = *rc::gen::element<int64_t>(1, 2, 4);
-      cache.ring_capacity = chance(70) ? c * ((c + drafts + c - 1) / c) : pick(1, 40);
+      cache.ring_capacity = chance(70) ? seed_ring_capacity(c, drafts) : pick(1, 40);
       if (chance(40)) cache.compress_ratio = pick(1, 8);
       break;
     }

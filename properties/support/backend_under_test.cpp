@@ -3,21 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <mutex>
 
-#include "qsa/traces/backends.hpp"
-
-#include "mutants/mutant_catalog.hpp"
+#include "qsa/backends/registry.hpp"
 
 namespace qsa::testing {
-
-void register_test_backends() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    traces::register_builtin_backends();
-    mutants::register_mutant_backends(BackendRegistry::global());
-  });
-}
 
 std::string backend_under_test_name() {
   const char* name = std::getenv("QSA_BACKEND");
@@ -25,7 +14,6 @@ std::string backend_under_test_name() {
 }
 
 std::unique_ptr<Backend> backend_under_test(std::string* reason) {
-  register_test_backends();
   const std::string name = backend_under_test_name();
   auto backend = BackendRegistry::global().create(name);
   if (!backend) {

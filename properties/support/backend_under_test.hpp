@@ -1,6 +1,6 @@
 #pragma once
 // Which backend the property suite checks, and how hard. The suite runs against $QSA_BACKEND
-// (default "reference"): the built-in backends and the planted-bug ones are all registered, so
+// (default "reference"): every backend of the registry, the planted bugs included, so
 // `QSA_BACKEND=bug:ring-index-off-by-one property_tests` runs every property against a mutant.
 // $QSA_TEST_LEVEL (quick, full, soak; set by CTest from the CMake option) scales the effort.
 
@@ -10,9 +10,6 @@
 #include "qsa/backend.hpp"
 
 namespace qsa::testing {
-
-/// Registers every backend a test binary can reach (built-in and planted bugs), once.
-void register_test_backends();
 
 /// The name in $QSA_BACKEND, or "reference".
 std::string backend_under_test_name();

@@ -4,9 +4,9 @@
 #include <cstdlib>
 
 #include "generators/metadata_generators.hpp"
+#include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/check_engine.hpp"
-#include "qsa/traces/spec_examples.hpp"
 
 namespace qsa::testing {
 
@@ -18,7 +18,7 @@ std::optional<std::string> differential_failure(Backend& backend, const Metadata
 
 std::vector<CorpusCase> differential_corpus(uint64_t seed, int batches_per_kind, int samples) {
   std::vector<CorpusCase> corpus;
-  for (traces::MetadataExample& example : traces::spec_metadata_examples())
+  for (MetadataExample& example : spec_metadata_examples())
     corpus.push_back({"SPEC 8: " + example.name, std::move(example.input)});
   for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough}) {
     for (int i = 0; i < batches_per_kind; ++i) {

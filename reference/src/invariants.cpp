@@ -109,7 +109,7 @@ std::optional<Violation> check_k_work(const MetadataInput& in, const MetadataOut
   int64_t row = 0;
   for (int64_t j = 0; j < b.num_requests(); ++j) {
     const int64_t q = b.query_len(j);
-    const int64_t items = q == 0 ? 0 : std::max<int64_t>(1, b.seq_lens[j] / c - b.chunk_start(j) / c);
+    const int64_t items = k_work_items(q, b.seq_lens[j], c);
     for (int64_t w = 0; w < items; ++w, ++row) {
       if (row >= k)
         return fail("k-work-within-k", row, j, "request " + str(j) + " needs more than K = " + str(k) + " rows");

@@ -118,7 +118,7 @@ Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error*
     int64_t row = 0;
     for (int64_t j = 0; j < nr; ++j) {
       const int64_t q = b.query_len(j);
-      const int64_t items = q == 0 ? 0 : std::max<int64_t>(1, b.seq_lens[j] / c - b.chunk_start(j) / c);
+      const int64_t items = k_work_items(q, b.seq_lens[j], c);
       // Sum of n_j <= K for every valid input (SPEC 2); the guard keeps a broken proof from writing out of bounds.
       if (row + items > k)
         return invalid(error, "k_work_metadata", row, "internal", "work items exceed K = " + std::to_string(k));

@@ -13,9 +13,4 @@ Status ReferenceBackend::step_update(const StepInput& input, StepCaches* caches,
   return reference::step_update(input, caches, output, error);
 }
 
-void register_backend(BackendRegistry& registry) {
-  registry.add("reference", "plain C++ reference implementation of SPEC.md (the oracle)",
-               [] { return std::make_unique<ReferenceBackend>(); });
-}
-
 }  // namespace qsa::reference

@@ -18,8 +18,7 @@ Status ring_capacity(int64_t compress_ratio, int64_t num_speculative_tokens, int
   if (b < 1 || b > 2147483647)
     return invalid(error, "block_size", -1, "out-of-range", "B = " + std::to_string(b) + " must be in [1, 2^31 - 1]");
 
-  const int64_t span = c + num_speculative_tokens;
-  const int64_t seed = c * ((span + c - 1) / c);
+  const int64_t seed = seed_ring_capacity(c, num_speculative_tokens);
   if (rule == RingRule::kSeed) {
     if (b % seed != 0)
       return invalid(

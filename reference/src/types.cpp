@@ -85,7 +85,7 @@ int64_t k_work_rows(const MetadataInput& input) {
   const int64_t c = std::clamp<int64_t>(input.cache.compress_ratio.value_or(1), 1, kMaxCompressRatio);
   const int64_t n = std::clamp<int64_t>(input.batch.num_actual_tokens, 0, kMaxTokens);
   const int64_t nr = std::min(input.batch.num_requests(), kMaxRequests);
-  return (n + (c - 1) * nr) / c;
+  return k_work_rows(n, nr, c);
 }
 
 MetadataOutput make_poisoned_metadata_output(const MetadataInput& input) {

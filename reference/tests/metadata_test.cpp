@@ -5,7 +5,7 @@
 
 #include "qsa/invariants.hpp"
 #include "qsa/reference/metadata.hpp"
-#include "qsa/traces/spec_examples.hpp"
+#include "qsa/spec_examples.hpp"
 
 namespace qsa {
 namespace {
@@ -47,10 +47,10 @@ MetadataInput ring(std::vector<int64_t> qsl, std::vector<int64_t> seq, int64_t n
 }
 
 TEST(MetadataReference, ReproducesEverySpecExample) {
-  for (const traces::MetadataExample& example : traces::spec_metadata_examples()) {
+  for (const MetadataExample& example : spec_metadata_examples()) {
     SCOPED_TRACE(example.name);
     const MetadataOutput out = build(example.input);
-    const auto diff = traces::compare_with_example(example, out);
+    const auto diff = compare_with_example(example, out);
     EXPECT_FALSE(diff.has_value()) << *diff;
   }
 }
@@ -60,7 +60,7 @@ TEST(MetadataReference, RingSurvivalKeepsTheOpenGroupForEveryStart) {
     return reference::build_metadata(in, out, e);
   };
   for (int64_t s = 0; s < 128; ++s) {
-    const auto failure = traces::check_ring_survival(s, build_fn);
+    const auto failure = check_ring_survival(s, build_fn);
     EXPECT_FALSE(failure.has_value()) << *failure;
   }
 }

@@ -1,5 +1,7 @@
 #include "qsa/traces/batch_generator.hpp"
 
+#include "qsa/ring_capacity.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -46,7 +48,7 @@ CacheKindConfig random_cache(Rng& rng, CacheKind kind, int64_t drafts) {
       break;
     case CacheKind::kRing: {
       const int64_t c = pick(rng, {1, 2, 4, 8});
-      cache.ring_capacity = rng.chance(2, 3) ? c * ((c + drafts + c - 1) / c) : rng.range(1, 40);
+      cache.ring_capacity = rng.chance(2, 3) ? seed_ring_capacity(c, drafts) : rng.range(1, 40);
       if (rng.chance(1, 3)) cache.compress_ratio = rng.chance(1, 2) ? 1 : pick(rng, {2, 4, 8});
       break;
     }

@@ -1,11 +1,12 @@
 // The catalog of named workloads. docs/workloads.md explains each one; the property suite
-// (properties/simulator_test.cpp) checks that each exercises what its name promises.
+// (traces/tests/simulator_test.cpp) checks that each exercises what its name promises.
 #include "qsa/traces/workloads.hpp"
 
 #include <algorithm>
 #include <functional>
 #include <utility>
 
+#include "qsa/ring_capacity.hpp"
 #include "qsa/traces/azure_fit.hpp"
 #include "qsa/traces/json_reader.hpp"
 
@@ -19,7 +20,7 @@ std::vector<Geometry> geometries_over(std::initializer_list<int64_t> ratios, std
   std::vector<Geometry> out;
   for (int64_t c : ratios)
     for (int64_t d : drafts)
-      for (int64_t m : ring_multiples) out.push_back({c, d, c * ((c + d + c - 1) / c) * m});
+      for (int64_t m : ring_multiples) out.push_back({c, d, seed_ring_capacity(c, d) * m});
   return out;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The kernel's parameter block (passed by value) and the compile-time variant switch shared by the
-// production launcher and the test-only planted-bug variants. Plain C++: no CUDA headers.
+// production launcher and the planted-bug variants (planted/). Plain C++: no CUDA headers.
 
 #include <cstdint>
 
@@ -21,11 +21,11 @@ inline constexpr int32_t kKindCompressed = 0;
 inline constexpr int32_t kKindRing = 1;
 inline constexpr int32_t kKindPassthrough = 2;
 
-/// Compile-time variants of metadata_staged_tiles_kernel. Production uses kCorrect only; the
-/// others are realistic bugs planted on purpose, instantiated by the test-only library in
-/// properties/planted/ to prove that the GPU differential suite catches each of them.
+/// Compile-time variants of metadata_staged_tiles_kernel. Production uses kNoBug (the default);
+/// the others are realistic bugs planted on purpose, instantiated by planted/ (through
+/// qsa/cuda/detail/kernel_variants.cuh) to prove that the GPU differential suite catches each.
 enum class MetadataVariant : int {
-  kCorrect,
+  kNoBug,
   kColumnBoundOffByOne,        // compressed: accepts logical block L == W (reads one column past the table)
   kRequestSearchOffByOne,      // token_to_req search tests qsl[mid] < t instead of <=
   kWorkPrefixRace,             // k-work scan reads the warp totals without the barrier after they are written

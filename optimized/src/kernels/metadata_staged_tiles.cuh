@@ -24,8 +24,8 @@
 // before the request table arrives, so a row waits on at most two dependent loads (the request
 // table, then, compressed kind only, its block-table entry). All arithmetic is integer.
 //
-// The template parameter selects a planted-bug variant (metadata_params.hpp); production code
-// instantiates MetadataVariant::kCorrect only.
+// The template parameter selects a planted-bug variant (metadata_params.hpp); it defaults to
+// MetadataVariant::kNoBug, the only one production code instantiates.
 
 #include <cuda_runtime.h>
 
@@ -315,7 +315,7 @@ __global__ void __launch_bounds__(kThreads) metadata_staged_tiles_kernel(const M
 }
 
 /// Raises the dynamic shared-memory limit of every block size of the kVariant instantiation.
-template <MetadataVariant kVariant>
+template <MetadataVariant kVariant = MetadataVariant::kNoBug>
 cudaError_t allow_metadata_shared_memory(int bytes) {
   cudaError_t e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 256>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
@@ -331,7 +331,7 @@ cudaError_t allow_metadata_shared_memory(int bytes) {
 /// Launches the kVariant instantiation for `threads` (256, 512 or 1024) threads per block:
 /// `blocks` blocks, `shared_bytes` of dynamic shared memory; `programmatic`: with programmatic
 /// dependent launch.
-template <MetadataVariant kVariant>
+template <MetadataVariant kVariant = MetadataVariant::kNoBug>
 cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, int32_t threads, int32_t blocks,
                                          size_t shared_bytes, cudaStream_t stream, bool programmatic = false) {
   if (blocks == 0) return cudaSuccess;

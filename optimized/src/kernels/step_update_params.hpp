@@ -14,7 +14,8 @@ inline constexpr int kDefaultMinBlocks =
     6;  // at most 80 registers (71 used): 24 warps per SM (docs/cuda-step-update.md)
 inline constexpr int kDefaultPoolBatch = 2;  // group members loaded at once (four need more registers)
 
-/// Planted bugs (tests only, properties/planted/): the production kernel is step_update_row_teams_kernel<D, kNoBug>.
+/// Planted bugs (planted/, through qsa/cuda/detail/kernel_variants.cuh): the production kernel is
+/// step_update_row_teams_kernel<D, kNoBug>.
 enum StepBug : int {
   kNoBug = 0,
   kCommitBeforeRead,          // item (j, 0) commits the ring suffix before pooling its group

@@ -1,11 +1,9 @@
 #pragma once
 // The interface every implementation plugs into (the reference, our CUDA kernels, third-party
-// kernels), and the registry that selects one by name, so every check reaches every backend.
+// kernels). The registry that selects one by name lives in the backends layer
+// (backends/include/qsa/backends/registry.hpp).
 
-#include <functional>
-#include <memory>
 #include <string>
-#include <vector>
 
 #include "qsa/status.hpp"
 #include "qsa/types.hpp"
@@ -35,33 +33,6 @@ class Backend {
   /// does not provide it returns kNotImplemented (the default).
   [[nodiscard]] virtual Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output,
                                            Error* error);
-};
-
-using BackendFactory = std::function<std::unique_ptr<Backend>()>;
-
-/// Backends by name. The reference is always registered; others register through
-/// register_builtin_backends() (traces/backends.hpp) or a test target's own registration.
-class BackendRegistry {
- public:
-  static BackendRegistry& global();
-
-  /// Adds (or replaces) a backend. `hidden` ones (planted bugs) are left out of default campaigns.
-  void add(const std::string& name, const std::string& description, BackendFactory factory, bool hidden = false);
-  /// nullptr when the name is unknown.
-  std::unique_ptr<Backend> create(const std::string& name) const;
-  bool contains(const std::string& name) const;
-  /// Names in registration order; hidden ones only when asked for.
-  std::vector<std::string> names(bool include_hidden = false) const;
-  std::string description(const std::string& name) const;
-
- private:
-  struct Entry {
-    std::string name;
-    std::string description;
-    BackendFactory factory;
-    bool hidden;
-  };
-  std::vector<Entry> entries_;
 };
 
 }  // namespace qsa

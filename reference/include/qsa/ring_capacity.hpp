@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "qsa/host_device.hpp"
 #include "qsa/status.hpp"
 
 namespace qsa {
@@ -13,6 +14,12 @@ enum class RingRule {
 };
 
 const char* to_string(RingRule rule);
+
+/// The seed rule's R = C·ceil((C + drafts)/C) (SPEC 3), unchecked: the one place the formula is
+/// written (ring_capacity() checks the operands and B). Example: C = 4, 3 drafts -> 8.
+QSA_HOST_AND_DEVICE constexpr int64_t seed_ring_capacity(int64_t compress_ratio, int64_t num_speculative_tokens) {
+  return compress_ratio * ((compress_ratio + num_speculative_tokens + compress_ratio - 1) / compress_ratio);
+}
 
 /// Ring capacity for compress ratio C, `num_speculative_tokens` drafts and attention block size B.
 ///

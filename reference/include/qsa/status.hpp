@@ -21,7 +21,7 @@ std::ostream& operator<<(std::ostream& os, Status status);
 
 /// Why a call failed. For kInvalidInput: `field` is the input name of SPEC 1.4, `index` the first
 /// offending element (-1 when the field is a scalar or the whole field is wrong) and `rule` one of
-/// the identifiers of SPEC 1.4 (or of docs/validation.md for the rules we added).
+/// the identifiers of SPEC 1.4 (or of docs/decisions.md for the rules we added).
 struct Error {
   std::string field;
   int64_t index = -1;

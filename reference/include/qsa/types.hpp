@@ -1,5 +1,5 @@
 #pragma once
-// Shared types of the contract (SPEC.md sections 1-2): the batch of one step, the cache kind,
+// Shared types of the contract (docs/spec.md sections 1-2): the batch of one step, the cache kind,
 // block tables with explicit strides, and the metadata outputs. Host-side and owning: every
 // backend receives these and validates them with qsa::validate() before computing anything.
 
@@ -7,6 +7,8 @@
 #include <optional>
 #include <string_view>
 #include <vector>
+
+#include "qsa/k_work.hpp"
 
 namespace qsa {
 

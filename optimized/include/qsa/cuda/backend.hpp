@@ -54,7 +54,4 @@ class CudaBackend : public Backend {
   std::unique_ptr<DeviceState> device_;
 };
 
-/// Registers "cuda" (it reports itself unavailable on a machine without a usable device).
-void register_backends(BackendRegistry& registry);
-
 }  // namespace qsa::cuda

@@ -13,6 +13,4 @@ class ReferenceBackend : public Backend {
                                    Error* error) override;
 };
 
-void register_backend(BackendRegistry& registry);
-
 }  // namespace qsa::reference

@@ -9,7 +9,7 @@
 // (blocks freed, recomputed from position 0 later). Chunks of at most T = 1 + drafts rows come
 // first in the batch, and the step is padded for CUDA graphs as the workload's policy says.
 //
-// Guarantees (properties/simulator_test.cpp checks them): a chunk starts at the request's
+// Guarantees (traces/tests/simulator_test.cpp checks them): a chunk starts at the request's
 // committed length; its blocks cover every position it writes and every id is below the cache's
 // block count; blocks shared by a prefix hit are full of the peer's committed prompt positions and
 // never written while shared; the ring blocks of one step are distinct; accepted <= length;

@@ -1,0 +1,42 @@
+#pragma once
+// Backends by name: every entry point (qsacheck, the property suite, the fuzzers, the
+// benchmarks) picks its backend here, so every check reaches every backend. The interface itself
+// is the reference's (qsa/backend.hpp); this layer only names and creates implementations.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "qsa/backend.hpp"
+
+namespace qsa {
+
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+
+class BackendRegistry {
+ public:
+  /// The process-wide registry. Every backend built into the binary is registered on first use
+  /// (backends::register_builtin_backends()).
+  static BackendRegistry& global();
+
+  /// Adds (or replaces) a backend. `hidden` ones (planted bugs) are left out of default campaigns.
+  void add(const std::string& name, const std::string& description, BackendFactory factory, bool hidden = false);
+  /// nullptr when the name is unknown.
+  std::unique_ptr<Backend> create(const std::string& name) const;
+  bool contains(const std::string& name) const;
+  /// Names in registration order; hidden ones only when asked for.
+  std::vector<std::string> names(bool include_hidden = false) const;
+  std::string description(const std::string& name) const;
+
+ private:
+  struct Entry {
+    std::string name;
+    std::string description;
+    BackendFactory factory;
+    bool hidden;
+  };
+  std::vector<Entry> entries_;
+};
+
+}  // namespace qsa

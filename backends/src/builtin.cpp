@@ -1,0 +1,45 @@
+#include "qsa/backends/builtin.hpp"
+
+#include <memory>
+
+#include "qsa/backends/planted.hpp"
+#include "qsa/reference/backend.hpp"
+
+#ifdef QSA_HAVE_CUDA
+#include "qsa/cuda/backend.hpp"
+#endif
+
+namespace qsa::backends {
+namespace {
+
+void add_once(BackendRegistry& registry, const std::string& name, const std::string& description,
+              BackendFactory factory, bool hidden = false) {
+  if (!registry.contains(name)) registry.add(name, description, std::move(factory), hidden);
+}
+
+}  // namespace
+
+void register_builtin_backends(BackendRegistry& registry) {
+  add_once(registry, "reference", "plain C++ reference implementation of docs/spec.md (the oracle)",
+           [] { return std::make_unique<reference::ReferenceBackend>(); });
+#ifdef QSA_HAVE_CUDA
+  add_once(registry, "cuda",
+           "CUDA kernels (optimized/): one-launch metadata and fused step-update kernels, bit-exact with the reference",
+           [] { return std::make_unique<cuda::CudaBackend>(); });
+#endif
+  for (const auto* set : {&planted_cpu_bugs(), &planted_cuda_metadata_bugs(), &planted_cuda_step_bugs()})
+    for (const PlantedBug& bug : *set)
+      add_once(
+          registry, bug.name, bug.description, [name = bug.name] { return make_planted_backend(name); },
+          /*hidden=*/true);
+}
+
+bool cuda_support_built() {
+#ifdef QSA_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace qsa::backends

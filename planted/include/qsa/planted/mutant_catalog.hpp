@@ -1,0 +1,70 @@
+#pragma once
+// Planted-bug backends ("mutants"): each is the reference with one realistic kernel mistake, so
+// `qsacheck mutants` and the tests can prove that the checks catch it. Links the reference only;
+// the backends layer registers every catalog entry, hidden, so default campaigns leave it out.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "qsa/backend.hpp"
+
+namespace qsa::mutants {
+
+/// One planted bug. kNoBug is the unmutated re-implementation: the control that must pass everything.
+enum class Bug {
+  kNoBug,
+  // Metadata (and the step update that consumes it).
+  kRingIndexOffByOne,            // ring slot b·R + (p + 1) mod R, also in the step's reads
+  kRingSuffixFilterDropped,      // every row of the chunk gets a ring slot
+  kRingOneRowShort,              // the ring addresses p mod (R - 1): one row fewer than SPEC 3
+  kVisibleBlocksOffByOne,        // (p + 2) / Cb
+  kKWorkWithoutMinimum,          // n_j = e_j/C - s_j/C, no max(1, ...)
+  kPaddingRowsNotInert,          // the row loop runs to N: padding rows look like the last request's
+  kCompressedSlotIgnoresCommon,  // a negative common slot still gets a compressed slot (and a write)
+  kTokenToReqLowerBound,         // lower_bound on qsl picks a zero-length request
+  kBatchSplitExactPadding,       // rule 3 only when N = NR·q_0 (upstream's old assertion as a condition)
+  // Validation (SPEC 1.4): right outputs on valid input, wrong behaviour on invalid input.
+  kErrorIndexOneBased,            // the error index is reported 1-based (index + 1)
+  kClearsOutputBeforeValidating,  // the split is zeroed before validation: a rejected input still gets outputs
+  // Step update.
+  kRingReadAfterCommit,           // phase B before phase A
+  kPoolWrongRingRow,              // a member m < s_j is read from ring row (m + 1) mod R
+  kGroupPositionIgnoresRingTail,  // group position (gC, gC, gC) although the ring caches positions
+  kPositionTailNotWritten,        // the commit copies the key but not its (t, h, w)
+  kQOutSkipsPadding,              // q_out is left unwritten on padding rows
+  // Numerics.
+  kWrongMropeAxis,         // h and w swapped in the MRoPE axis selection
+  kFp8NoSaturation,        // plain RNE cast: beyond the fp8 range -> NaN, not ±448
+  kPoolAccumulatesInBf16,  // the pooling sum rounded to bf16 after every add
+  kNormWeightWithoutOne,   // RMSNorm multiplies by w instead of (1 + w) (Llama, not Gemma)
+  kRopeInterleavedPairs,   // GPT-J pairs (2i, 2i + 1) instead of NeoX (i, hp + i)
+  // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
+  kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds
+  kSumOfSquaresSequential,  // sum of squares left to right instead of the pairwise tree
+};
+
+struct MutantInfo {
+  Bug bug = Bug::kNoBug;
+  std::string name;         // "bug:ring-index-off-by-one"
+  std::string description;  // one line: the bug as a kernel engineer would write it
+  std::string needs;        // the scenario feature that shows it: "", "mrope", "fp8", "drafts", ...;
+                            // "invalid-input": no scenario shows it (scenarios are valid by construction)
+};
+
+/// Every planted bug that the checks catch, in enum order (kNoBug excluded). Names are unique and
+/// start with "bug:". These are the registered backends.
+const std::vector<MutantInfo>& mutant_catalog();
+
+/// Planted bugs that the checks cannot see on the scenarios' content, and why (`needs`: what a
+/// scenario would need to show them). Not registered: a campaign would only report them as
+/// survivors. The sanity test keeps them listed here until some check starts catching them.
+const std::vector<MutantInfo>& known_escapes();
+
+/// The entry of `bug` in either list (kNoBug: name "bug:none", the control).
+const MutantInfo& mutant_info(Bug bug);
+
+/// A backend with `bug` planted; Bug::kNoBug gives the control (equal to the reference).
+std::unique_ptr<Backend> make_mutant_backend(Bug bug);
+
+}  // namespace qsa::mutants

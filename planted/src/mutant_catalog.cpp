@@ -1,0 +1,92 @@
+// The catalog of planted bugs: names, one-line descriptions and the scenario feature each needs.
+// docs/mutants.md lists the same bugs with the check expected to catch each.
+
+#include "qsa/planted/mutant_catalog.hpp"
+
+#include <algorithm>
+
+namespace qsa::mutants {
+
+const std::vector<MutantInfo>& mutant_catalog() {
+  static const std::vector<MutantInfo> catalog = {
+      {Bug::kRingIndexOffByOne, "bug:ring-index-off-by-one",
+       "ring slot is b*R + (p + 1) % R (off by one), in the metadata and in the step's ring reads", ""},
+      {Bug::kRingSuffixFilterDropped, "bug:ring-suffix-filter-dropped",
+       "ring slot_mapping gives every row of the chunk a slot, not only the last min(q, R)", "long-chunk"},
+      {Bug::kRingOneRowShort, "bug:ring-one-row-short",
+       "the ring is used as R - 1 rows (slot b*R + p % (R - 1), last R - 1 rows kept): one row short of SPEC 3", ""},
+      {Bug::kVisibleBlocksOffByOne, "bug:visible-blocks-off-by-one",
+       "visible_blocks = (p + 2) / Cb: a row sees the group it is still inside", ""},
+      {Bug::kKWorkWithoutMinimum, "bug:k-work-without-minimum",
+       "k-work items n_j = e/C - s/C without max(1, ...): a chunk closing no group gets no item to commit its ring "
+       "rows",
+       "short-chunk"},
+      {Bug::kPaddingRowsNotInert, "bug:padding-rows-not-inert",
+       "the row loop runs to N instead of M: padding rows get the last request's token_to_req and a position",
+       "padding"},
+      {Bug::kCompressedSlotIgnoresCommon, "bug:compressed-slot-ignores-common-slot",
+       "compressed slot_mapping ignores a negative common slot, so that group is still written",
+       "negative-common-slot"},
+      {Bug::kTokenToReqLowerBound, "bug:token-to-req-zero-length-request",
+       "token_to_req by lower_bound on qsl: a row starting a request after a zero-length one maps to the empty request",
+       "zero-length-request"},
+      {Bug::kBatchSplitExactPadding, "bug:batch-split-requires-exact-padding",
+       "batch split rule 3 only when N == NR * q0 (upstream's old assertion): token-only padding splits as rule 4",
+       "token-only-padding"},
+      {Bug::kErrorIndexOneBased, "bug:error-index-one-based",
+       "validation reports the offending element 1-based (index + 1): right outputs, wrong error index",
+       "invalid-input"},
+      {Bug::kClearsOutputBeforeValidating, "bug:clears-output-before-validating",
+       "the batch split is zeroed before validation, so an input the contract rejects still gets outputs written",
+       "invalid-input"},
+      {Bug::kRingReadAfterCommit, "bug:ring-read-after-commit",
+       "the ring commit (phase B) runs before the group reads (phase A): a group pools this step's overwritten rows",
+       "unaligned-long-chunk"},
+      {Bug::kPoolWrongRingRow, "bug:pool-wrong-ring-row",
+       "group pooling reads an earlier member m < s from ring row (m + 1) % R", "drafts"},
+      {Bug::kGroupPositionIgnoresRingTail, "bug:group-position-ignores-ring-tail",
+       "the compressed row is rotated at (gC, gC, gC) even when the ring caches (t, h, w)", "mrope"},
+      {Bug::kPositionTailNotWritten, "bug:position-tail-not-written",
+       "the ring commit copies the key bits but not the (t, h, w) tail", "mrope"},
+      {Bug::kQOutSkipsPadding, "bug:q-out-skips-padding",
+       "the Q path launches over M rows, leaving q_out of padding rows unwritten", "padding"},
+      {Bug::kWrongMropeAxis, "bug:wrong-mrope-axis",
+       "MRoPE axis selection swaps h and w (pair i % 3 == 1 reads w, i % 3 == 2 reads h)", "mrope"},
+      {Bug::kFp8NoSaturation, "bug:fp8-no-saturation",
+       "fp8 e4m3 store by a plain RNE cast: values beyond the range become NaN (0x7F / 0xFF) instead of +-448", "fp8"},
+      {Bug::kPoolAccumulatesInBf16, "bug:pool-accumulates-in-bf16",
+       "the pooling accumulator is a bf16 register: the sum is rounded to bf16 after every add", ""},
+      {Bug::kNormWeightWithoutOne, "bug:norm-weight-without-one",
+       "RMSNorm multiplies by w instead of (1 + w) (the Llama norm, not Gemma's)", ""},
+      {Bug::kRopeInterleavedPairs, "bug:rope-interleaved-pairs",
+       "RoPE rotates adjacent pairs (2i, 2i + 1) as GPT-J does, not NeoX halves (i, hp + i)", ""},
+      // Shows only where a sum of squares rounds differently and the bf16 result crosses a rounding
+      // boundary: about one element in 2^16, so it needs a simulated scenario's many rows.
+      {Bug::kSumOfSquaresSequential, "bug:sum-of-squares-sequential",
+       "RMSNorm sums the squares left to right instead of the pairwise tree", "many-rows"},
+  };
+  return catalog;
+}
+
+const std::vector<MutantInfo>& known_escapes() {
+  static const std::vector<MutantInfo> escapes = {
+      // Every product the recipe adds is of two bf16 values (8-bit significands), so it is exact in
+      // binary32 and fusing it changes nothing; only a product in the subnormal range could differ.
+      {Bug::kFmaContraction, "bug:fma-contraction",
+       "built without -ffp-contract=off: RoPE (a*c - b*s) and the sum of squares use fused multiply-adds",
+       "subnormal-products"},
+  };
+  return escapes;
+}
+
+const MutantInfo& mutant_info(Bug bug) {
+  static const MutantInfo control{Bug::kNoBug, "bug:none", "no planted bug: the re-implementation itself (a control)",
+                                  ""};
+  for (const auto* list : {&mutant_catalog(), &known_escapes()}) {
+    const auto it = std::find_if(list->begin(), list->end(), [bug](const MutantInfo& info) { return info.bug == bug; });
+    if (it != list->end()) return *it;
+  }
+  return control;
+}
+
+}  // namespace qsa::mutants

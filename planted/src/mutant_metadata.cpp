@@ -1,0 +1,171 @@
+// SPEC 2 row by row, as a kernel computes it (one thread per row), with the metadata bugs planted.
+
+#include "mutant_metadata.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "qsa/validate.hpp"
+
+namespace qsa::mutants {
+namespace {
+
+struct RowPlace {
+  int64_t request = 0;
+  int64_t position = -1;
+};
+
+// The request of mapped row t: the largest j with qsl[j] <= t, never a zero-length one.
+int64_t request_of_row(Bug bug, const Batch& b, int64_t t) {
+  const auto& qsl = b.query_start_loc;
+  if (bug == Bug::kTokenToReqLowerBound) {
+    // lower_bound stops at the first of several equal offsets: the zero-length request before j.
+    const auto j = std::lower_bound(qsl.begin(), qsl.end(), t) - qsl.begin();
+    return qsl[j] == t ? j : j - 1;
+  }
+  return std::upper_bound(qsl.begin(), qsl.end(), t) - qsl.begin() - 1;
+}
+
+// Request and logical position of row t; padding rows are (0, -1) unless the padding bug is planted.
+RowPlace place_of_row(Bug bug, const Batch& b, int64_t t) {
+  if (t >= b.num_mapped_tokens()) {
+    if (bug != Bug::kPaddingRowsNotInert) return {};
+    const int64_t last = b.num_requests() - 1;  // the unguarded loop clamps j to the last request
+    return {last, b.chunk_start(last) + (t - b.query_start_loc[last])};
+  }
+  const int64_t j = request_of_row(bug, b, t);
+  return {j, b.chunk_start(j) + (t - b.query_start_loc[j])};
+}
+
+int64_t visible_blocks(Bug bug, int64_t p, int64_t e, int64_t cb) {
+  const int64_t closed = bug == Bug::kVisibleBlocksOffByOne ? (p + 2) / cb : (p + 1) / cb;
+  return std::max<int64_t>(0, std::min(closed, e / cb));
+}
+
+int64_t ring_slot(Bug bug, const MetadataInput& in, int64_t t, int64_t j, int64_t p) {
+  const int64_t r = in.cache.ring_capacity;
+  // The short ring keeps and addresses R - 1 rows but its blocks are still R rows apart.
+  const int64_t rows = bug == Bug::kRingOneRowShort ? std::max<int64_t>(1, r - 1) : r;
+  const bool kept = bug == Bug::kRingSuffixFilterDropped || t + rows >= in.batch.query_start_loc[j + 1];
+  if (p < 0 || !kept || in.block_table.cols == 0) return -1;
+  const int64_t block = in.block_table.at(j, 0);
+  if (block < 0) return -1;
+  const int64_t row = bug == Bug::kRingIndexOffByOne ? (p + 1) % r : p % rows;
+  return block * r + row;
+}
+
+int64_t compressed_slot(Bug bug, const MetadataInput& in, int64_t t, int64_t j, int64_t p) {
+  const int64_t c = *in.cache.compress_ratio;
+  const int64_t s = in.cache.storage_block_size;
+  if (p < 0 || (p + 1) % c != 0) return -1;
+  const int64_t g = p / c;
+  if (g / s >= in.block_table.cols) return -1;
+  const int64_t block = in.block_table.at(j, g / s);
+  const bool common_ok = bug == Bug::kCompressedSlotIgnoresCommon || in.batch.common_slot_mapping[t] >= 0;
+  if (block < 0 || !common_ok) return -1;
+  return block * s + g % s;
+}
+
+int64_t slot_for_row(Bug bug, const MetadataInput& in, int64_t t, int64_t j, int64_t p) {
+  switch (in.cache.kind) {
+    case CacheKind::kPassthrough:
+      return in.batch.common_slot_mapping[t] < 0 ? -1 : in.batch.common_slot_mapping[t];
+    case CacheKind::kRing:
+      return ring_slot(bug, in, t, j, p);
+    case CacheKind::kCompressed:
+      return compressed_slot(bug, in, t, j, p);
+  }
+  return -1;
+}
+
+int64_t k_work_items(Bug bug, const Batch& b, int64_t j, int64_t c) {
+  if (bug != Bug::kKWorkWithoutMinimum) return qsa::k_work_items(b.query_len(j), b.seq_lens[j], c);
+  return b.query_len(j) == 0 ? 0 : b.seq_lens[j] / c - b.chunk_start(j) / c;  // the bug: no max(1, ...)
+}
+
+Status fill_k_work(Bug bug, const MetadataInput& in, MetadataOutput* out, Error* error) {
+  const int64_t k = k_work_rows(in);
+  out->k_work_metadata.assign(2 * k, -1);
+  if (in.cache.kind != CacheKind::kCompressed) return Status::kOk;
+  int64_t row = 0;
+  for (int64_t j = 0; j < in.batch.num_requests(); ++j) {
+    const int64_t items = k_work_items(bug, in.batch, j, *in.cache.compress_ratio);
+    if (row + items > k)
+      return invalid(error, "k_work_metadata", row, "internal", "work items exceed K = " + std::to_string(k));
+    for (int64_t w = 0; w < items; ++w, ++row) {
+      out->k_work_metadata[2 * row] = static_cast<int32_t>(j);
+      out->k_work_metadata[2 * row + 1] = static_cast<int32_t>(w);
+    }
+  }
+  return Status::kOk;
+}
+
+// SPEC 2 "Batch split"; the bug turns upstream's old N = NR·q0 assertion into a condition of rule 3.
+BatchSplit split_batch(Bug bug, const Batch& b) {
+  const int64_t nr = b.num_requests();
+  const int64_t n = b.num_actual_tokens;
+  const int64_t q0 = nr > 0 ? b.query_len(0) : 0;
+  BatchSplit split;
+  bool uniform = true;
+  int64_t first_other = nr;
+  for (int64_t j = 0; j < nr; ++j) {
+    const int64_t q = b.query_len(j);
+    split.max_query_len = std::max(split.max_query_len, q);
+    split.max_seq_len = std::max(split.max_seq_len, b.seq_lens[j]);
+    if (q != q0 && q != 0) uniform = false;
+    if (q != q0 && first_other == nr) first_other = j;
+  }
+  if (bug == Bug::kBatchSplitExactPadding && n != nr * q0) uniform = false;
+
+  const int64_t t = b.reorder_batch_threshold;
+  if (split.max_query_len <= t && t <= 1) {
+    split.num_decodes = nr;
+    split.num_decode_tokens = n;
+  } else if (q0 > t) {
+    split.num_decodes = 0;
+  } else if (uniform) {
+    split.num_decodes = nr;
+    split.num_decode_tokens = n;
+  } else {
+    split.num_decodes = first_other;
+    split.num_decode_tokens = b.query_start_loc[first_other];
+  }
+  split.num_prefills = nr - split.num_decodes;
+  split.num_prefill_tokens = n - split.num_decode_tokens;
+  for (int64_t j = 0; j < split.num_decodes && split.decode_query_len == 0; ++j)
+    split.decode_query_len = b.query_len(j);
+  return split;
+}
+
+}  // namespace
+
+Status build_metadata(Bug bug, const MetadataInput& input, MetadataOutput* output, Error* error) {
+  // A kernel that clears its outputs first, then validates: a rejected input is no longer untouched.
+  if (bug == Bug::kClearsOutputBeforeValidating) output->split = BatchSplit{};
+  if (Status s = validate(input, error); s != Status::kOk) {
+    if (bug == Bug::kErrorIndexOneBased) ++error->index;  // e.g. a row counted from 1 in the message's index
+    return s;
+  }
+  const Batch& b = input.batch;
+  const int64_t n = b.num_actual_tokens;
+  MetadataOutput out;
+  out.token_to_req.assign(n, 0);
+  out.logical_positions.assign(n, -1);
+  out.visible_blocks.assign(n, 0);
+  out.slot_mapping.assign(n, -1);
+  for (int64_t t = 0; t < n; ++t) {
+    const RowPlace row = place_of_row(bug, b, t);
+    if (row.position < 0) continue;  // an inert padding row
+    out.token_to_req[t] = static_cast<int32_t>(row.request);
+    out.logical_positions[t] = row.position;
+    out.visible_blocks[t] =
+        static_cast<int32_t>(visible_blocks(bug, row.position, b.seq_lens[row.request], input.cache.builder_ratio()));
+    if (t < b.num_mapped_tokens()) out.slot_mapping[t] = slot_for_row(bug, input, t, row.request, row.position);
+  }
+  if (Status s = fill_k_work(bug, input, &out, error); s != Status::kOk) return s;
+  out.split = split_batch(bug, b);
+  *output = std::move(out);
+  return Status::kOk;
+}
+
+}  // namespace qsa::mutants

@@ -1,0 +1,14 @@
+#pragma once
+// The metadata builder of SPEC 2, re-implemented with a planted-bug switch. With Bug::kNoBug it is
+// bitwise equal to qsa::reference::build_metadata (the control test proves it on the hand scenario).
+
+#include "qsa/planted/mutant_catalog.hpp"
+#include "qsa/status.hpp"
+#include "qsa/types.hpp"
+
+namespace qsa::mutants {
+
+/// qsa::reference::build_metadata with `bug` planted. Validates first with qsa::validate().
+[[nodiscard]] Status build_metadata(Bug bug, const MetadataInput& input, MetadataOutput* output, Error* error);
+
+}  // namespace qsa::mutants

@@ -1,0 +1,30 @@
+#pragma once
+// The canonical arithmetic of SPEC 6 with the numeric bugs planted. Each function delegates to the
+// reference numerics (qsa/numerics.hpp) unless `bug` changes it, so only the planted bug differs.
+// Built with -ffp-contract=off like the reference: the FMA bug uses std::fma explicitly.
+
+#include <array>
+#include <cstdint>
+
+#include "qsa/numerics.hpp"
+#include "qsa/planted/mutant_catalog.hpp"
+
+namespace qsa::mutants {
+
+/// qsa::mrope_axis; kWrongMropeAxis swaps h and w.
+int mrope_axis(Bug bug, int64_t pair, const MropeSections& sections);
+
+/// qsa::rope_neox; kWrongMropeAxis, kFmaContraction and kRopeInterleavedPairs change it.
+void rope_neox(Bug bug, Bf16* y, int64_t head_dim, int64_t rotary_dim, const std::array<int64_t, 3>& positions,
+               const MropeSections& sections, const Bf16* cos_sin);
+
+/// qsa::rms_norm; kFmaContraction, kSumOfSquaresSequential and kNormWeightWithoutOne change it.
+void rms_norm(Bug bug, const Bf16* x, const Bf16* weight, int64_t head_dim, float eps, Bf16* y);
+
+/// qsa::pool_group; kPoolAccumulatesInBf16 changes it.
+void pool_group(Bug bug, const Bf16* const* members, int64_t compress_ratio, int64_t head_dim, Bf16* out);
+
+/// qsa::e4m3_from_bf16; kFp8NoSaturation changes it.
+Fp8 e4m3_from_bf16(Bug bug, Bf16 x);
+
+}  // namespace qsa::mutants

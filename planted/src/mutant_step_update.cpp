@@ -1,0 +1,193 @@
+// SPEC 5 phase by phase, as the reference computes it, with the step-update bugs planted.
+// Built with -ffp-contract=off (SPEC 6), like the reference step update.
+
+#include "mutant_step_update.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "mutant_metadata.hpp"
+#include "mutant_numerics.hpp"
+#include "qsa/validate.hpp"
+
+namespace qsa::mutants {
+namespace {
+
+using Position = std::array<int64_t, 3>;
+
+// Row of position m inside its ring block. The short ring wraps one row early.
+int64_t ring_row(Bug bug, int64_t m, int64_t r) {
+  if (bug == Bug::kRingIndexOffByOne) return (m + 1) % r;
+  if (bug == Bug::kRingOneRowShort) return m % std::max<int64_t>(1, r - 1);
+  return m % r;
+}
+
+void store_row(Bug bug, const std::vector<Bf16>& row, StoreDtype dtype, uint8_t* dst) {
+  for (size_t d = 0; d < row.size(); ++d) {
+    if (dtype == StoreDtype::kBf16)
+      std::memcpy(dst + 2 * d, &row[d], 2);
+    else
+      dst[d] = e4m3_from_bf16(bug, row[d]);
+  }
+}
+
+// Reads the ring for group pooling. Whether it sees the ring "as it was before the step" depends
+// only on when it is called (before or after commit_ring).
+class RingReader {
+ public:
+  RingReader(Bug bug, const StepInput& in, const CacheBuffer& ring) : bug_(bug), in_(in), ring_(ring) {}
+
+  std::vector<Bf16> key(int64_t j, int64_t m) const {
+    std::vector<Bf16> key(static_cast<size_t>(in_.config.head_dim), 0);  // a missing block reads zeros
+    const int64_t s = slot(j, bug_ == Bug::kPoolWrongRingRow ? m + 1 : m);
+    if (s >= 0) std::memcpy(key.data(), ring_.bytes.data() + ring_.layout.byte_offset(s, 0), key.size() * sizeof(Bf16));
+    return key;
+  }
+
+  Position position(int64_t j, int64_t m) const {
+    Position pos{0, 0, 0};
+    const int64_t s = slot(j, m);
+    if (s >= 0)
+      std::memcpy(pos.data(),
+                  ring_.bytes.data() + ring_.layout.byte_offset(s, ring_position_offset(in_.config.head_dim)),
+                  sizeof pos);
+    return pos;
+  }
+
+ private:
+  int64_t slot(int64_t j, int64_t m) const {
+    if (in_.ring_block_table.cols == 0) return -1;
+    const int64_t block = in_.ring_block_table.at(j, 0);
+    if (block < 0 || block >= ring_.layout.num_blocks) return -1;
+    return block * in_.config.ring_capacity + ring_row(bug_, m, in_.config.ring_capacity);
+  }
+
+  Bug bug_;
+  const StepInput& in_;
+  const CacheBuffer& ring_;
+};
+
+bool in_table(const Position& pos, int64_t max_position) {
+  return std::all_of(pos.begin(), pos.end(), [max_position](int64_t p) { return p >= 0 && p < max_position; });
+}
+
+// The C members of group g of request j: this step's keys from s_j on, the ring before that.
+std::vector<std::vector<Bf16>> group_members(const StepInput& in, int64_t j, int64_t g, const RingReader& ring) {
+  const int64_t c = in.config.compress_ratio;
+  const int64_t d = in.config.head_dim;
+  const int64_t start = in.batch.chunk_start(j);
+  std::vector<std::vector<Bf16>> members;
+  for (int64_t m = g * c; m < g * c + c; ++m) {
+    const int64_t row = in.batch.query_start_loc[j] + (m - start);
+    if (m >= start)
+      members.emplace_back(in.keys.begin() + row * d, in.keys.begin() + (row + 1) * d);
+    else
+      members.push_back(ring.key(j, m));
+  }
+  return members;
+}
+
+// Phase A for request j: every group closing in its chunk.
+void compress_groups(Bug bug, const StepInput& in, int64_t j, const MetadataOutput& meta, const RingReader& ring,
+                     CacheBuffer& compressed, StepStatus* status) {
+  const int64_t c = in.config.compress_ratio;
+  const int64_t d = in.config.head_dim;
+  const int64_t start = in.batch.chunk_start(j);
+  const int64_t first_row = in.batch.query_start_loc[j];
+  for (int64_t g = start / c; g < in.batch.seq_lens[j] / c; ++g) {
+    const int64_t slot = meta.slot_mapping[first_row + (g * c + c - 1 - start)];
+    if (slot < 0 || compressed.layout.past_the_cache(slot)) continue;
+    Position position{g * c, g * c, g * c};
+    if (in.config.ring_positions && bug != Bug::kGroupPositionIgnoresRingTail) {
+      position = g * c >= start ? in.row_positions(first_row + (g * c - start)) : ring.position(j, g * c);
+      if (!in_table(position, in.config.max_position)) {
+        *status = StepStatus::kPositionOutOfRange;
+        continue;
+      }
+    }
+    const std::vector<std::vector<Bf16>> members = group_members(in, j, g, ring);
+    std::vector<const Bf16*> pointers;
+    for (const auto& member : members) pointers.push_back(member.data());
+    std::vector<Bf16> mean(static_cast<size_t>(d)), row(static_cast<size_t>(d));
+    pool_group(bug, pointers.data(), c, d, mean.data());
+    rms_norm(bug, mean.data(), in.config.w_k.data(), d, in.config.eps, row.data());
+    rope_neox(bug, row.data(), d, in.config.rotary_dim, position, in.config.mrope_sections, in.config.cos_sin_data());
+    store_row(bug, row, in.config.store_dtype, compressed.bytes.data() + compressed.layout.byte_offset(slot, 0));
+  }
+}
+
+// Phase B for request j: the rows the ring metadata gives a slot.
+void commit_ring(Bug bug, const StepInput& in, int64_t j, const MetadataOutput& meta, CacheBuffer& ring) {
+  const int64_t d = in.config.head_dim;
+  for (int64_t t = in.batch.query_start_loc[j]; t < in.batch.query_start_loc[j + 1]; ++t) {
+    const int64_t slot = meta.slot_mapping[t];
+    if (slot < 0 || ring.layout.past_the_cache(slot)) continue;
+    std::memcpy(ring.bytes.data() + ring.layout.byte_offset(slot, 0), in.keys.data() + t * d,
+                static_cast<size_t>(d) * sizeof(Bf16));
+    if (in.config.ring_positions && bug != Bug::kPositionTailNotWritten) {
+      const Position pos = in.row_positions(t);
+      std::memcpy(ring.bytes.data() + ring.layout.byte_offset(slot, ring_position_offset(d)), pos.data(), sizeof pos);
+    }
+  }
+}
+
+// The Q path: every row, padding included, unless the launch stops at M.
+void transform_queries(Bug bug, const StepInput& in, std::vector<uint8_t>& q_out) {
+  const int64_t d = in.config.head_dim;
+  const int bytes = element_bytes(in.config.store_dtype);
+  const int64_t rows = bug == Bug::kQOutSkipsPadding ? in.batch.num_mapped_tokens() : in.num_tokens();
+  std::vector<Bf16> row(static_cast<size_t>(d));
+  for (int64_t t = 0; t < rows; ++t) {
+    for (int64_t h = 0; h < in.config.num_heads; ++h) {
+      const int64_t offset = (t * in.config.num_heads + h) * d;
+      rms_norm(bug, in.queries.data() + offset, in.config.w_q.data(), d, in.config.eps, row.data());
+      rope_neox(bug, row.data(), d, in.config.rotary_dim, in.row_positions(t), in.config.mrope_sections,
+                in.config.cos_sin_data());
+      store_row(bug, row, in.config.store_dtype, q_out.data() + offset * bytes);
+    }
+  }
+}
+
+}  // namespace
+
+Status step_update(Bug bug, const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) {
+  if (Status s = validate_step(input, *caches, error); s != Status::kOk) return s;
+  MetadataOutput compressed_meta;
+  MetadataOutput ring_meta;
+  if (Status s = build_metadata(bug, input.compressed_metadata_input(), &compressed_meta, error); s != Status::kOk)
+    return s;
+  if (Status s = build_metadata(bug, input.ring_metadata_input(), &ring_meta, error); s != Status::kOk) return s;
+
+  StepOutput out;
+  const auto q_bytes = static_cast<size_t>(input.num_tokens() * input.config.num_heads * input.config.head_dim *
+                                           element_bytes(input.config.store_dtype));
+  if (output->q_out.size() == q_bytes)
+    out.q_out = std::move(output->q_out);  // the caller's buffer, as a kernel writes it
+  else
+    out.q_out.assign(q_bytes, 0);
+
+  const Batch& b = input.batch;
+  const RingReader ring(bug, input, caches->ring);
+  auto read_phase = [&] {
+    for (int64_t j = 0; j < b.num_requests(); ++j)
+      if (b.query_len(j) > 0)
+        compress_groups(bug, input, j, compressed_meta, ring, caches->compressed, &out.step_status);
+  };
+  auto commit_phase = [&] {
+    for (int64_t j = 0; j < b.num_requests(); ++j)
+      if (b.query_len(j) > 0) commit_ring(bug, input, j, ring_meta, caches->ring);
+  };
+  if (bug == Bug::kRingReadAfterCommit) {
+    commit_phase();
+    read_phase();
+  } else {
+    read_phase();
+    commit_phase();
+  }
+  transform_queries(bug, input, out.q_out);
+  *output = std::move(out);
+  return Status::kOk;
+}
+
+}  // namespace qsa::mutants

@@ -1,0 +1,45 @@
+#include "step_planted.hpp"
+
+#include "qsa/cuda/backend.hpp"
+
+namespace qsa::mutants {
+
+const std::vector<PlantedStepBug>& planted_step_bugs() {
+  using namespace cuda::detail;
+  static const std::vector<PlantedStepBug> bugs = {
+      {kCommitBeforeRead, "commit-before-read", "item (j, 0) commits the ring suffix before pooling its first group",
+       ""},
+      {kRingOneRowShort, "ring-one-row-short", "ring rows addressed by position mod (R - 1): one row fewer than SPEC 3",
+       ""},
+      {kWrongMropeAxis, "wrong-mrope-axis", "MRoPE axis selection with h and w swapped", "mrope"},
+      {kFp8NoSaturation, "fp8-no-saturation", "fp8 store without saturation: beyond +-448 becomes NaN", "fp8"},
+      {kRingBlockUnchecked, "ring-block-bound-unchecked",
+       "no bound check on the ring block: a block past the cache is read and written", "ring-block-past-cache"},
+      {kQOutSkipsPadding, "q-out-skips-padding", "the Q path covers M = qsl[NR] rows, leaving padding rows unwritten",
+       ""},
+      {kReversedTree, "sum-of-squares-other-tree",
+       "cross-lane sum of squares with offsets 16, 8, .. 1: not SPEC 6's tree", "many-rows"},
+      {kGroupPositionIgnoresTail, "group-position-ignores-ring-tail",
+       "group rotated at (gC, gC, gC) although the ring caches positions", "mrope"},
+      {kSkipsGridWait, "skips-grid-wait",
+       "launched with PDL but without griddepcontrol.wait: reads the k-work before the metadata kernel writes it",
+       "pdl"},
+  };
+  return bugs;
+}
+
+std::unique_ptr<Backend> make_planted_step_backend(const PlantedStepBug& bug) {
+  const cuda::detail::StepBug which = bug.bug;
+  auto backend = std::make_unique<cuda::CudaBackend>(
+      "cuda-planted-step-" + bug.name,
+      [](const cuda::MetadataDeviceArgs& args, cudaStream_t stream, Error* error) {
+        return cuda::launch_metadata(args, stream, error);
+      },
+      [which](const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
+        return launch_planted_step_update(which, args, stream, error);
+      });
+  backend->set_programmatic_launch(bug.needs == "pdl");
+  return backend;
+}
+
+}  // namespace qsa::mutants

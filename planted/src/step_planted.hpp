@@ -1,0 +1,34 @@
+#pragma once
+// The fused step-update kernel with one realistic bug planted (a compile-time variant of
+// step_update_row_teams_kernel), wrapped as a backend. The GPU scenario differential must catch
+// every one of them (properties/step_update_planted_bugs_test.cpp). Private to planted/.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "qsa/backend.hpp"
+#include "qsa/cuda/detail/kernel_variants.hpp"
+#include "qsa/cuda/step_update.hpp"
+
+namespace qsa::mutants {
+
+struct PlantedStepBug {
+  cuda::detail::StepBug bug;
+  std::string name;         // e.g. "commit-before-read"
+  std::string description;  // what the bug does, in one line
+  std::string needs;  // the scenario feature that shows it: "", "mrope", "fp8", "ring-block-past-cache", "many-rows",
+                      // "pdl" (the backend's metadata and step launches back to back with PDL)
+};
+
+/// Every planted variant (kNoBug excluded). Built for D = 32 and D = 128 only.
+const std::vector<PlantedStepBug>& planted_step_bugs();
+
+/// Launches the given variant exactly as launch_step_update launches the production kernel.
+Status launch_planted_step_update(cuda::detail::StepBug bug, const cuda::StepUpdateDeviceArgs& args,
+                                  cudaStream_t stream, Error* error);
+
+/// A CudaBackend named "cuda-planted-step-<name>" whose step update launches the variant.
+std::unique_ptr<Backend> make_planted_step_backend(const PlantedStepBug& bug);
+
+}  // namespace qsa::mutants
