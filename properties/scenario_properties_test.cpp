@@ -42,7 +42,9 @@ std::string reproduce(const traces::Scenario& failing, const traces::RunFailure&
                       const std::string& backend_name) {
   traces::Scenario small = failing;
   if (shrinking_enabled()) {
-    small = traces::shrink_scenario(failing, traces::fails_the_same_way(backend_name, failure), 300);
+    small = traces::shrink_scenario(
+        failing, traces::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure),
+        300);
   }
   std::string file =
       "qsacheck-repro-property-" + failing.config.workload + "-" + std::to_string(failing.config.seed) + ".scenario";

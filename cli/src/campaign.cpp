@@ -63,7 +63,8 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
                                 const std::string& backend_name,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress) {
-  const traces::FailingStep same_way = traces::fails_the_same_way(backend_name, failure);
+  const traces::FailingStep same_way =
+      traces::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure);
   auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
     if (stop_requested()) return std::nullopt;  // keep what is shrunk so far
     return same_way(candidate);

@@ -2,16 +2,23 @@
 // The shrink predicate: does a smaller scenario still fail the way the original did? One function,
 // so `qsacheck check` and the scenario property shrink by the same rule.
 
-#include <string>
+#include <functional>
+#include <memory>
 
+#include "qsa/backend.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/shrinker.hpp"
 
 namespace qsa::traces {
 
-/// A candidate fails "the same way" when a fresh `backend_name` from the registry fails it with
+/// Makes a fresh instance of the backend under test (each candidate starts from empty caches).
+/// traces does not know the registry (the backends layer does): callers pass
+/// `[&] { return BackendRegistry::global().create(name); }`.
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+
+/// A candidate fails "the same way" when a fresh backend from `make_backend` fails it with
 /// `failure.check` (not as an invalid scenario) and the reference passes it (else the shrinker broke
 /// the scenario). The predicate returns the failing step, for shrink_scenario().
-FailingStep fails_the_same_way(const std::string& backend_name, const RunFailure& failure);
+FailingStep fails_the_same_way(BackendFactory make_backend, const RunFailure& failure);
 
 }  // namespace qsa::traces
