@@ -25,14 +25,21 @@ ALLOWED = {
     "optimized": {"optimized", "optimized-public", "optimized-detail", "reference"},
     "planted": {"planted", "reference", "optimized-public", "optimized-detail"},
     "backends": {"backends", "traces", "reference", "optimized-public", "planted"},
-    "cli": {"cli", "backends", "traces", "reference"},
-    "fuzz": {"fuzz", "backends", "traces", "reference"},
+    "records": {"records", "traces", "reference"},
+    "cli": {"cli", "backends", "records", "traces", "reference"},
+    # fuzz_command_line fuzzes the command line itself, so it links the CLI's library.
+    "fuzz": {"fuzz", "cli", "backends", "traces", "reference"},
     "properties": {"properties", "backends", "traces", "reference", "optimized-public"},
     "bench": {"bench", "backends", "traces", "reference", "optimized-public", "optimized-detail"},
 }
+# Private headers another layer may include, each for a stated reason.
+PUBLISHED_PRIVATE = {
+    "cli/src/command_line.hpp",  # the parse-only entry point that fuzz_command_line drives
+}
 # Where quoted includes are looked up after the including file's own folder (CMake include dirs).
 INCLUDE_ROOTS = ["reference/include", "traces/include", "traces/tests", "optimized/include", "optimized/src",
-                 "planted/include", "planted/src", "backends/include", "properties", "bench", "fuzz", "cli/src"]
+                 "planted/include", "planted/src", "backends/include", "records/include", "properties", "bench", "fuzz",
+                 "cli/src"]
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".cc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 
@@ -85,7 +92,7 @@ def include_violations(files, read, exists):
                 continue
             if node not in ALLOWED[layer]:
                 found.append(f"{where}: {layer} -> {node} ({target}) is not an allowed direction")
-            elif is_private(target) and target.split("/")[0] != layer:
+            elif is_private(target) and target.split("/")[0] != layer and target not in PUBLISHED_PRIVATE:
                 found.append(f"{where}: {target} is private to {target.split('/')[0]}/")
     return found
 
