@@ -5,6 +5,7 @@
 #include <exception>
 #include <sstream>
 
+#include "qsa/backends/plugin_backend.hpp"
 #include "qsa/traces/backends.hpp"
 
 #ifdef QSA_FUZZ_PLANTED_BUGS
@@ -55,6 +56,7 @@ std::vector<std::string> split_names(const std::string& list) {
 
 std::vector<std::unique_ptr<Backend>> open_backends() {
   traces::register_builtin_backends();
+  backends::register_plugin_backends(BackendRegistry::global());  // QSA_FUZZ_BACKEND=plugin:PATH.so
   BackendRegistry& registry = BackendRegistry::global();
 #ifdef QSA_FUZZ_PLANTED_BUGS
   mutants::register_mutant_backends(registry);  // hidden: only QSA_FUZZ_BACKEND=bug:... picks one

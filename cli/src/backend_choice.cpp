@@ -1,6 +1,7 @@
 #include "backend_choice.hpp"
 
 #include "mutants/mutant_catalog.hpp"
+#include "qsa/backends/plugin_backend.hpp"
 #include "qsa/traces/backends.hpp"
 
 namespace qsa::cli {
@@ -8,6 +9,7 @@ namespace qsa::cli {
 void register_all_backends() {
   traces::register_builtin_backends();
   mutants::register_mutant_backends(BackendRegistry::global());
+  backends::register_plugin_backends(BackendRegistry::global());
 }
 
 std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
@@ -15,9 +17,9 @@ std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
   if (!backend) {
     std::string choices;
     for (const auto& n : BackendRegistry::global().names()) choices += (choices.empty() ? "" : ", ") + n;
-    *error =
-        Error{"backend", -1, "unknown-backend",
-              "\"" + name + "\" is not one of: " + choices + " (or a planted bug listed by `qsacheck mutants --list`)"};
+    *error = Error{"backend", -1, "unknown-backend",
+                   "\"" + name + "\" is not one of: " + choices +
+                       " (or a planted bug listed by `qsacheck mutants --list`, or plugin:PATH.so[#VARIANT])"};
     return nullptr;
   }
   std::string reason;

@@ -18,5 +18,6 @@ void add_replay_command(CLI::App& app, CommandJob* job);
 void add_record_expected_command(CLI::App& app, CommandJob* job);
 void add_simulate_command(CLI::App& app, CommandJob* job);
 void add_mutants_command(CLI::App& app, CommandJob* job);
+void add_backends_command(CLI::App& app, CommandJob* job);
 
 }  // namespace qsa::cli

@@ -6,12 +6,15 @@
 #include <iostream>
 #include <memory>
 
+#include "backend_choice.hpp"
 #include "checker.hpp"
 #include "commands.hpp"
 #include "mutants/mutant_catalog.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/backends/plugin_backend.hpp"
+#include "qsa/backends/plugin_library.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
 
@@ -24,7 +27,36 @@ struct MutantOptions {
   uint64_t seed = 1;
   bool list = false;
   std::string json_path;
+  std::string backend;  // plugin:PATH.so: its planted variants instead of ours
 };
+
+struct Planted {
+  std::string name;  // backend name
+  std::string description;
+};
+
+// The planted bugs to run: ours, or a plugin's variants (plugin:PATH.so#VARIANT). An unusable
+// plugin throws InputError (exit 2).
+std::vector<Planted> planted_bugs(const MutantOptions& options) {
+  std::vector<Planted> planted;
+  if (options.backend.empty()) {
+    for (const mutants::MutantInfo& m : mutants::mutant_catalog()) planted.push_back({m.name, m.description});
+    return planted;
+  }
+  Error error;
+  auto backend = open_backend(options.backend, &error);
+  if (!backend) throw traces::InputError(error);
+  auto* plugin = dynamic_cast<backends::PluginBackend*>(backend.get());
+  if (plugin == nullptr || options.backend.find('#') != std::string::npos)
+    throw traces::InputError(Error{"backend", -1, "not-a-plugin",
+                                   options.backend + ": --backend takes plugin:PATH.so (its planted variants are run)"});
+  const QsaPlugin& t = plugin->library()->table();
+  for (int32_t i = 0; i < t.num_variants; ++i)
+    planted.push_back({options.backend + "#" + t.variants[i].name, t.variants[i].description});
+  if (planted.empty())
+    throw traces::InputError(Error{"backend", -1, "no-variants", options.backend + " declares no planted variants"});
+  return planted;
+}
 
 struct MutantArguments {
   MutantOptions options;
@@ -41,9 +73,10 @@ std::pair<std::string, std::string> first_catch(const CheckReport& report) {
 int run_mutants(const MutantOptions& options) {
   ReportOutput output(options.json_path);
   std::FILE* out = output.human_file();
+  const std::vector<Planted> planted = planted_bugs(options);
   if (options.list) {
     nlohmann::json list = nlohmann::json::array();
-    for (const mutants::MutantInfo& m : mutants::mutant_catalog()) {
+    for (const Planted& m : planted) {
       std::fprintf(out, "%-44s %s\n", m.name.c_str(), m.description.c_str());
       list.push_back({{"name", m.name}, {"description", m.description}});
     }
@@ -54,7 +87,7 @@ int run_mutants(const MutantOptions& options) {
   std::fprintf(out, "%-44s %-7s %-48s %9s\n", "planted bug", "caught", "first caught by", "seconds");
   nlohmann::json rows = nlohmann::json::array();
   int survivors = 0;
-  for (const mutants::MutantInfo& m : mutants::mutant_catalog()) {
+  for (const Planted& m : planted) {
     CheckOptions check;
     check.backends = {m.name};
     check.workload = options.workload;
@@ -83,11 +116,13 @@ int run_mutants(const MutantOptions& options) {
                     {"detail", detail},
                     {"seconds", seconds}});
   }
-  std::fprintf(out, "\nknown escapes (not registered; docs/mutants.md says why no check can see them):\n");
   nlohmann::json escapes = nlohmann::json::array();
-  for (const mutants::MutantInfo& m : mutants::known_escapes()) {
-    std::fprintf(out, "  %-42s %s\n", m.name.c_str(), m.description.c_str());
-    escapes.push_back(m.name);
+  if (options.backend.empty()) {
+    std::fprintf(out, "\nknown escapes (not registered; docs/mutants.md says why no check can see them):\n");
+    for (const mutants::MutantInfo& m : mutants::known_escapes()) {
+      std::fprintf(out, "  %-42s %s\n", m.name.c_str(), m.description.c_str());
+      escapes.push_back(m.name);
+    }
   }
   std::fprintf(out, "\n%s\n",
                survivors == 0 ? "RESULT: every planted bug was caught" : "RESULT: FAILED: some planted bugs survived");
@@ -111,6 +146,8 @@ void add_mutants_command(CLI::App& app, CommandJob* job) {
       "and print the kill table: caught or not, by which check, where, and how fast.\n"
       "Exit 0 only when every planted bug is caught.");
   cmd->add_flag("--list", options->list, "List the planted bugs and exit");
+  cmd->add_option("--backend", options->backend,
+                  "plugin:PATH.so: run the plugin's own planted variants (plugin:PATH.so#VARIANT) instead");
   cmd->add_option("--workload", options->workload, "Use only this workload model (default: the default campaign)");
   cmd->add_option("--steps", a->steps, "Steps per scenario, 1 ... 2^24");
   cmd->add_option("--seed", a->seed, "Campaign seed, 0 ... 2^64-1")->capture_default_str();

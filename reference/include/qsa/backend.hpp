@@ -37,7 +37,17 @@ class Backend {
                                            Error* error);
 };
 
+/// The rule a backend reports, with kNotImplemented, for an input outside its declared
+/// capabilities (a plugin's): callers leave that input out and report it as not run (exit 3).
+inline constexpr const char* kMissingCapability = "missing-capability";
+inline bool is_declined(Status status, const Error& error) {
+  return status == Status::kNotImplemented && error.rule == kMissingCapability;
+}
+
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+/// Builds a backend from its whole name (e.g. "plugin:/path/lib.so#variant"). It never returns
+/// nullptr for a name with its prefix: a backend that cannot load says why from probe().
+using BackendFamilyFactory = std::function<std::unique_ptr<Backend>(const std::string& name)>;
 
 /// Backends by name. The reference is always registered; others register through
 /// register_builtin_backends() (traces/backends.hpp) or a test target's own registration.
@@ -47,6 +57,8 @@ class BackendRegistry {
 
   /// Adds (or replaces) a backend. `hidden` ones (planted bugs) are left out of default campaigns.
   void add(const std::string& name, const std::string& description, BackendFactory factory, bool hidden = false);
+  /// Names that start with `prefix` (e.g. "plugin:") are built by `factory`; they are never listed.
+  void add_family(const std::string& prefix, const std::string& description, BackendFamilyFactory factory);
   /// nullptr when the name is unknown.
   std::unique_ptr<Backend> create(const std::string& name) const;
   bool contains(const std::string& name) const;
@@ -61,7 +73,15 @@ class BackendRegistry {
     BackendFactory factory;
     bool hidden;
   };
+  struct Family {
+    std::string prefix;
+    std::string description;
+    BackendFamilyFactory factory;
+  };
+  const Family* family_of(const std::string& name) const;
+
   std::vector<Entry> entries_;
+  std::vector<Family> families_;
 };
 
 }  // namespace qsa
