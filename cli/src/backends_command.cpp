@@ -32,13 +32,21 @@ int run_backends(const std::vector<std::string>& requested) {
   if (names.empty()) names = registry.names();
   for (const std::string& name : names) {
     Error error;
-    auto backend = open_backend(name, &error);
-    if (!backend) return report_error(error);
+    auto backend = registry.create(name);
+    auto* plugin = dynamic_cast<backends::PluginBackend*>(backend.get());
+    // A valid plugin that cannot run on this machine (no CUDA device) is still listed and validated.
+    if (plugin == nullptr || plugin->library() == nullptr) {
+      backend = open_backend(name, &error);
+      if (!backend) return report_error(error);
+    }
     std::printf("%s\n  description   %s\n", name.c_str(), registry.description(name).c_str());
-    if (auto* plugin = dynamic_cast<backends::PluginBackend*>(backend.get()))
+    if (plugin != nullptr)
       print_plugin(*plugin->library());
     else
       std::printf("  capabilities  built in: every input of the contract\n");
+    std::string reason;
+    const bool runs = backend->probe(&reason) == Status::kOk;
+    std::printf("  runs here     %s\n", runs ? "yes" : ("no: " + reason).c_str());
   }
   if (requested.empty()) {
     std::printf("plugin:PATH.so[#VARIANT]\n  description   %s\n", registry.description("plugin:x").c_str());
