@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # qsacheck on plugins it cannot use: exit 2 with one JSON line naming the path and what is
 # missing (never a crash), and exit 3 when a campaign leaves out what a plugin does not declare.
-# Usage: plugin_errors_test.sh QSACHECK ABI NO_ENTRY NULL_STEP NO_KINDS COMPRESSED_ONLY TEXT_FILE
+# Usage: plugin_errors_test.sh QSACHECK ABI NO_ENTRY NULL_STEP NO_KINDS COMPRESSED_ONLY TEXT_FILE RECORDED_TRACE
 set -u
-qsacheck=$1 abi=$2 no_entry=$3 null_step=$4 no_kinds=$5 compressed_only=$6 text_file=$7
+qsacheck=$1 abi=$2 no_entry=$3 null_step=$4 no_kinds=$5 compressed_only=$6 text_file=$7 recorded=$8
 failures=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -39,4 +39,5 @@ expect 2 "cache kind ring.*missing-capability" "$qsacheck" eval metadata --backe
 # In a campaign: what it admits is checked and passes, the rest is listed as not run (exit 3).
 expect 3 "not run" "$qsacheck" check --backend "plugin:$compressed_only" --workload default \
   --scenarios 1 --steps 20 --batches 200 --out "$work"
+expect 3 "not run .*cache kind ring" "$qsacheck" replay --backend "plugin:$compressed_only" "$recorded"
 exit $((failures > 0))
