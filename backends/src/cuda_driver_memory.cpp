@@ -4,6 +4,9 @@
 
 #include <dlfcn.h>
 
+#include <string>
+#include <type_traits>
+
 #include "plugin_memory.hpp"
 
 namespace qsa::backends {
