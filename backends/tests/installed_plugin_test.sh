@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The installed package as a kernel engineer uses it: `cmake --install` into a temporary prefix,
 # the host example plugin built out of tree against find_package(qsacheck), a C99 compile through
-# pkg-config, then through the installed qsacheck: backends, check (default campaign at 100
-# steps per scenario), replay of traces/recorded/, the fuzz corpus replays with
+# pkg-config, then through the installed qsacheck: backends, check (the default campaign at STEPS
+# steps per scenario, 100 by default), replay of traces/recorded/, the fuzz corpus replays with
 # QSA_FUZZ_BACKEND, and `mutants --backend` (both planted variants must be caught).
-# Usage: installed_plugin_test.sh BUILD_DIR SOURCE_DIR FUZZ_METADATA FUZZ_SCENARIO
+# Usage: installed_plugin_test.sh BUILD_DIR SOURCE_DIR FUZZ_METADATA FUZZ_SCENARIO [STEPS]
 set -eu -o pipefail
-build=$1 source=$2 fuzz_metadata=$3 fuzz_scenario=$4
+build=$1 source=$2 fuzz_metadata=$3 fuzz_scenario=$4 steps=${5:-100}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 step() { echo "== $*"; }
@@ -30,8 +30,8 @@ cc -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only \
 
 step "qsacheck backends --backend $plugin"
 "$qsacheck" backends --backend "$plugin"
-step "qsacheck check (default campaign, 100 steps per scenario)"
-"$qsacheck" check --backend "$plugin" --steps 100 --out "$work"
+step "qsacheck check (default campaign, $steps steps per scenario)"
+"$qsacheck" check --backend "$plugin" --steps "$steps" --out "$work"
 step "qsacheck replay of traces/recorded"
 for trace in "$source"/traces/recorded/*.scenario; do "$qsacheck" replay --backend "$plugin" "$trace"; done
 step "fuzz corpus and regression replays with QSA_FUZZ_BACKEND=$plugin"
@@ -41,5 +41,5 @@ for target in "$fuzz_metadata" "$fuzz_scenario"; do
     grep -E "checked against|no finding|finding"
 done
 step "qsacheck mutants --backend $plugin (both planted variants caught)"
-"$qsacheck" mutants --backend "$plugin" --steps 100
+"$qsacheck" mutants --backend "$plugin" --steps "$steps"
 echo "PASS"
