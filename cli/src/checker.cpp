@@ -180,7 +180,8 @@ void Checker::run_invalid_batches(const std::string& name, Backend& backend) {
     ++row.cases;
     traces::Rng rng = traces::Rng(options_.seed ^ 0x1a7a11dULL).fork(static_cast<uint64_t>(i));
     const traces::GeneratedBatch generated = traces::random_invalid_metadata_input(rng);
-    if (auto failure = check_batch(backend, generated.input)) {
+    Error declined;  // stays empty: validation comes before any capability (docs/decisions.md)
+    if (auto failure = check_batch(backend, generated.input, &declined)) {
       fail(row, "invalid batch " + std::to_string(i) + ": " + *failure);
       if (options_.shrink) write_batch_reproducer(name, "invalid-batch" + std::to_string(i), generated.input);
       break;
