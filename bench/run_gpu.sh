@@ -11,7 +11,12 @@
 #               initcheck and synccheck, with small corpora so that each stays short;
 #   bench:      the benchmarks, each writing a benchmark record (Google Benchmark JSON with our
 #               context block, docs/bench-records.md), then `qsacheck report` over them and the
-#               records in ../docs/gpu-runs/records; records and report packed in records.tar.gz.
+#               records in ../docs/gpu-runs/records; records and report packed in records.tar.gz;
+#   plugin:     (not in the default list; QSA_PHASES=plugin with QSA_GPU_BUDGET_S=570) the example CUDA
+#               plugin (libqsa_example_cuda.so, built out of tree by `./dev gpu`) through qsacheck:
+#               its table, the default campaign, its planted variants (both must be caught), a short
+#               campaign under compute-sanitizer memcheck, and the default campaign on --backend cuda
+#               for the steps-per-second comparison (logs in qsacheck.log, figures in summary.txt).
 # Files go to $OUT (./gpu-logs when OUT is unset), 8 at most (the device tool brings back 8):
 # summary.txt (the environment, then every step's result; also printed), tests.log (tests and
 # replays), qsacheck.log and check.json, sanitizers.log, bench.log (both benchmarks, and ncu),
@@ -172,6 +177,37 @@ if phase bench; then
   echo
   sed -n "$((step_start + 1)),${metadata_start}p" "$OUT/bench.log" | sed -n '/^Summary: time per step/,$p' | tee -a "$SUMMARY"
   tail -n +"$((metadata_start + 1))" "$OUT/bench.log" | sed -n '/^Summary: time per step/,/^Other GPU/p' | tee -a "$SUMMARY"
+fi
+
+# campaign_rate NAME BACKEND: the default campaign on BACKEND, then its steps per second (the
+# coverage line's steps over the wall time) in the summary.
+campaign_rate() {
+  local name=$1 backend=$2 start end steps
+  start=$(date +%s.%N)
+  step "qsacheck check --backend $name (default campaign)" qsacheck.log 240 ./qsacheck check --backend "$backend"
+  end=$(date +%s.%N)
+  steps=$(grep -E "^coverage: [0-9]+ steps" "$OUT/qsacheck.log" | tail -1 | awk '{print $2}')
+  note "         $name: ${steps:-?} steps in $(awk -v n="${steps:-0}" -v a="$start" -v b="$end" \
+    'BEGIN { printf "%.1f s = %.1f steps/s", b - a, n / (b - a) }')"
+}
+
+if phase plugin; then
+  plugin="plugin:$PWD/libqsa_example_cuda.so"
+  step "qsacheck backends --backend plugin (table validation)" qsacheck.log 20 ./qsacheck backends --backend "$plugin"
+  campaign_rate "plugin:libqsa_example_cuda.so" "$plugin"
+  step "qsacheck mutants --backend plugin (both planted variants caught)" qsacheck.log 120 \
+    ./qsacheck mutants --backend "$plugin" --steps 200
+  grep -E "#[a-z-]+ +(yes|NO) " "$OUT/qsacheck.log" | cut -c1-200 | sed 's/^/         /' | tee -a "$SUMMARY"
+  if [ -n "$SANITIZER" ]; then
+    step "compute-sanitizer --tool memcheck: qsacheck check on the plugin" sanitizers.log 120 \
+      "$SANITIZER" --tool memcheck --error-exitcode 86 ./qsacheck check --backend "$plugin" --workload default \
+      --scenarios 1 --steps 60 --batches 200
+    grep -h "ERROR SUMMARY" "$OUT/sanitizers.log" | tail -1 | sed "s/^/         memcheck (plugin): /" | tee -a "$SUMMARY"
+  else
+    note "FAIL     compute-sanitizer not found"
+    failed=1
+  fi
+  campaign_rate "cuda" cuda
 fi
 
 # Optional (QSA_NCU=1): Nsight Compute on a few launches of the kernels (durations, throughput).

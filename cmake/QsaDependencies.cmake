@@ -1,5 +1,6 @@
 # Dependencies come from Debian packages installed by `./dev deps`; nothing is downloaded here.
 find_package(nlohmann_json 3.10 REQUIRED)
+find_package(dlpack CONFIG REQUIRED)  # the plugin ABI's tensors (header-only, Debian libdlpack-dev)
 if(QSA_BUILD_CLI)
   find_package(CLI11 2.1 REQUIRED)
 endif()

@@ -29,8 +29,8 @@ Backend& reference_backend();
 /// The backends compared with the reference bit for bit, created once per process:
 /// - QSA_FUZZ_BACKEND unset: every backend registered by backends::register_builtin_backends()
 ///   other than "reference" whose probe() is kOk (the CUDA backend on a GPU build with a device);
-/// - QSA_FUZZ_BACKEND=name[,name...]: exactly those (an unknown or unavailable one is a usage
-///   error: the process prints why and exits 2);
+/// - QSA_FUZZ_BACKEND=name[,name...]: exactly those, plugin:PATH.so[#VARIANT] included (an
+///   unknown or unavailable one is a usage error: the process prints why and exits 2);
 /// - QSA_FUZZ_BACKEND=none: none (the reference against the invariants and the oracle only).
 /// The planted `bug:` backends are not linked into the fuzzers; the replay executables of a test
 /// build register them hidden, so only QSA_FUZZ_BACKEND=bug:... selects one.

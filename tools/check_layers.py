@@ -7,8 +7,9 @@ every CMake target's link libraries must point the allowed way.
 
 FILE is written by tools/CMakeLists.txt at configure time: one line per project target,
 "target<TAB>source dir<TAB>link libraries (;-separated)", and "alias<TAB>name<TAB>target" lines.
---self-test plants a reference -> traces include, a cli -> optimized/src include and a
-reference -> traces link into the real tree's lists and passes only when each is reported.
+--self-test plants a reference -> traces include, a cli -> optimized/src include, a plugin ->
+reference include and a reference -> traces link into the real tree's lists and passes only when
+each is reported.
 """
 
 import argparse
@@ -19,12 +20,16 @@ import sys
 
 # Who may include or link whom. optimized is split: its public headers (optimized/include/qsa/cuda),
 # its detail header (qsa/cuda/detail/, for instantiating kernel variants) and its private src/.
+# plugin/ is the C plugin ABI header (qsacheck/plugin.h): it includes nothing of ours; the plugin
+# loader (backends) and the example plugins (examples/) include it.
 ALLOWED = {
+    "plugin": {"plugin"},
+    "examples": {"examples", "plugin"},
     "reference": {"reference"},
     "traces": {"traces", "reference"},
     "optimized": {"optimized", "optimized-public", "optimized-detail", "reference"},
     "planted": {"planted", "reference", "optimized-public", "optimized-detail"},
-    "backends": {"backends", "traces", "reference", "optimized-public", "planted"},
+    "backends": {"backends", "traces", "reference", "optimized-public", "planted", "plugin"},
     "records": {"records", "traces", "reference"},
     "cli": {"cli", "backends", "records", "traces", "reference"},
     # fuzz_command_line fuzzes the command line itself, so it links the CLI's library.
@@ -37,9 +42,9 @@ PUBLISHED_PRIVATE = {
     "cli/src/command_line.hpp",  # the parse-only entry point that fuzz_command_line drives
 }
 # Where quoted includes are looked up after the including file's own folder (CMake include dirs).
-INCLUDE_ROOTS = ["reference/include", "traces/include", "traces/tests", "optimized/include", "optimized/src",
-                 "planted/include", "planted/src", "backends/include", "records/include", "properties", "bench", "fuzz",
-                 "cli/src"]
+INCLUDE_ROOTS = ["plugin/include", "reference/include", "traces/include", "traces/tests", "optimized/include",
+                 "optimized/src", "planted/include", "planted/src", "backends/include", "records/include",
+                 "properties", "bench", "fuzz", "cli/src"]
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".cc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 
@@ -160,10 +165,11 @@ def check(source, links, extra_files=None, extra_links=None):
 
 
 def self_test(source, links):
-    """Plants three wrong edges and passes only when the check reports each of them."""
+    """Plants four wrong edges and passes only when the check reports each of them."""
     planted_files = {
         "reference/src/planted_wrong_edge.cpp": '#include "qsa/traces/scenario.hpp"\n',
         "cli/src/planted_wrong_edge.cpp": '#include "kernels/metadata_params.hpp"\n',
+        "plugin/include/qsacheck/planted_wrong_edge.h": '#include "qsa/types.hpp"\n',
     }
     planted_links = {"planted_wrong_edge": ("reference", ["qsa::traces"])}
     clean = check(source, links)
@@ -174,6 +180,7 @@ def self_test(source, links):
     expected = [
         ("reference/src/planted_wrong_edge.cpp", "reference -> traces"),
         ("cli/src/planted_wrong_edge.cpp", "cli -> optimized"),
+        ("plugin/include/qsacheck/planted_wrong_edge.h", "plugin -> reference"),
         ("link: planted_wrong_edge", "reference -> traces"),
     ]
     missing = [e for e in expected if not any(v.startswith(e[0]) and e[1] in v for v in new)]

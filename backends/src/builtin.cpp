@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "qsa/backends/planted.hpp"
+#include "qsa/backends/plugin_backend.hpp"
 #include "qsa/reference/backend.hpp"
 
 #ifdef QSA_HAVE_CUDA
@@ -32,6 +33,7 @@ void register_builtin_backends(BackendRegistry& registry) {
       add_once(
           registry, bug.name, bug.description, [name = bug.name] { return make_planted_backend(name); },
           /*hidden=*/true);
+  register_plugin_backends(registry);  // plugin:PATH[#VARIANT], never listed
 }
 
 bool cuda_support_built() {

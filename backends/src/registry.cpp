@@ -25,14 +25,32 @@ void BackendRegistry::add(const std::string& name, const std::string& descriptio
     entries_.push_back(std::move(entry));
 }
 
+void BackendRegistry::add_family(const std::string& prefix, const std::string& description,
+                                 BackendFamilyFactory factory) {
+  auto it = std::find_if(families_.begin(), families_.end(), [&](const Family& f) { return f.prefix == prefix; });
+  Family family{prefix, description, std::move(factory)};
+  if (it != families_.end())
+    *it = std::move(family);
+  else
+    families_.push_back(std::move(family));
+}
+
+const BackendRegistry::Family* BackendRegistry::family_of(const std::string& name) const {
+  for (const Family& f : families_)
+    if (name.size() > f.prefix.size() && name.compare(0, f.prefix.size(), f.prefix) == 0) return &f;
+  return nullptr;
+}
+
 std::unique_ptr<Backend> BackendRegistry::create(const std::string& name) const {
   for (const Entry& e : entries_)
     if (e.name == name) return e.factory();
+  if (const Family* f = family_of(name)) return f->factory(name);
   return nullptr;
 }
 
 bool BackendRegistry::contains(const std::string& name) const {
-  return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.name == name; });
+  return family_of(name) != nullptr ||
+         std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.name == name; });
 }
 
 std::vector<std::string> BackendRegistry::names(bool include_hidden) const {
@@ -45,6 +63,7 @@ std::vector<std::string> BackendRegistry::names(bool include_hidden) const {
 std::string BackendRegistry::description(const std::string& name) const {
   for (const Entry& e : entries_)
     if (e.name == name) return e.description;
+  if (const Family* f = family_of(name)) return f->description;
   return {};
 }
 

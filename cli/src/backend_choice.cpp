@@ -7,9 +7,9 @@ std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
   if (!backend) {
     std::string choices;
     for (const auto& n : BackendRegistry::global().names()) choices += (choices.empty() ? "" : ", ") + n;
-    *error =
-        Error{"backend", -1, "unknown-backend",
-              "\"" + name + "\" is not one of: " + choices + " (or a planted bug listed by `qsacheck mutants --list`)"};
+    *error = Error{"backend", -1, "unknown-backend",
+                   "\"" + name + "\" is not one of: " + choices +
+                       " (or a planted bug listed by `qsacheck mutants --list`, or plugin:PATH.so[#VARIANT])"};
     return nullptr;
   }
   std::string reason;

@@ -57,6 +57,7 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   }
   result.coverage = traces::coverage_of(result.scenario);
   result.step_update_ran = runner.step_update_supported();
+  result.declined.assign(runner.declined().begin(), runner.declined().end());
   return result;
 }
 

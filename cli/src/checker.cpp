@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "backend_choice.hpp"
@@ -90,18 +91,26 @@ void Checker::run_spec_examples(const std::string& name, Backend& backend) {
   const auto start = Clock::now();
   CheckRow& row = report_.add("SPEC 8 worked examples and ring survival", name);
   for (const MetadataExample& example : spec_metadata_examples()) {
+    const traces::MetadataRun run = traces::run_metadata(backend, example.input);
+    if (is_declined(run.status, run.error)) {
+      not_run(name, "SPEC 8 example " + example.name, run.error);
+      continue;
+    }
     ++row.cases;
-    traces::MetadataRun run;
-    if (auto finding = traces::check_metadata(backend, example.input, traces::MetadataChecks{true, nullptr}, &run))
+    if (auto finding = traces::judge_metadata(example.input, run, traces::MetadataChecks{true, nullptr}))
       fail(row, example.name + ": " + finding->to_string());
     else if (auto diff = compare_with_example(example, run.output))
       fail(row, example.name + ": " + *diff);
   }
+  Error declined;
   auto build = [&](const MetadataInput& in, MetadataOutput* out, Error* e) {
-    return backend.build_metadata(in, out, e);
+    const Status status = backend.build_metadata(in, out, e);
+    if (is_declined(status, *e)) declined = *e;
+    return status;
   };
-  for (int64_t s = 0; s < 64; ++s, ++row.cases)
-    if (auto failure = check_ring_survival(s, build)) fail(row, *failure);
+  for (int64_t s = 0; s < 64 && declined.rule.empty(); ++s, ++row.cases)
+    if (auto failure = check_ring_survival(s, build); failure && declined.rule.empty()) fail(row, *failure);
+  if (!declined.rule.empty()) not_run(name, "ring survival", declined);
   row.seconds = since(start);
 }
 
@@ -110,6 +119,7 @@ void Checker::run_generated_batches(const std::string& name, Backend& backend) {
   const size_t row_index = report_.rows.size();
   report_.add("metadata on generated batches (SPEC 7.4, reference)", name);
   ProgressLine progress(options_.quiet);
+  int64_t declined_batches = 0;
   for (int64_t i = 0; i < options_.batches; ++i) {
     if (stop_requested()) {
       note_stop("metadata batches " + std::to_string(i) + " ... " + std::to_string(options_.batches - 1) + " on " +
@@ -120,7 +130,14 @@ void Checker::run_generated_batches(const std::string& name, Backend& backend) {
     ++row.cases;
     traces::Rng rng = traces::Rng(options_.seed).fork(static_cast<uint64_t>(i));
     const traces::GeneratedBatch generated = traces::random_metadata_input(rng);
-    if (auto failure = check_batch(backend, generated.input)) {
+    Error declined;
+    auto failure = check_batch(backend, generated.input, &declined);
+    if (!declined.rule.empty()) {
+      --row.cases;
+      ++declined_batches;
+      continue;
+    }
+    if (failure) {
       fail(row, "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + "): " + *failure);
       if (options_.shrink) write_batch_reproducer(name, "batch" + std::to_string(i), generated.input);
       break;
@@ -128,10 +145,20 @@ void Checker::run_generated_batches(const std::string& name, Backend& backend) {
     progress.update(name + ": metadata batch " + std::to_string(i + 1) + "/" + std::to_string(options_.batches));
   }
   report_.rows[row_index].seconds = since(start);
+  if (declined_batches > 0)
+    report_.not_run.push_back(std::to_string(declined_batches) + " generated metadata batches on " + name +
+                              ": outside the backend's declared capabilities");
 }
 
-std::optional<std::string> Checker::check_batch(Backend& backend, const MetadataInput& input) {
-  if (auto finding = traces::check_metadata_against_reference(backend, input)) return finding->to_string();
+std::optional<std::string> Checker::check_batch(Backend& backend, const MetadataInput& input, Error* declined) {
+  const traces::MetadataRun run = traces::run_metadata(backend, input);
+  if (is_declined(run.status, run.error)) {
+    *declined = run.error;
+    return std::nullopt;
+  }
+  const traces::MetadataRun expected = traces::reference_metadata(input);
+  if (auto finding = traces::judge_metadata(input, run, traces::MetadataChecks{true, &expected}))
+    return finding->to_string();
   return std::nullopt;
 }
 
@@ -153,7 +180,8 @@ void Checker::run_invalid_batches(const std::string& name, Backend& backend) {
     ++row.cases;
     traces::Rng rng = traces::Rng(options_.seed ^ 0x1a7a11dULL).fork(static_cast<uint64_t>(i));
     const traces::GeneratedBatch generated = traces::random_invalid_metadata_input(rng);
-    if (auto failure = check_batch(backend, generated.input)) {
+    Error declined;  // stays empty: validation comes before any capability (docs/decisions.md)
+    if (auto failure = check_batch(backend, generated.input, &declined)) {
       fail(row, "invalid batch " + std::to_string(i) + ": " + *failure);
       if (options_.shrink) write_batch_reproducer(name, "invalid-batch" + std::to_string(i), generated.input);
       break;
@@ -165,6 +193,7 @@ void Checker::run_invalid_batches(const std::string& name, Backend& backend) {
 void Checker::run_scenarios(const std::string& name, Backend& backend, const std::vector<CampaignJob>& jobs) {
   ProgressLine progress(options_.quiet);
   bool step_update_missing = false;
+  std::set<std::string> declined;                 // what the backend's capabilities left out, once each
   std::map<std::string, size_t> row_of_workload;  // indices: rows_ grows while we hold them
   for (size_t job_index = 0; job_index < jobs.size(); ++job_index) {
     const CampaignJob& job = jobs[job_index];
@@ -189,7 +218,10 @@ void Checker::run_scenarios(const std::string& name, Backend& backend, const std
     ++row.cases;
     row.seconds += since(start);
     report_.coverage += result.coverage;
-    step_update_missing |= !result.step_update_ran;
+    step_update_missing |= !result.step_update_ran && result.declined.empty();
+    for (const std::string& what : result.declined)
+      if (declined.insert(job.workload.name + ": " + what).second)
+        report_.not_run.push_back("scenarios of " + job.workload.name + " on " + name + ": " + what);
     if (result.failure) {
       report_.first_failure_step = result.failure->step;
       fail(row, "seed " + std::to_string(job.seed) + ", " + traces::to_string(*result.failure));
@@ -213,6 +245,10 @@ void Checker::run_scenarios(const std::string& name, Backend& backend, const std
   if (step_update_missing)
     report_.not_run.push_back("step update on " + name +
                               ": the backend does not implement it (its metadata was checked)");
+}
+
+void Checker::not_run(const std::string& name, const std::string& what, const Error& why) {
+  report_.not_run.push_back(what + " on " + name + ": " + why.message);
 }
 
 void Checker::write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress) {

@@ -46,7 +46,9 @@ class Checker {
   void run_spec_examples(const std::string& name, Backend& backend);
   void run_generated_batches(const std::string& name, Backend& backend);
   void run_invalid_batches(const std::string& name, Backend& backend);
-  std::optional<std::string> check_batch(Backend& backend, const MetadataInput& input);
+  /// A failure, or nullopt; *declined is set when the input lies outside the backend's capabilities.
+  std::optional<std::string> check_batch(Backend& backend, const MetadataInput& input, Error* declined);
+  void not_run(const std::string& name, const std::string& what, const Error& why);
   void write_batch_reproducer(const std::string& name, const std::string& what, const MetadataInput& input);
   void run_scenarios(const std::string& name, Backend& backend, const std::vector<CampaignJob>& jobs);
   void write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress);

@@ -56,7 +56,8 @@ int run_command_line(int argc, const char* const* argv, bool parse_only) {
     CLI::App app{
         "qsacheck: checks QSA side-cache implementations (metadata, ring, compressed cache) against\n"
         "the contract in docs/spec.md, bit for bit. Start with `qsacheck check`; `qsacheck eval` runs one\n"
-        "operation on JSON input. Exit codes: 0 agreement; 1 mismatch; 2 bad usage or input (one JSON\n"
+        "operation on JSON input; `--backend plugin:PATH.so` checks a kernel built outside this tree.\n"
+        "Exit codes: 0 agreement; 1 mismatch; 2 bad usage or input (one JSON\n"
         "line on stdout); 3 what ran passed but something did not run (or the run was stopped).\n"
         "Limits: QSA_MAX_INPUT_BYTES (default 64 MiB per input), QSA_MAX_CACHE_BYTES (default 2 GiB).",
         "qsacheck"};
@@ -73,6 +74,7 @@ int run_command_line(int argc, const char* const* argv, bool parse_only) {
     add_mutants_command(app, &job);
     add_bench_commands(app, &job);
     add_report_command(app, &job);
+    add_backends_command(app, &job);
 
     // The limits are read once up front, so a malformed variable is bad usage before any work.
     traces::max_input_bytes();

@@ -12,12 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "backend_choice.hpp"
 #include "checker.hpp"
 #include "commands.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
 #include "qsa/backends/planted.hpp"
+#include "qsa/backends/plugin_backend.hpp"
+#include "qsa/backends/plugin_library.hpp"
 #include "qsa/backends/registry.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -31,19 +34,13 @@ struct MutantOptions {
   uint64_t seed = 1;
   bool list = false;
   std::string json_path;
+  std::string backend;  // plugin:PATH.so: its planted variants instead of ours
 };
 
-struct MutantArguments {
-  MutantOptions options;
-  std::string steps, seed = "1";
+struct Planted {
+  std::string name;  // backend name
+  std::string description;
 };
-
-// The first failing row of a report: which check caught the bug and where.
-std::pair<std::string, std::string> first_catch(const CheckReport& report) {
-  for (const CheckRow& row : report.rows)
-    if (row.failures > 0) return {row.check, row.first_failure};
-  return {"", ""};
-}
 
 // The planted bugs this machine can run: the CPU set, then the metadata kernels where "cuda" runs.
 std::vector<backends::PlantedBug> runnable_planted_bugs(std::string* cuda_skipped) {
@@ -59,14 +56,51 @@ std::vector<backends::PlantedBug> runnable_planted_bugs(std::string* cuda_skippe
   return bugs;
 }
 
+// The planted bugs to run: ours (those this machine can run), or a plugin's variants
+// (plugin:PATH.so#VARIANT). An unusable plugin throws InputError (exit 2).
+std::vector<Planted> planted_bugs(const MutantOptions& options, std::string* cuda_skipped) {
+  std::vector<Planted> planted;
+  if (options.backend.empty()) {
+    for (const backends::PlantedBug& m : runnable_planted_bugs(cuda_skipped))
+      planted.push_back({m.name, m.description});
+    return planted;
+  }
+  Error error;
+  auto backend = open_backend(options.backend, &error);
+  if (!backend) throw traces::InputError(error);
+  auto* plugin = dynamic_cast<backends::PluginBackend*>(backend.get());
+  if (plugin == nullptr || options.backend.find('#') != std::string::npos)
+    throw traces::InputError(
+        Error{"backend", -1, "not-a-plugin",
+              options.backend + ": --backend takes plugin:PATH.so (its planted variants are run)"});
+  const QsaPlugin& t = plugin->library()->table();
+  for (int32_t i = 0; i < t.num_variants; ++i)
+    planted.push_back({options.backend + "#" + t.variants[i].name, t.variants[i].description});
+  if (planted.empty())
+    throw traces::InputError(Error{"backend", -1, "no-variants", options.backend + " declares no planted variants"});
+  return planted;
+}
+
+struct MutantArguments {
+  MutantOptions options;
+  std::string steps, seed = "1";
+};
+
+// The first failing row of a report: which check caught the bug and where.
+std::pair<std::string, std::string> first_catch(const CheckReport& report) {
+  for (const CheckRow& row : report.rows)
+    if (row.failures > 0) return {row.check, row.first_failure};
+  return {"", ""};
+}
+
 int run_mutants(const MutantOptions& options) {
   ReportOutput output(options.json_path);
   std::FILE* out = output.human_file();
   std::string cuda_skipped;
-  const std::vector<backends::PlantedBug> bugs = runnable_planted_bugs(&cuda_skipped);
+  const std::vector<Planted> planted = planted_bugs(options, &cuda_skipped);
   if (options.list) {
     nlohmann::json list = nlohmann::json::array();
-    for (const backends::PlantedBug& m : bugs) {
+    for (const Planted& m : planted) {
       std::fprintf(out, "%-44s %s\n", m.name.c_str(), m.description.c_str());
       list.push_back({{"name", m.name}, {"description", m.description}});
     }
@@ -78,7 +112,7 @@ int run_mutants(const MutantOptions& options) {
   std::fprintf(out, "%-44s %-7s %-48s %9s\n", "planted bug", "caught", "first caught by", "seconds");
   nlohmann::json rows = nlohmann::json::array();
   int survivors = 0;
-  for (const backends::PlantedBug& m : bugs) {
+  for (const Planted& m : planted) {
     CheckOptions check;
     check.backends = {m.name};
     check.workload = options.workload;
@@ -107,11 +141,13 @@ int run_mutants(const MutantOptions& options) {
                     {"detail", detail},
                     {"seconds", seconds}});
   }
-  std::fprintf(out, "\nknown escapes (not registered; docs/mutants.md says why no check can see them):\n");
   nlohmann::json escapes = nlohmann::json::array();
-  for (const backends::PlantedBug& m : backends::known_escapes()) {
-    std::fprintf(out, "  %-42s %s\n", m.name.c_str(), m.description.c_str());
-    escapes.push_back(m.name);
+  if (options.backend.empty()) {
+    std::fprintf(out, "\nknown escapes (not registered; docs/mutants.md says why no check can see them):\n");
+    for (const backends::PlantedBug& m : backends::known_escapes()) {
+      std::fprintf(out, "  %-42s %s\n", m.name.c_str(), m.description.c_str());
+      escapes.push_back(m.name);
+    }
   }
   if (!cuda_skipped.empty()) std::fprintf(out, "\n(%s)\n", cuda_skipped.c_str());
   std::fprintf(out, "\n%s\n",
@@ -136,6 +172,8 @@ void add_mutants_command(CLI::App& app, CommandJob* job) {
       "and print the kill table: caught or not, by which check, where, and how fast.\n"
       "Exit 0 only when every planted bug is caught.");
   cmd->add_flag("--list", options->list, "List the planted bugs and exit");
+  cmd->add_option("--backend", options->backend,
+                  "plugin:PATH.so: run the plugin's own planted variants (plugin:PATH.so#VARIANT) instead");
   cmd->add_option("--workload", options->workload, "Use only this workload model (default: the default campaign)");
   cmd->add_option("--steps", a->steps, "Steps per scenario, 1 ... 2^24");
   cmd->add_option("--seed", a->seed, "Campaign seed, 0 ... 2^64-1")->capture_default_str();

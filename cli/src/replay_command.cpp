@@ -67,10 +67,17 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     }
     out << "passed: " << s.steps.size() << " steps" << (digests ? ", every digest matches" : "")
         << (runner.step_update_supported() ? "" : " (metadata only: the backend has no step update)") << std::endl;
+    nlohmann::json declined = nlohmann::json::array();
+    for (const std::string& what : runner.declined()) {
+      out << "not run (outside the backend's capabilities; digests not compared): " << what << std::endl;
+      declined.push_back(what);
+    }
     result["passed"] = true;
     result["step_update_checked"] = runner.step_update_supported();
+    result["not_run"] = declined;
     results.push_back(std::move(result));
-    if (!runner.step_update_supported() && exit_code == kExitOk) exit_code = kExitIncomplete;
+    if ((!runner.step_update_supported() || !runner.declined().empty()) && exit_code == kExitOk)
+      exit_code = kExitIncomplete;
   }
   return output.finish({{"command", "replay"}, {"backend", backend_name}, {"exit_code", exit_code}, {"files", results}},
                        exit_code);

@@ -35,4 +35,11 @@ class Backend {
                                            Error* error);
 };
 
+/// The rule a backend reports, with kNotImplemented, for an input outside its declared
+/// capabilities (a plugin's): callers leave that input out and report it as not run (exit 3).
+inline constexpr const char* kMissingCapability = "missing-capability";
+inline bool is_declined(Status status, const Error& error) {
+  return status == Status::kNotImplemented && error.rule == kMissingCapability;
+}
+
 }  // namespace qsa

@@ -1,7 +1,8 @@
 #pragma once
 // The backends built into this binary: "reference" always, "cuda" when the CUDA library is built
 // (it reports itself unavailable on a machine without a device), and the planted bugs, hidden
-// (qsa/backends/planted.hpp). BackendRegistry::global() registers them on first use.
+// (qsa/backends/planted.hpp), and the "plugin:" family (qsa/backends/plugin_backend.hpp).
+// BackendRegistry::global() registers them on first use.
 
 #include "qsa/backends/registry.hpp"
 

@@ -13,15 +13,20 @@
 namespace qsa {
 
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+/// Builds a backend from its whole name (e.g. "plugin:/path/lib.so#variant"). It never returns
+/// nullptr for a name with its prefix: a backend that cannot load says why from probe().
+using BackendFamilyFactory = std::function<std::unique_ptr<Backend>(const std::string& name)>;
 
 class BackendRegistry {
  public:
-  /// The process-wide registry. Every backend built into the binary is registered on first use
-  /// (backends::register_builtin_backends()).
+  /// The process-wide registry. Every backend built into the binary, and the plugin:PATH family,
+  /// is registered on first use (backends::register_builtin_backends()).
   static BackendRegistry& global();
 
   /// Adds (or replaces) a backend. `hidden` ones (planted bugs) are left out of default campaigns.
   void add(const std::string& name, const std::string& description, BackendFactory factory, bool hidden = false);
+  /// Names that start with `prefix` (e.g. "plugin:") are built by `factory`; they are never listed.
+  void add_family(const std::string& prefix, const std::string& description, BackendFamilyFactory factory);
   /// nullptr when the name is unknown.
   std::unique_ptr<Backend> create(const std::string& name) const;
   bool contains(const std::string& name) const;
@@ -36,7 +41,15 @@ class BackendRegistry {
     BackendFactory factory;
     bool hidden;
   };
+  struct Family {
+    std::string prefix;
+    std::string description;
+    BackendFamilyFactory factory;
+  };
+  const Family* family_of(const std::string& name) const;
+
   std::vector<Entry> entries_;
+  std::vector<Family> families_;
 };
 
 }  // namespace qsa

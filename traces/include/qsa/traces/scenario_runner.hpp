@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,9 @@ class ScenarioRunner {
   int64_t steps_run() const { return index_; }
   /// False once the backend answered kNotImplemented for the step update (metadata is still checked).
   bool step_update_supported() const { return step_update_supported_; }
+  /// What the backend declined as outside its declared capabilities (is_declined(): a plugin's
+  /// kNotImplemented with rule "missing-capability"), each with the reason: reported as not run.
+  const std::set<std::string>& declined() const { return declined_; }
   const ScenarioState& state() const { return state_; }
   /// The backend's caches after the steps run so far.
   const StepCaches& caches() const { return caches_; }
@@ -88,6 +92,7 @@ class ScenarioRunner {
   int64_t index_ = 0;
   bool step_update_supported_ = true;
   bool backend_is_reference_ = false;  // its metadata is the reference's: built once, not twice
+  std::set<std::string> declined_;
 };
 
 /// Runs a whole scenario; nullopt when every step passed.

@@ -1,0 +1,68 @@
+#pragma once
+// The adapter from a plugin's C table to the Backend interface: `plugin:PATH.so` and
+// `plugin:PATH.so#VARIANT` reach every check qsacheck has. Per call it validates the input with
+// the contract's validator, checks the plugin's capabilities (an input outside them answers
+// kNotImplemented with rule "missing-capability", which campaigns report as not run), allocates
+// and poisons every buffer where the plugin asked (host or CUDA), copies inputs in, calls, and
+// copies outputs back. A CUDA plugin's caches stay on the device across steps: they are uploaded
+// again only when the host copy differs from what the last step left.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "qsa/backend.hpp"
+#include "qsa/backends/registry.hpp"
+#include "qsa/step_types.hpp"
+
+namespace qsa::backends {
+
+class PluginLibrary;
+class PluginMemory;
+class PluginBuffer;
+struct PluginMetadataBuffers;
+struct PluginInstance;
+
+class PluginBackend final : public Backend {
+ public:
+  /// `name` is "plugin:PATH" or "plugin:PATH#VARIANT". Loading problems are kept for probe().
+  explicit PluginBackend(std::string name);
+  ~PluginBackend() override;
+
+  std::string name() const override { return name_; }
+  /// kUnavailable with the loader's error (path and what is missing) when the plugin cannot run.
+  Status probe(std::string* reason) const override;
+  [[nodiscard]] Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override;
+  [[nodiscard]] Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output,
+                                   Error* error) override;
+
+  /// The loaded library (nullptr when loading failed).
+  const PluginLibrary* library() const { return library_.get(); }
+  /// The loader's error when probe() fails.
+  const Error& load_error() const { return load_error_; }
+
+ private:
+  Status run_metadata(const MetadataInput& input, PluginMetadataBuffers* buffers, Error* error);
+  Status sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device, std::vector<uint8_t>* shadow,
+                    Error* error);
+  Error capability_error(const std::string& missing) const;
+
+  std::string name_;
+  std::shared_ptr<PluginLibrary> library_;
+  std::unique_ptr<PluginMemory> memory_;
+  std::shared_ptr<PluginInstance> instance_;
+  Error load_error_;
+  // Resident caches (kept across steps) and what the host saw of them after the last step.
+  std::unique_ptr<PluginBuffer> ring_;
+  std::unique_ptr<PluginBuffer> compressed_;
+  std::vector<uint8_t> ring_shadow_;
+  std::vector<uint8_t> compressed_shadow_;
+  std::shared_ptr<const std::vector<Bf16>> cos_sin_source_;  // the shared RoPE table now in cos_sin_
+  std::unique_ptr<PluginBuffer> cos_sin_;
+};
+
+/// Registers the "plugin:" family: every name "plugin:PATH[#VARIANT]" builds a PluginBackend.
+/// register_builtin_backends() calls it, so BackendRegistry::global() always knows the family.
+void register_plugin_backends(BackendRegistry& registry);
+
+}  // namespace qsa::backends

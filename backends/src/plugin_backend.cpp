@@ -1,0 +1,373 @@
+#include "qsa/backends/plugin_backend.hpp"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "plugin_memory.hpp"
+#include "qsa/backends/plugin_capabilities.hpp"
+#include "qsa/backends/plugin_library.hpp"
+#include "qsa/reference/metadata.hpp"
+#include "qsa/traces/compare.hpp"
+#include "qsa/validate.hpp"
+
+namespace qsa::backends {
+
+// The buffers of one metadata build, alive until its outputs are read (or the step that uses them ends).
+struct PluginMetadataBuffers {
+  PluginBuffer qsl, seq_lens, common_slots, block_table;
+  PluginBuffer token_to_req, logical_positions, visible_blocks, slot_mapping, k_work;
+  QsaBatchSplit split{};
+  QsaPluginMetadata out{};
+  QsaPluginBatch batch{};
+};
+
+// A plugin instance, destroyed through its table. Without CONCURRENT_INSTANCES one instance per
+// (path, variant) is shared by every backend of that name, so at most one exists at a time.
+struct PluginInstance {
+  std::shared_ptr<PluginLibrary> library;
+  void* handle = nullptr;
+  ~PluginInstance() {
+    if (handle != nullptr) library->table().destroy(handle);
+  }
+};
+
+namespace {
+
+std::string text(const char* chars, size_t capacity) { return std::string(chars, strnlen(chars, capacity)); }
+
+std::vector<int32_t> narrow(const std::vector<int64_t>& values) {  // validated: every value fits int32
+  return std::vector<int32_t>(values.begin(), values.end());
+}
+
+template <typename T>
+size_t bytes_of(const std::vector<T>& v) {
+  return v.size() * sizeof(T);
+}
+
+#define QSA_TRY(call)                                     \
+  do {                                                    \
+    if (Status s_ = (call); s_ != Status::kOk) return s_; \
+  } while (0)
+
+Status upload_batch(PluginMemory& memory, const Batch& batch, PluginMetadataBuffers* b, Error* error) {
+  const std::vector<int32_t> qsl = narrow(batch.query_start_loc);
+  const std::vector<int32_t> seq_lens = narrow(batch.seq_lens);
+  QSA_TRY(b->qsl.allocate_from(memory, qsl.data(), bytes_of(qsl), error));
+  QSA_TRY(b->seq_lens.allocate_from(memory, seq_lens.data(), bytes_of(seq_lens), error));
+  QSA_TRY(b->common_slots.allocate_from(memory, batch.common_slot_mapping.data(), bytes_of(batch.common_slot_mapping),
+                                        error));
+  b->batch.num_actual_tokens = batch.num_actual_tokens;
+  b->batch.reorder_batch_threshold = batch.reorder_batch_threshold;
+  b->batch.query_start_loc = b->qsl.tensor(kDLInt, 32, {static_cast<int64_t>(qsl.size())});
+  b->batch.seq_lens = b->seq_lens.tensor(kDLInt, 32, {static_cast<int64_t>(seq_lens.size())});
+  b->batch.common_slot_mapping =
+      b->common_slots.tensor(kDLInt, 64, {static_cast<int64_t>(batch.common_slot_mapping.size())});
+  return Status::kOk;
+}
+
+Status upload_table(PluginMemory& memory, const BlockTable& table, PluginBuffer* buffer, DLTensor* tensor,
+                    Error* error) {
+  QSA_TRY(buffer->allocate_from(memory, table.storage.data(), bytes_of(table.storage), error));
+  *tensor = buffer->tensor(kDLInt, 32, {table.rows, table.cols}, {table.row_stride, table.col_stride});
+  return Status::kOk;
+}
+
+Status cache_tensor(const CacheLayout& l, PluginBuffer* buffer, DLTensor* tensor) {
+  const bool bytes = l.element_bytes == 1;  // fp8 crosses as uint8; the store dtype is in the args
+  *tensor = buffer->tensor(bytes ? kDLUInt : kDLBfloat, bytes ? 8 : 16, {l.num_blocks, l.rows, l.width},
+                           {l.block_stride, l.row_stride, 1});
+  return Status::kOk;
+}
+
+MetadataOutput download_shape(const MetadataInput& input) { return make_poisoned_metadata_output(input); }
+
+Status read_metadata(const PluginMetadataBuffers& b, MetadataOutput* out, Error* error) {
+  QSA_TRY(b.token_to_req.download_to(out->token_to_req.data(), bytes_of(out->token_to_req), error));
+  QSA_TRY(b.logical_positions.download_to(out->logical_positions.data(), bytes_of(out->logical_positions), error));
+  QSA_TRY(b.visible_blocks.download_to(out->visible_blocks.data(), bytes_of(out->visible_blocks), error));
+  QSA_TRY(b.slot_mapping.download_to(out->slot_mapping.data(), bytes_of(out->slot_mapping), error));
+  QSA_TRY(b.k_work.download_to(out->k_work_metadata.data(), bytes_of(out->k_work_metadata), error));
+  const QsaBatchSplit& s = b.split;
+  out->split = BatchSplit{s.num_decodes,   s.num_decode_tokens, s.num_prefills, s.num_prefill_tokens,
+                          s.max_query_len, s.decode_query_len,  s.max_seq_len};
+  return Status::kOk;
+}
+
+// A failing plugin call as a Status. UNSUPPORTED on an input the capabilities admit is a fault.
+Status call_failure(int32_t code, const QsaPluginError& e, const std::string& name, const char* call, Error* error) {
+  const std::string message = text(e.message, sizeof e.message);
+  switch (code) {
+    case QSA_PLUGIN_INVALID_INPUT:
+      *error = Error{text(e.field, sizeof e.field), e.index, text(e.rule, sizeof e.rule), message};
+      return Status::kInvalidInput;
+    case QSA_PLUGIN_UNSUPPORTED:
+      *error = Error{"plugin", -1, "declined-admitted-input",
+                     name + " " + call + " answered UNSUPPORTED for an input its capabilities admit: " + message};
+      return Status::kInternalError;
+    case QSA_PLUGIN_DEVICE_ERROR:
+      *error = Error{"plugin", -1, "device-error", name + " " + call + ": " + message};
+      return Status::kDeviceError;
+    default:
+      *error = Error{"plugin", -1, "plugin-error",
+                     name + " " + call + " returned code " + std::to_string(code) + ": " + message};
+      return Status::kInternalError;
+  }
+}
+
+std::shared_ptr<PluginInstance> open_instance(const std::shared_ptr<PluginLibrary>& library, const std::string& variant,
+                                              int device_ordinal, Error* error) {
+  static std::mutex mutex;
+  static std::map<std::pair<const PluginLibrary*, std::string>, std::weak_ptr<PluginInstance>> shared;
+  const bool concurrent = (library->capabilities().features & QSA_PLUGIN_FEATURE_CONCURRENT_INSTANCES) != 0;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(library.get(), variant);
+  if (!concurrent)
+    if (auto existing = shared[key].lock()) return existing;
+  auto instance = std::make_shared<PluginInstance>();
+  instance->library = library;
+  QsaPluginInstanceArgs args{};
+  args.struct_size = sizeof args;
+  args.device_ordinal = device_ordinal;
+  args.variant = variant.empty() ? nullptr : variant.c_str();
+  QsaPluginError e{};
+  e.index = -1;
+  const int32_t code = library->table().create(&args, &instance->handle, &e);
+  if (code != QSA_PLUGIN_OK) {
+    instance->handle = nullptr;
+    *error = Error{
+        "plugin", -1, "create-failed",
+        library->path() + ": create returned code " + std::to_string(code) + ": " + text(e.message, sizeof e.message)};
+    return nullptr;
+  }
+  if (!concurrent) shared[key] = instance;
+  return instance;
+}
+
+}  // namespace
+
+PluginBackend::PluginBackend(std::string name) : name_(std::move(name)) {
+  const std::optional<PluginName> parsed = parse_plugin_name(name_);
+  if (!parsed) {
+    load_error_ =
+        Error{"backend", -1, "bad-plugin-name", "\"" + name_ + "\" is not plugin:PATH or plugin:PATH#VARIANT"};
+    return;
+  }
+  library_ = PluginLibrary::open(parsed->path, &load_error_);
+  if (!library_) return;
+  if (!parsed->variant.empty() && !library_->has_variant(parsed->variant)) {
+    std::string names;
+    for (const std::string& v : library_->variant_names()) names += (names.empty() ? "" : ", ") + v;
+    load_error_ = Error{"plugin", -1, "unknown-variant",
+                        parsed->path + ": no planted variant \"" + parsed->variant +
+                            "\" (it has: " + (names.empty() ? "none" : names) + ")"};
+    library_.reset();
+    return;
+  }
+  const bool cuda = library_->capabilities().memory == QSA_PLUGIN_MEMORY_CUDA;
+  memory_ = cuda ? make_cuda_memory(0, &load_error_) : make_host_memory();
+  if (!memory_) {
+    load_error_.message = parsed->path + " needs a CUDA device: " + load_error_.message;
+    return;
+  }
+  instance_ = open_instance(library_, parsed->variant, cuda ? 0 : -1, &load_error_);
+}
+
+PluginBackend::~PluginBackend() {
+  // Device buffers go before the instance and the memory (context) they live in.
+  ring_.reset();
+  compressed_.reset();
+  cos_sin_.reset();
+  instance_.reset();
+}
+
+Status PluginBackend::probe(std::string* reason) const {
+  if (instance_) return Status::kOk;
+  if (reason != nullptr) *reason = "[" + load_error_.rule + "] " + load_error_.message;
+  return Status::kUnavailable;
+}
+
+Error PluginBackend::capability_error(const std::string& missing) const {
+  return Error{"backend", -1, kMissingCapability,
+               name_ + " does not declare the capability this input needs: " + missing};
+}
+
+Status PluginBackend::run_metadata(const MetadataInput& in, PluginMetadataBuffers* b, Error* error) {
+  PluginMemory& memory = *memory_;
+  const MetadataOutput shape = download_shape(in);
+  QsaPluginMetadataArgs args{};
+  args.struct_size = sizeof args;
+  args.cache_kind = in.cache.kind == CacheKind::kCompressed ? QSA_PLUGIN_KIND_ID_COMPRESSED
+                    : in.cache.kind == CacheKind::kRing     ? QSA_PLUGIN_KIND_ID_RING
+                                                            : QSA_PLUGIN_KIND_ID_PASSTHROUGH;
+  args.compress_ratio =
+      in.cache.kind == CacheKind::kCompressed ? in.cache.compress_ratio.value_or(0) : in.cache.builder_ratio();
+  args.storage_block_size = in.cache.storage_block_size;
+  args.ring_capacity = in.cache.ring_capacity;
+  QSA_TRY(upload_batch(memory, in.batch, b, error));
+  args.batch = b->batch;
+  QSA_TRY(upload_table(memory, in.block_table, &b->block_table, &args.block_table, error));
+  const auto n = static_cast<int64_t>(shape.token_to_req.size());
+  QSA_TRY(b->token_to_req.allocate(memory, bytes_of(shape.token_to_req), error));
+  QSA_TRY(b->logical_positions.allocate(memory, bytes_of(shape.logical_positions), error));
+  QSA_TRY(b->visible_blocks.allocate(memory, bytes_of(shape.visible_blocks), error));
+  QSA_TRY(b->slot_mapping.allocate(memory, bytes_of(shape.slot_mapping), error));
+  QSA_TRY(b->k_work.allocate(memory, bytes_of(shape.k_work_metadata), error));
+  std::memset(&b->split, 0xA5, sizeof b->split);
+  b->out.token_to_req = b->token_to_req.tensor(kDLInt, 32, {n});
+  b->out.logical_positions = b->logical_positions.tensor(kDLInt, 64, {n});
+  b->out.visible_blocks = b->visible_blocks.tensor(kDLInt, 32, {n});
+  b->out.slot_mapping = b->slot_mapping.tensor(kDLInt, 64, {n});
+  b->out.k_work_metadata = b->k_work.tensor(kDLInt, 32, {static_cast<int64_t>(shape.k_work_metadata.size() / 2), 2});
+  b->out.split = &b->split;
+  args.out = b->out;
+  args.stream = memory.stream();
+  QsaPluginError e{};
+  e.index = -1;
+  const int32_t code = library_->table().build_metadata(instance_->handle, &args, &e);
+  QSA_TRY(memory.synchronize(error));
+  if (code != QSA_PLUGIN_OK) return call_failure(code, e, name_, "build_metadata", error);
+  return Status::kOk;
+}
+
+Status PluginBackend::build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) {
+  if (!instance_) {
+    *error = load_error_;
+    return Status::kUnavailable;
+  }
+  if (Status s = validate(input, error); s != Status::kOk) return s;
+  if (auto missing = missing_for_metadata(library_->capabilities(), input)) {
+    *error = capability_error(*missing);
+    return Status::kNotImplemented;
+  }
+  PluginMetadataBuffers buffers;
+  QSA_TRY(run_metadata(input, &buffers, error));
+  return read_metadata(buffers, output, error);
+}
+
+Status PluginBackend::sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device,
+                                 std::vector<uint8_t>* shadow, Error* error) {
+  if (*device && (*device)->bytes() == host.bytes.size() && *shadow == host.bytes) return Status::kOk;
+  *device = std::make_unique<PluginBuffer>();
+  *shadow = host.bytes;
+  return (*device)->allocate_from(*memory_, host.bytes.data(), host.bytes.size(), error);
+}
+
+Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) {
+  if (!instance_) {
+    *error = load_error_;
+    return Status::kUnavailable;
+  }
+  if (Status s = validate_step(input, *caches, error); s != Status::kOk) return s;
+  if (auto missing = missing_for_step(library_->capabilities(), input, *caches)) {
+    *error = capability_error(*missing);
+    return Status::kNotImplemented;
+  }
+  PluginMemory& memory = *memory_;
+  const StepConfig& c = input.config;
+  QsaPluginStepArgs args{};
+  args.struct_size = sizeof args;
+  args.store_dtype = c.store_dtype == StoreDtype::kBf16 ? QSA_PLUGIN_STORE_BF16 : QSA_PLUGIN_STORE_FP8_E4M3;
+  args.compress_ratio = c.compress_ratio;
+  args.storage_block_size = c.storage_block_size;
+  args.ring_capacity = c.ring_capacity;
+  args.head_dim = c.head_dim;
+  args.rotary_dim = c.rotary_dim;
+  args.num_heads = c.num_heads;
+  args.eps = c.eps;
+  args.has_mrope = c.mrope_sections ? 1 : 0;
+  for (int i = 0; i < 3 && c.mrope_sections; ++i) args.mrope_sections[i] = static_cast<int32_t>((*c.mrope_sections)[i]);
+  args.ring_positions = c.ring_positions ? 1 : 0;
+  args.max_position = c.max_position;
+
+  // The plugin's own metadata of this step, when its step update reads it: checked against the
+  // contract here, so the step cannot pass on metadata the engine never saw.
+  PluginMetadataBuffers compressed_metadata;
+  PluginMetadataBuffers ring_metadata;
+  if ((library_->capabilities().features & QSA_PLUGIN_FEATURE_STEP_USES_METADATA) != 0) {
+    const MetadataInput groups[2] = {input.compressed_metadata_input(), input.ring_metadata_input()};
+    PluginMetadataBuffers* buffers[2] = {&compressed_metadata, &ring_metadata};
+    for (int g = 0; g < 2; ++g) {
+      QSA_TRY(run_metadata(groups[g], buffers[g], error));
+      MetadataOutput got = download_shape(groups[g]);
+      MetadataOutput expected;
+      QSA_TRY(read_metadata(*buffers[g], &got, error));
+      QSA_TRY(reference::build_metadata(groups[g], &expected, error));
+      if (auto m = traces::compare_metadata(groups[g], expected, got)) {
+        *error = Error{"plugin", -1, "step-metadata-differs",
+                       name_ + ": the " + to_string(groups[g].cache.kind) +
+                           " metadata given to its step update differs from the contract: " + m->to_string()};
+        return Status::kInternalError;
+      }
+    }
+    args.compressed_metadata = &compressed_metadata.out;
+    args.ring_metadata = &ring_metadata.out;
+  }
+
+  PluginMetadataBuffers batch;
+  QSA_TRY(upload_batch(memory, input.batch, &batch, error));
+  args.batch = batch.batch;
+  PluginBuffer block_table, ring_block_table, keys, queries, positions, w_k, w_q, q_out, step_status;
+  QSA_TRY(upload_table(memory, input.block_table, &block_table, &args.block_table, error));
+  QSA_TRY(upload_table(memory, input.ring_block_table, &ring_block_table, &args.ring_block_table, error));
+  const int64_t n = input.num_tokens();
+  QSA_TRY(keys.allocate_from(memory, input.keys.data(), bytes_of(input.keys), error));
+  args.keys = keys.tensor(kDLBfloat, 16, {n, c.head_dim});
+  QSA_TRY(queries.allocate_from(memory, input.queries.data(), bytes_of(input.queries), error));
+  args.queries = queries.tensor(kDLBfloat, 16, {n, c.num_heads, c.head_dim});
+  QSA_TRY(positions.allocate_from(memory, input.positions.data(), bytes_of(input.positions), error));
+  args.positions = input.position_axes == 3 ? positions.tensor(kDLInt, 64, {3, n}) : positions.tensor(kDLInt, 64, {n});
+  // The table is shared and immutable: uploaded once per table. Holding it keeps its address from
+  // being reused by the next scenario's table.
+  if (!cos_sin_ || cos_sin_source_ != c.cos_sin || !c.cos_sin) {
+    cos_sin_ = std::make_unique<PluginBuffer>();
+    QSA_TRY(cos_sin_->allocate_from(memory, c.cos_sin_data(), c.cos_sin_size() * sizeof(Bf16), error));
+    cos_sin_source_ = c.cos_sin;
+  }
+  args.cos_sin = cos_sin_->tensor(kDLBfloat, 16, {c.max_position, c.rotary_dim});
+  QSA_TRY(w_k.allocate_from(memory, c.w_k.data(), bytes_of(c.w_k), error));
+  args.w_k = w_k.tensor(kDLBfloat, 16, {c.head_dim});
+  QSA_TRY(w_q.allocate_from(memory, c.w_q.data(), bytes_of(c.w_q), error));
+  args.w_q = w_q.tensor(kDLBfloat, 16, {c.head_dim});
+  QSA_TRY(sync_cache(caches->ring, &ring_, &ring_shadow_, error));
+  QSA_TRY(sync_cache(caches->compressed, &compressed_, &compressed_shadow_, error));
+  cache_tensor(caches->ring.layout, ring_.get(), &args.ring_cache);
+  cache_tensor(caches->compressed.layout, compressed_.get(), &args.compressed_cache);
+  const bool fp8 = c.store_dtype == StoreDtype::kFp8E4m3;
+  QSA_TRY(q_out.allocate(memory, output->q_out.size(), error));
+  args.q_out = q_out.tensor(fp8 ? kDLUInt : kDLBfloat, fp8 ? 8 : 16, {n, c.num_heads, c.head_dim});
+  QSA_TRY(step_status.allocate(memory, sizeof(int32_t), error));
+  args.step_status = step_status.tensor(kDLInt, 32, {1});
+  args.stream = memory.stream();
+
+  QsaPluginError e{};
+  e.index = -1;
+  const int32_t code = library_->table().step_update(instance_->handle, &args, &e);
+  QSA_TRY(memory.synchronize(error));
+  // The caches come back even after a failure: a plugin that wrote before failing shows it.
+  QSA_TRY(ring_->download_to(caches->ring.bytes.data(), caches->ring.bytes.size(), error));
+  QSA_TRY(compressed_->download_to(caches->compressed.bytes.data(), caches->compressed.bytes.size(), error));
+  ring_shadow_ = caches->ring.bytes;
+  compressed_shadow_ = caches->compressed.bytes;
+  if (code != QSA_PLUGIN_OK) return call_failure(code, e, name_, "step_update", error);
+  QSA_TRY(q_out.download_to(output->q_out.data(), output->q_out.size(), error));
+  int32_t status = 0;
+  QSA_TRY(step_status.download_to(&status, sizeof status, error));
+  if (status == QSA_PLUGIN_STEP_OK) {
+    output->step_status = StepStatus::kOk;
+  } else if (status == QSA_PLUGIN_STEP_POSITION_OUT_OF_RANGE) {
+    output->step_status = StepStatus::kPositionOutOfRange;
+  } else {
+    *error = Error{"plugin", -1, "bad-step-status",
+                   name_ + " left step_status " + std::to_string(status) + " (0xA5A5A5A5 means never written)"};
+    return Status::kInternalError;
+  }
+  return Status::kOk;
+}
+
+void register_plugin_backends(BackendRegistry& registry) {
+  registry.add_family(kPluginPrefix, "a kernel loaded from a shared library (include/qsacheck/plugin.h)",
+                      [](const std::string& name) { return std::make_unique<PluginBackend>(name); });
+}
+
+}  // namespace qsa::backends

@@ -1,0 +1,174 @@
+#include "qsa/backends/plugin_library.hpp"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+
+namespace qsa::backends {
+namespace {
+
+Error plugin_error(const std::string& path, const std::string& rule, const std::string& message) {
+  return Error{"plugin", -1, rule, path + ": " + message};
+}
+
+bool bad_range(const QsaPluginRange& r, int64_t lo) { return r.min < lo || r.max < r.min; }
+
+// A variant name must survive "plugin:PATH#NAME" on a command line and in a file name.
+bool is_variant_name(const char* name) {
+  if (name == nullptr || *name == '\0') return false;
+  for (const char* c = name; *c != '\0'; ++c)
+    if (std::strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *c) == nullptr) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<Error> validate_plugin_table(const QsaPlugin& t, const std::string& path) {
+  std::vector<Error> problems;
+  auto problem = [&](const std::string& rule, const std::string& message) {
+    problems.push_back(plugin_error(path, rule, message));
+  };
+  if (t.abi_major != QSA_PLUGIN_ABI_MAJOR) {
+    problem("abi-version", "built for plugin ABI " + std::to_string(t.abi_major) + "." + std::to_string(t.abi_minor) +
+                               ", this qsacheck loads ABI " + std::to_string(QSA_PLUGIN_ABI_MAJOR) + ".x");
+    return problems;  // nothing else of a foreign layout can be read
+  }
+  if (t.struct_size < sizeof(QsaPlugin))
+    problem("bad-table", "struct_size " + std::to_string(t.struct_size) + " < " + std::to_string(sizeof(QsaPlugin)));
+  if (t.name == nullptr || *t.name == '\0') problem("bad-table", "the table has no name");
+  if (t.spec_version == nullptr) problem("bad-table", "the table has no spec_version");
+  if (t.create == nullptr) problem("missing-symbol", "the table has no create call");
+  if (t.destroy == nullptr) problem("missing-symbol", "the table has no destroy call");
+  if (t.build_metadata == nullptr) problem("missing-symbol", "the table has no build_metadata call");
+  if (t.num_variants < 0 || (t.num_variants > 0 && t.variants == nullptr))
+    problem("bad-table", "num_variants " + std::to_string(t.num_variants) + " without a variants array");
+  for (int32_t i = 0; i < t.num_variants && t.variants != nullptr; ++i) {
+    if (!is_variant_name(t.variants[i].name))
+      problem("bad-table", "variant " + std::to_string(i) + " has no name of [A-Za-z0-9_.-]");
+    for (int32_t k = 0; k < i; ++k)
+      if (is_variant_name(t.variants[i].name) && is_variant_name(t.variants[k].name) &&
+          std::strcmp(t.variants[i].name, t.variants[k].name) == 0)
+        problem("bad-table", std::string("variant name \"") + t.variants[i].name + "\" appears twice");
+  }
+  const QsaPluginCapabilities* c = t.capabilities;
+  if (c == nullptr) {
+    problem("missing-capability", "the table has no capabilities");
+    return problems;
+  }
+  if (c->struct_size < sizeof(QsaPluginCapabilities))
+    problem("bad-table", "capabilities struct_size " + std::to_string(c->struct_size) + " < " +
+                             std::to_string(sizeof(QsaPluginCapabilities)));
+  if (c->memory != QSA_PLUGIN_MEMORY_HOST && c->memory != QSA_PLUGIN_MEMORY_CUDA)
+    problem("missing-capability", "capabilities.memory is " + std::to_string(c->memory) + ", not host (1) or CUDA (2)");
+  if ((c->cache_kinds & 7u) == 0 || (c->cache_kinds & ~7u) != 0)
+    problem("missing-capability", "capabilities.cache_kinds names no cache kind (or unknown bits)");
+  const bool step = (c->features & QSA_PLUGIN_FEATURE_STEP_UPDATE) != 0;
+  if (step && t.step_update == nullptr)
+    problem("missing-symbol", "capabilities promise the step update but the table has no step_update call");
+  if (!step && t.step_update != nullptr)
+    problem("missing-capability", "the table has a step_update call but capabilities.features lacks STEP_UPDATE");
+  if ((c->features & QSA_PLUGIN_FEATURE_STEP_USES_METADATA) != 0 && !step)
+    problem("missing-capability", "STEP_USES_METADATA without STEP_UPDATE");
+  if ((c->features & QSA_PLUGIN_FEATURE_STEP_USES_METADATA) != 0 &&
+      (c->cache_kinds & (QSA_PLUGIN_KIND_COMPRESSED | QSA_PLUGIN_KIND_RING)) !=
+          (QSA_PLUGIN_KIND_COMPRESSED | QSA_PLUGIN_KIND_RING))
+    problem("missing-capability", "STEP_USES_METADATA needs the compressed and ring cache kinds");
+  if ((c->store_dtypes & ~3u) != 0 || (step && (c->store_dtypes & 3u) == 0))
+    problem("missing-capability", "capabilities.store_dtypes names no store dtype (or unknown bits)");
+  const struct {
+    const char* name;
+    const QsaPluginRange& range;
+    int64_t lo;
+    bool needed;
+  } ranges[] = {{"head_dim", c->head_dim, 32, step},
+                {"rotary_dim", c->rotary_dim, 2, step},
+                {"num_heads", c->num_heads, 1, step},
+                {"compress_ratio", c->compress_ratio, 1, true},
+                {"storage_block_size", c->storage_block_size, 1, (c->cache_kinds & QSA_PLUGIN_KIND_COMPRESSED) != 0},
+                {"ring_capacity", c->ring_capacity, 1, (c->cache_kinds & QSA_PLUGIN_KIND_RING) != 0}};
+  for (const auto& r : ranges)
+    if (r.needed && bad_range(r.range, r.lo))
+      problem("missing-capability", std::string("capabilities.") + r.name + " is [" + std::to_string(r.range.min) +
+                                        ", " + std::to_string(r.range.max) + "]: empty or below " +
+                                        std::to_string(r.lo));
+  return problems;
+}
+
+PluginLibrary::PluginLibrary(std::string path, void* handle, const QsaPlugin* table)
+    : path_(std::move(path)), handle_(handle), table_(table) {}
+
+PluginLibrary::~PluginLibrary() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+std::shared_ptr<PluginLibrary> PluginLibrary::open(const std::string& path, Error* error) {
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<PluginLibrary>> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto existing = loaded[path].lock()) return existing;
+
+  // RTLD_LOCAL: two plugins (or a plugin and qsacheck) may carry symbols of the same name.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    *error = plugin_error(path, "unloadable", std::string("cannot load: ") + (why ? why : "dlopen failed"));
+    return nullptr;
+  }
+  dlerror();
+  void* symbol = dlsym(handle, QSA_PLUGIN_ENTRY_NAME);
+  if (symbol == nullptr) {
+    dlclose(handle);
+    *error = plugin_error(path, "missing-symbol",
+                          std::string("exports no ") + QSA_PLUGIN_ENTRY_NAME + " (is it a qsacheck plugin?)");
+    return nullptr;
+  }
+  QsaPluginEntry entry = nullptr;
+  static_assert(sizeof(entry) == sizeof(symbol), "function and data pointers differ in size");
+  std::memcpy(&entry, &symbol, sizeof entry);
+  const QsaPlugin* table = entry();
+  if (table == nullptr) {
+    dlclose(handle);
+    *error = plugin_error(path, "bad-table", std::string(QSA_PLUGIN_ENTRY_NAME) + "() returned NULL");
+    return nullptr;
+  }
+  const std::vector<Error> problems = validate_plugin_table(*table, path);
+  if (!problems.empty()) {
+    dlclose(handle);
+    *error = problems.front();
+    if (problems.size() > 1) error->message += " (and " + std::to_string(problems.size() - 1) + " more problems)";
+    return nullptr;
+  }
+  std::shared_ptr<PluginLibrary> library(new PluginLibrary(path, handle, table));
+  loaded[path] = library;
+  return library;
+}
+
+std::vector<std::string> PluginLibrary::variant_names() const {
+  std::vector<std::string> names;
+  for (int32_t i = 0; i < table_->num_variants; ++i) names.emplace_back(table_->variants[i].name);
+  return names;
+}
+
+bool PluginLibrary::has_variant(const std::string& name) const {
+  for (int32_t i = 0; i < table_->num_variants; ++i)
+    if (name == table_->variants[i].name) return true;
+  return false;
+}
+
+std::optional<PluginName> parse_plugin_name(const std::string& backend_name) {
+  const std::string prefix = kPluginPrefix;
+  if (backend_name.compare(0, prefix.size(), prefix) != 0 || backend_name.size() == prefix.size()) return std::nullopt;
+  std::string rest = backend_name.substr(prefix.size());
+  PluginName name;
+  const size_t hash = rest.rfind('#');
+  if (hash != std::string::npos) {
+    name.variant = rest.substr(hash + 1);
+    rest.resize(hash);
+  }
+  name.path = rest;
+  return name;
+}
+
+}  // namespace qsa::backends

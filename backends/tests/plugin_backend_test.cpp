@@ -1,0 +1,134 @@
+// The adapter end to end on in-tree plugins: the host example agrees with the reference through
+// the scenario runner and on padded caches with strided block tables; broken plugins are refused
+// with the path and the reason; inputs outside a plugin's capabilities are declined, not run.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "qsa/backends/plugin_backend.hpp"
+#include "qsa/backends/plugin_library.hpp"
+#include "qsa/reference/backend.hpp"
+#include "qsa/spec_examples.hpp"
+#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/traces/scenario_state.hpp"
+#include "qsa/traces/simulator.hpp"
+#include "qsa/traces/workloads.hpp"
+
+namespace qsa::backends {
+namespace {
+
+const std::string kHost = std::string("plugin:") + QSA_TEST_PLUGIN_HOST;
+
+traces::Scenario simulate(const std::string& workload, uint64_t seed, int64_t steps) {
+  traces::Simulator simulator(traces::workload_by_name(workload), seed);
+  traces::Scenario scenario{simulator.config(), {}};
+  for (int64_t i = 0; i < steps && !simulator.done(); ++i) scenario.steps.push_back(simulator.next());
+  return scenario;
+}
+
+std::string probe_reason(const std::string& name) {
+  PluginBackend backend(name);
+  std::string reason;
+  EXPECT_EQ(backend.probe(&reason), Status::kUnavailable) << name;
+  return reason;
+}
+
+TEST(PluginBackend, HostExamplePassesScenariosOfEveryFeature) {
+  for (const char* workload : {"default", "mrope-fp8", "adversarial"}) {
+    PluginBackend backend(kHost);
+    std::string reason;
+    ASSERT_EQ(backend.probe(&reason), Status::kOk) << reason;
+    const auto failure = traces::run_scenario(simulate(workload, 7, 60), backend);
+    EXPECT_FALSE(failure) << workload << ": " << traces::to_string(*failure);
+  }
+}
+
+TEST(PluginBackend, HostExampleMatchesTheReferenceOnPaddedCachesAndStridedTables) {
+  const traces::Scenario scenario = simulate("default", 3, 40);
+  traces::ScenarioState state(scenario.config);
+  StepCaches ours = traces::make_poisoned_caches(scenario.config);
+  for (CacheBuffer* cache : {&ours.ring, &ours.compressed}) {  // pad rows by 3 and blocks by 5 elements
+    CacheLayout& l = cache->layout;
+    l.row_stride = l.width + 3;
+    l.block_stride = l.rows * l.row_stride + 5;
+    cache->bytes.assign(static_cast<size_t>(l.size_bytes()), kPoisonByte);
+  }
+  StepCaches theirs = ours;
+  PluginBackend plugin(kHost);
+  reference::ReferenceBackend reference;
+  for (size_t i = 0; i < scenario.steps.size(); ++i) {
+    StepInput input = state.step_input(scenario.steps[i], static_cast<int64_t>(i));
+    std::vector<std::vector<int32_t>> rows;
+    for (int64_t r = 0; r < input.block_table.rows; ++r) {
+      rows.emplace_back();
+      for (int64_t c = 0; c < input.block_table.cols; ++c) rows.back().push_back(input.block_table.at(r, c));
+    }
+    input.block_table = BlockTable::column_major(rows);
+    StepOutput expected = make_poisoned_step_output(input);
+    StepOutput actual = expected;
+    Error error;
+    ASSERT_EQ(reference.step_update(input, &ours, &expected, &error), Status::kOk) << to_string(error);
+    ASSERT_EQ(plugin.step_update(input, &theirs, &actual, &error), Status::kOk) << to_string(error);
+    ASSERT_EQ(expected.q_out, actual.q_out) << "step " << i;
+    ASSERT_EQ(ours.ring.bytes, theirs.ring.bytes) << "step " << i;
+    ASSERT_EQ(ours.compressed.bytes, theirs.compressed.bytes) << "step " << i;
+    state.apply(scenario.steps[i], static_cast<int64_t>(i));
+  }
+}
+
+TEST(PluginBackend, PlantedVariantsAreSelectedByName) {
+  PluginBackend variant(kHost + "#k-work-without-minimum");
+  std::string reason;
+  ASSERT_EQ(variant.probe(&reason), Status::kOk) << reason;
+  EXPECT_NE(probe_reason(kHost + "#no-such-variant").find("k-work-without-minimum"), std::string::npos);
+}
+
+TEST(PluginBackend, BrokenPluginsAreRefusedWithThePathAndTheReason) {
+  const std::pair<const char*, const char*> cases[] = {
+      {QSA_TEST_PLUGIN_BROKEN_ABI, "[abi-version]"},          {QSA_TEST_PLUGIN_BROKEN_NO_ENTRY, "[missing-symbol]"},
+      {QSA_TEST_PLUGIN_BROKEN_NULL_STEP, "[missing-symbol]"}, {QSA_TEST_PLUGIN_BROKEN_NO_KINDS, "[missing-capability]"},
+      {"/nonexistent/libnothing.so", "[unloadable]"},
+  };
+  for (const auto& [path, rule] : cases) {
+    const std::string reason = probe_reason(std::string("plugin:") + path);
+    EXPECT_EQ(reason.rfind(rule, 0), 0u) << reason;
+    EXPECT_NE(reason.find(path), std::string::npos) << reason;
+  }
+  const std::string text = testing::TempDir() + "not_a_library.so";
+  std::ofstream(text) << "not an ELF file\n";
+  EXPECT_EQ(probe_reason("plugin:" + text).rfind("[unloadable]", 0), 0u);
+  PluginBackend broken(std::string("plugin:") + QSA_TEST_PLUGIN_BROKEN_ABI);
+  MetadataInput input = spec_metadata_examples().front().input;
+  MetadataOutput out = make_poisoned_metadata_output(input);
+  Error error;
+  EXPECT_EQ(broken.build_metadata(input, &out, &error), Status::kUnavailable);  // never a call into it
+}
+
+TEST(PluginBackend, InputsOutsideTheCapabilitiesAreDeclinedAsNotRun) {
+  PluginBackend backend(std::string("plugin:") + QSA_TEST_PLUGIN_COMPRESSED_ONLY);
+  std::string reason;
+  ASSERT_EQ(backend.probe(&reason), Status::kOk) << reason;
+  for (const MetadataExample& example : spec_metadata_examples()) {
+    MetadataOutput out = make_poisoned_metadata_output(example.input);
+    Error error;
+    const Status status = backend.build_metadata(example.input, &out, &error);
+    if (example.input.cache.kind == CacheKind::kCompressed) {
+      EXPECT_EQ(status, Status::kOk) << example.name << ": " << to_string(error);
+      EXPECT_FALSE(compare_with_example(example, out)) << example.name;
+    } else {
+      EXPECT_EQ(status, Status::kNotImplemented) << example.name;
+      EXPECT_EQ(error.rule, "missing-capability");
+      EXPECT_NE(error.message.find("cache kind"), std::string::npos) << error.message;
+    }
+  }
+  traces::ScenarioRunner runner(simulate("default", 1, 5).config, backend);
+  const traces::Scenario scenario = simulate("default", 1, 5);
+  for (const traces::StepRecord& step : scenario.steps) ASSERT_FALSE(runner.step(step));
+  EXPECT_FALSE(runner.step_update_supported());
+  EXPECT_EQ(runner.declined().size(), 3u);  // ring and passthrough metadata, the step update
+}
+
+}  // namespace
+}  // namespace qsa::backends

@@ -1,0 +1,13 @@
+# `cmake --install`: the plugin header, the qsacheck command, a CMake package
+# (find_package(qsacheck CONFIG REQUIRED) -> qsacheck::plugin, qsacheck::qsacheck) and qsacheck.pc.
+include(CMakePackageConfigHelpers)
+set(QSA_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/qsacheck)
+install(EXPORT qsacheckTargets NAMESPACE qsacheck:: DESTINATION ${QSA_PACKAGE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/install/qsacheckConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/qsacheckConfig.cmake INSTALL_DESTINATION ${QSA_PACKAGE_DIR})
+# The ABI major version is the compatibility line; the tool's version only reports.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/qsacheckConfigVersion.cmake COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/qsacheckConfig.cmake ${PROJECT_BINARY_DIR}/qsacheckConfigVersion.cmake
+        DESTINATION ${QSA_PACKAGE_DIR})
+configure_file(${PROJECT_SOURCE_DIR}/cmake/install/qsacheck.pc.in ${PROJECT_BINARY_DIR}/qsacheck.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/qsacheck.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
