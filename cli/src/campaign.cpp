@@ -33,14 +33,15 @@ std::vector<CampaignJob> workload_campaign(const traces::Workload& workload, uin
   return jobs;
 }
 
-JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress) {
+JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
+                  const traces::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   JobResult result;
   result.workload = job.workload.name;
   result.seed = job.seed;
   traces::Simulator simulator(job.workload, job.seed);
   result.scenario.config = simulator.config();
-  traces::ScenarioRunner runner(simulator.config(), backend);
+  traces::ScenarioRunner runner(simulator.config(), backend, options);
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {
     result.scenario.steps.push_back(simulator.next());
     result.failure = runner.step(result.scenario.steps.back());
@@ -55,9 +56,9 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
 }
 
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
-                                const std::string& backend_name,
+                                const std::string& backend_name, traces::FloatTolerance tolerance,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress) {
-  return traces::shrink_scenario(scenario, traces::fails_the_same_way(backend_name, failure), 400,
+  return traces::shrink_scenario(scenario, traces::fails_the_same_way(backend_name, failure, tolerance), 400,
                                  [&](const traces::Scenario& s, const traces::ShrinkStats& stats) {
                                    if (progress) progress(s, stats.tries);
                                  });

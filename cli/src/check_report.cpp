@@ -26,6 +26,8 @@ CheckRow& CheckReport::add(const std::string& check, const std::string& backend)
 void print_report(const CheckReport& r) {
   std::printf("\nqsacheck check: seed %llu, backends:", static_cast<unsigned long long>(r.seed));
   for (const std::string& b : r.backends) std::printf(" %s", b.c_str());
+  std::printf(", float comparison %s%s\n", r.float_tolerance.to_string().c_str(),
+              r.float_tolerance.exact() ? " (bit for bit)" : " (SPEC 6 tolerance mode: NOT an exact result)");
   std::printf("\n\n%-58s %-12s %8s %7s %9s\n", "check", "backend", "cases", "failed", "seconds");
   for (const CheckRow& row : r.rows)
     std::printf("%-58s %-12s %8lld %7lld %9.2f\n", row.check.c_str(), row.backend.c_str(),
@@ -41,6 +43,11 @@ void print_report(const CheckReport& r) {
       static_cast<long long>(c.prefix_hits), static_cast<long long>(c.padded_steps),
       static_cast<long long>(c.negative_common_slots), static_cast<long long>(c.mrope_steps),
       static_cast<long long>(c.fp8_steps));
+  for (const auto& [backend, stats] : r.float_statistics) {
+    std::printf("\nfloat outputs of %s under %s:\n", backend.c_str(), r.float_tolerance.to_string().c_str());
+    std::printf("  %s\n  %s\n", stats.compressed.to_string("compressed cache").c_str(),
+                stats.q_out.to_string("q_out").c_str());
+  }
   if (!r.unavailable.empty()) {
     std::printf("\nbackends not available here (not part of this campaign):\n");
     for (const std::string& line : r.unavailable) std::printf("  - %s\n", line.c_str());
@@ -67,6 +74,13 @@ nlohmann::json report_to_json(const CheckReport& r) {
   j["backends"] = r.backends;
   j["exit_code"] = r.exit_code();
   j["passed"] = !r.failed();
+  j["float_tolerance"] = r.float_tolerance.to_string();
+  if (!r.float_statistics.empty()) {
+    j["float_statistics"] = nlohmann::json::object();
+    for (const auto& [backend, stats] : r.float_statistics)
+      j["float_statistics"][backend] = {{"cache.compressed", traces::to_json(stats.compressed)},
+                                        {"q_out", traces::to_json(stats.q_out)}};
+  }
   j["checks"] = nlohmann::json::array();
   for (const CheckRow& row : r.rows)
     j["checks"].push_back({{"check", row.check},

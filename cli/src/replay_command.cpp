@@ -13,6 +13,7 @@
 
 #include "backend_choice.hpp"
 #include "commands.hpp"
+#include "float_tolerance_option.hpp"
 #include "output.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
@@ -32,8 +33,21 @@ std::string describe(const traces::ScenarioConfig& c) {
          " HQ=" + std::to_string(c.num_heads) + (c.mrope ? " MRoPE" : "") + " " + to_string(c.store_dtype);
 }
 
-int replay(const std::vector<std::string>& files, const std::string& backend_name) {
+// --float-tolerance when given, else the tolerance the file was found under (a reproducer of a
+// tolerance-mode finding carries it), else exact.
+traces::FloatTolerance tolerance_for(const std::optional<traces::FloatTolerance>& flag,
+                                     const traces::ScenarioFile& file) {
+  return flag ? *flag : file.float_tolerance;
+}
+
+int replay(const std::vector<std::string>& files, const std::string& backend_name, const std::string& tolerance_text) {
   Error error;
+  std::optional<traces::FloatTolerance> flag;
+  if (!tolerance_text.empty()) {
+    traces::FloatTolerance parsed;
+    if (!parse_float_tolerance_flag(tolerance_text, &parsed, &error)) return report_error(error);
+    flag = parsed;
+  }
   auto backend = open_backend(backend_name, &error);
   if (!backend) return report_error(error);
   int exit_code = kExitOk;
@@ -45,22 +59,35 @@ int replay(const std::vector<std::string>& files, const std::string& backend_nam
     const traces::ScenarioFile file = traces::read_scenario_file(path);
     const traces::Scenario& s = file.scenario;
     const bool digests = !file.digests.empty();
+    const traces::FloatTolerance tolerance = tolerance_for(flag, file);
     std::cout << "replaying " << path << ": " << s.steps.size() << " steps, " << traces::requests_of(s).size()
               << " requests of workload " << s.config.workload << " (seed " << s.config.seed << ", "
               << describe(s.config) << ") on " << backend_name << (digests ? ", comparing the recorded digests" : "")
+              << "; float comparison " << tolerance.to_string()
+              << (tolerance.exact() ? "" : " (SPEC 6 tolerance mode, not an exact result)")
+              << (flag && *flag != file.float_tolerance
+                      ? " (the file was written under " + file.float_tolerance.to_string() + ")"
+                      : "")
               << std::endl;
     traces::RunOptions options;
     options.expected_digests = digests ? &file.digests : nullptr;
+    options.float_tolerance = tolerance;
+    traces::StepFloatStatistics statistics(tolerance.ulps);
+    if (!tolerance.exact()) options.float_statistics = &statistics;
     traces::ScenarioRunner runner(s.config, *backend, options);
     std::optional<traces::RunFailure> failure;
     for (const traces::StepRecord& step : s.steps)
       if ((failure = runner.step(step))) break;
+    if (!tolerance.exact() && runner.step_update_supported())
+      std::cout << "  " << statistics.compressed.to_string("compressed cache") << "\n  "
+                << statistics.q_out.to_string("q_out") << std::endl;
     if (failure) {
       std::cout << "FAIL " << traces::to_string(*failure) << std::endl;
       exit_code = failure->invalid_scenario ? kExitUsage : kExitMismatch;
       continue;
     }
     std::cout << "passed: " << s.steps.size() << " steps" << (digests ? ", every digest matches" : "")
+              << (tolerance.exact() ? "" : " within " + tolerance.to_string())
               << (runner.step_update_supported() ? "" : " (metadata only: the backend has no step update)")
               << std::endl;
     if (!runner.step_update_supported() && exit_code == kExitOk) exit_code = kExitIncomplete;
@@ -169,7 +196,12 @@ void add_replay_command(CLI::App& app, int* exit_code) {
   auto backend = std::make_shared<std::string>("reference");
   cmd->add_option("files", *files, "Scenario files, or metadata inputs (.json)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--backend", *backend, "Backend to replay on")->capture_default_str();
-  cmd->callback([=] { *exit_code = replay(*files, *backend); });
+  auto tolerance = std::make_shared<std::string>();
+  cmd->add_option("--float-tolerance", *tolerance,
+                  "exact or row-ulp:N (SPEC 6's tolerance mode for compressed rows and q_out; everything else\n"
+                  "stays exact). Default: the tolerance the file states (a reproducer of a tolerance-mode\n"
+                  "finding carries it), else exact");
+  cmd->callback([=] { *exit_code = replay(*files, *backend, *tolerance); });
 }
 
 }  // namespace qsa::cli
