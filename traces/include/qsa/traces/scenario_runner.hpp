@@ -35,7 +35,7 @@ struct RunOptions {
   /// checks, the recorded digests). In a tolerance mode the differential always runs (unless the
   /// backend is the reference), and a digest mismatch of those two outputs is judged by it: the
   /// reference is recomputed and compared through the comparator.
-  FloatTolerance float_tolerance;
+  FloatTolerance float_tolerance{};
   /// Tolerance mode: accumulates the row-ulp figures of every step (optional).
   StepFloatStatistics* float_statistics = nullptr;
 };
