@@ -294,7 +294,10 @@ std::optional<Finding> judge_step_update(const StepInput& input, const StepCache
   }
   if (checks.oracle != nullptr)
     if (auto v = checks.oracle->check_queries(input, actual.output.q_out))
-      return make_finding("q-path", "q_out", -1, "", "", to_string(*v));
+      return make_finding("q-path", "q_out", -1, "", "",
+                          to_string(*v) + (checks.floats != nullptr && !checks.floats->tolerance().exact()
+                                               ? " (beyond " + checks.floats->tolerance().to_string() + ")"
+                                               : ""));
   if (expected != nullptr) return compare_q_out(input, expected->output, actual.output, checks);
   return std::nullopt;
 }

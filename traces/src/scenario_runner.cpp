@@ -198,7 +198,10 @@ std::optional<RunFailure> ScenarioRunner::check_oracle(const StepRecord& record,
     const CommittedStream stream = state_.committed_stream(ledger);
     const int64_t first_group = sweep || before == committed_before.end() ? 0 : before->second / c;
     if (auto v = oracle_.check_groups(stream, caches_.compressed, first_group))
-      return failure(v->invariant, "request " + str(id) + ": " + v->message);
+      return failure(
+          v->invariant,
+          "request " + str(id) + ": " + v->message +
+              (options_.float_tolerance.exact() ? "" : " (beyond " + options_.float_tolerance.to_string() + ")"));
     if (auto v = oracle_.check_open_group(stream, caches_.ring))
       return failure(v->invariant, "request " + str(id) + ": " + v->message);
   }
