@@ -29,7 +29,7 @@ constexpr const char* kTarget = "fuzz_scenario";
 std::string as_file(const traces::Scenario& s) {
   std::ostringstream out;
   try {
-    traces::write_scenario(out, s);
+    traces::write_scenario(out, s, {}, fuzz::fuzz_float_tolerance());
   } catch (const std::exception& e) {
     return std::string("(cannot be written: ") + e.what() + ")";
   }
@@ -39,6 +39,7 @@ std::string as_file(const traces::Scenario& s) {
 void run_on(Backend& backend, const traces::Scenario& s) {
   traces::RunOptions options;
   options.sweep_every = 4;  // short scenarios: sweep every live request's groups often
+  options.float_tolerance = fuzz::fuzz_float_tolerance();
   traces::ScenarioRunner runner(s.config, backend, options);
   for (const traces::StepRecord& step : s.steps) {
     const auto failure = runner.step(step);

@@ -46,6 +46,17 @@ std::vector<std::string> split_names(const std::string& list) {
   std::exit(2);
 }
 
+traces::FloatTolerance read_float_tolerance() {
+  const char* text = std::getenv("QSA_FUZZ_FLOAT_TOLERANCE");
+  if (text == nullptr || *text == '\0') return {};
+  const auto tolerance = traces::parse_float_tolerance(text);
+  if (!tolerance) {
+    std::fprintf(stderr, "QSA_FUZZ_FLOAT_TOLERANCE: %s, got '%s'\n", traces::kFloatToleranceRule, text);
+    std::exit(2);
+  }
+  return *tolerance;
+}
+
 std::vector<std::unique_ptr<Backend>> open_backends() {
   BackendRegistry& registry = BackendRegistry::global();
   std::vector<std::unique_ptr<Backend>> backends;
@@ -77,6 +88,11 @@ std::vector<std::unique_ptr<Backend>> open_backends() {
 
 }  // namespace
 
+traces::FloatTolerance fuzz_float_tolerance() {
+  static const traces::FloatTolerance tolerance = read_float_tolerance();
+  return tolerance;
+}
+
 const std::vector<std::unique_ptr<Backend>>& differential_backends() {
   static const std::vector<std::unique_ptr<Backend>> backends = open_backends();
   return backends;
@@ -90,7 +106,13 @@ void announce_backends(const char* target) {
   for (const auto& b : differential_backends()) names += (names.empty() ? "" : ", ") + b->name();
   std::fprintf(stderr, "%s: reference checked against %s\n", target,
                names.empty() ? "the invariants and the oracle (no other backend: set QSA_FUZZ_BACKEND to pick one)"
-                             : ("the invariants, the oracle and, bit for bit, " + names).c_str());
+                             : ("the invariants, the oracle and, " +
+                                (fuzz_float_tolerance().exact()
+                                     ? std::string("bit for bit")
+                                     : "compressed rows and q_out within " + fuzz_float_tolerance().to_string() +
+                                           " (QSA_FUZZ_FLOAT_TOLERANCE), the rest bit for bit") +
+                                ", " + names)
+                                   .c_str());
 }
 
 int64_t Decoder::edgy(int64_t lo, int64_t hi, std::initializer_list<int64_t> edges) {

@@ -13,6 +13,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include "qsa/backend.hpp"
+#include "qsa/traces/float_comparator.hpp"
 
 namespace qsa::fuzz {
 
@@ -35,6 +36,11 @@ Backend& reference_backend();
 /// The planted `bug:` backends are not linked into the fuzzers; the replay executables of a test
 /// build register them hidden, so only QSA_FUZZ_BACKEND=bug:... selects one.
 const std::vector<std::unique_ptr<Backend>>& differential_backends();
+
+/// The float comparison of the scenario target's differential, from QSA_FUZZ_FLOAT_TOLERANCE
+/// ("exact" when unset, or "row-ulp:N": SPEC 6's tolerance mode); an invalid value is a usage
+/// error (the process prints the rule and exits 2). Read once per process.
+traces::FloatTolerance fuzz_float_tolerance();
 
 /// Prints, once per process, which backends the target compares (the replay tools and libFuzzer
 /// both show it at start-up).

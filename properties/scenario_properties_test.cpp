@@ -43,33 +43,40 @@ std::string reproduce(const traces::Scenario& failing, const traces::RunFailure&
   traces::Scenario small = failing;
   if (shrinking_enabled()) {
     small = traces::shrink_scenario(
-        failing, traces::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure),
+        failing,
+        traces::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure,
+                                   testing::float_tolerance_under_test()),
         300);
   }
   std::string file =
       "qsacheck-repro-property-" + failing.config.workload + "-" + std::to_string(failing.config.seed) + ".scenario";
   for (char& ch : file)
     if (ch == ':') ch = '_';
-  traces::write_scenario_file(file, small);
+  const traces::FloatTolerance tolerance = testing::float_tolerance_under_test();
+  traces::write_scenario_file(file, small, {}, tolerance);
   return "shrunk to " + std::to_string(small.steps.size()) + " steps, " +
          std::to_string(traces::requests_of(small).size()) + " requests, written to " + file +
          "\n  replay: qsacheck replay --backend " + backend_name + " " + file +
+         (tolerance.exact() ? "" : " --float-tolerance " + tolerance.to_string()) +
          "\n  rerun:  " + testing::rerun_command() + " (with the RC_PARAMS printed below)";
 }
 
 TEST(ScenarioProperties, EveryStepAgreesWithTheOracleTheInvariantsAndTheReference) {
   QSA_BACKEND_UNDER_TEST(backend);
   const std::vector<std::string> names = traces::workload_names();
-  const bool passed = rc::check("scenarios on " + backend->name(), [&] {
-    const std::string name = *rc::gen::elementOf(names);
-    const auto seed = *rc::gen::inRange<uint64_t>(1, 1u << 30);
-    const int64_t steps = *rc::gen::inRange<int64_t>(1, 120);
-    const traces::Workload workload = at_test_level(traces::workload_by_name(name));
-    const traces::Scenario scenario = traces::simulate(workload, seed, steps);
-    const auto failure = traces::run_scenario(scenario, *backend);
-    RC_TAG(name);
-    if (failure) RC_FAIL(traces::to_string(*failure) + "\n  " + reproduce(scenario, *failure, backend->name()));
-  });
+  traces::RunOptions options;
+  options.float_tolerance = testing::float_tolerance_under_test();  // QSA_FLOAT_TOLERANCE
+  const bool passed =
+      rc::check("scenarios on " + backend->name() + ", float comparison " + options.float_tolerance.to_string(), [&] {
+        const std::string name = *rc::gen::elementOf(names);
+        const auto seed = *rc::gen::inRange<uint64_t>(1, 1u << 30);
+        const int64_t steps = *rc::gen::inRange<int64_t>(1, 120);
+        const traces::Workload workload = at_test_level(traces::workload_by_name(name));
+        const traces::Scenario scenario = traces::simulate(workload, seed, steps);
+        const auto failure = traces::run_scenario(scenario, *backend, options);
+        RC_TAG(name);
+        if (failure) RC_FAIL(traces::to_string(*failure) + "\n  " + reproduce(scenario, *failure, backend->name()));
+      });
   EXPECT_TRUE(passed);
 }
 

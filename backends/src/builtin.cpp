@@ -28,7 +28,8 @@ void register_builtin_backends(BackendRegistry& registry) {
            "CUDA kernels (optimized/): one-launch metadata and fused step-update kernels, bit-exact with the reference",
            [] { return std::make_unique<cuda::CudaBackend>(); });
 #endif
-  for (const auto* set : {&planted_cpu_bugs(), &planted_cuda_metadata_bugs(), &planted_cuda_step_bugs()})
+  for (const auto* set :
+       {&planted_cpu_bugs(), &planted_cuda_metadata_bugs(), &planted_cuda_step_bugs(), &planted_arithmetic_backends()})
     for (const PlantedBug& bug : *set)
       add_once(
           registry, bug.name, bug.description, [name = bug.name] { return make_planted_backend(name); },

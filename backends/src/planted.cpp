@@ -4,6 +4,8 @@
 
 #include "qsa/backends/planted.hpp"
 
+#include <string_view>
+
 #include "qsa/planted/mutant_catalog.hpp"
 
 #ifdef QSA_HAVE_CUDA
@@ -57,12 +59,32 @@ const std::vector<PlantedBug>& planted_cuda_step_bugs() {
   return bugs;
 }
 
+const std::vector<PlantedBug>& planted_arithmetic_backends() {
+  static const std::vector<PlantedBug> backends = {
+      {mutants::kUpstreamLikeBackend,
+       "test-only: the reference with upstream-like arithmetic (approximate rsqrt, bf16-rounded RoPE products, "
+       "tree-ordered pooling); passes only in the row-ulp tolerance mode",
+       ""}};
+  return backends;
+}
+
 std::unique_ptr<Backend> make_planted_backend(const std::string& name) {
-  if (name == mutants::mutant_info(mutants::Bug::kNoBug).name)
-    return mutants::make_mutant_backend(mutants::Bug::kNoBug);
+  static_assert(std::string_view(kUpstreamLikeBackend) == std::string_view(mutants::kUpstreamLikeBackend));
+  std::string bug_name = name;
+  mutants::Arithmetic arithmetic = mutants::Arithmetic::kCanonical;
+  const std::string upstream_like = mutants::kUpstreamLikeBackend;
+  if (name == upstream_like)
+    return mutants::make_mutant_backend(mutants::Bug::kNoBug, mutants::Arithmetic::kUpstreamLike);
+  if (name.rfind(upstream_like + "+", 0) == 0) {
+    bug_name = name.substr(upstream_like.size() + 1);
+    arithmetic = mutants::Arithmetic::kUpstreamLike;
+  }
+  if (bug_name == mutants::mutant_info(mutants::Bug::kNoBug).name)
+    return mutants::make_mutant_backend(mutants::Bug::kNoBug, arithmetic);
   for (const auto* list : {&mutants::mutant_catalog(), &mutants::known_escapes()})
     for (const mutants::MutantInfo& info : *list)
-      if (info.name == name) return mutants::make_mutant_backend(info.bug);
+      if (info.name == bug_name) return mutants::make_mutant_backend(info.bug, arithmetic);
+  if (arithmetic != mutants::Arithmetic::kCanonical) return nullptr;
 #ifdef QSA_HAVE_CUDA
   return mutants::make_planted_kernel_backend(name);
 #else

@@ -35,14 +35,15 @@ std::vector<CampaignJob> workload_campaign(const traces::Workload& workload, uin
   return jobs;
 }
 
-JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress) {
+JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
+                  const traces::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   JobResult result;
   result.workload = job.workload.name;
   result.seed = job.seed;
   traces::Simulator simulator(job.workload, job.seed);
   result.scenario.config = simulator.config();
-  traces::ScenarioRunner runner(simulator.config(), backend);
+  traces::ScenarioRunner runner(simulator.config(), backend, options);
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {
     if (stop_requested()) {
       result.stopped = true;
@@ -62,10 +63,10 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
 }
 
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
-                                const std::string& backend_name,
+                                const std::string& backend_name, traces::FloatTolerance tolerance,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress) {
   const traces::FailingStep same_way =
-      traces::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure);
+      traces::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure, tolerance);
   auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
     if (stop_requested()) return std::nullopt;  // keep what is shrunk so far
     return same_way(candidate);

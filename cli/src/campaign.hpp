@@ -48,14 +48,16 @@ struct JobResult {
 using ProgressFn =
     std::function<void(const CampaignJob& job, int64_t step, const traces::Coverage& so_far, double seconds)>;
 
-/// Runs one job on `backend` with every check; stops at the first failure or a stop request.
-JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress);
+/// Runs one job on `backend` with every check; stops at the first failure or a stop request. `options`
+/// carries the float tolerance and where its figures accumulate.
+JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
+                  const traces::RunOptions& options = {});
 
 /// Shrinks a failing scenario: a candidate is kept while `backend` still fails on it (the same
 /// check) and the reference passes it. Returns the smaller scenario (what it has so far when a stop
 /// is requested).
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
-                                const std::string& backend_name,
+                                const std::string& backend_name, traces::FloatTolerance tolerance,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress);
 
 }  // namespace qsa::cli

@@ -9,6 +9,7 @@
 #include "backend_choice.hpp"
 #include "checker.hpp"
 #include "commands.hpp"
+#include "float_tolerance_option.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
@@ -33,6 +34,10 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   o.seed = parse_seed_option("--seed", a.seed);
   o.batches = parse_integer_option("--batches", a.batches, 0, int64_t{1} << 30);
   *time_budget = a.time_budget.empty() ? 0 : parse_seconds_option("--time-budget", a.time_budget);
+  traces::FloatTolerance tolerance;
+  Error tolerance_error;
+  if (!parse_float_tolerance_flag(o.float_tolerance, &tolerance, &tolerance_error))
+    throw traces::InputError(tolerance_error);
   for (const std::string& name : o.backends) {
     Error error;
     if (!open_backend(name, &error)) throw traces::InputError(error);
@@ -58,15 +63,15 @@ int run_check(const CheckOptions& options, double time_budget) {
 
 void add_check_command(CLI::App& app, CommandJob* job) {
   auto a = std::make_shared<CheckArguments>();
-  CLI::App* check =
-      app.add_subcommand("check",
-                         "Run the verification campaign on the chosen backends (default: every available one):\n"
-                         "the SPEC 8 examples, the metadata on generated and on invalid batches, and simulated scenarios\n"
-                         "stepped through each backend, checked against the model oracle (SPEC 7), the invariants and\n"
-                         "the reference after every step. With no arguments: the default campaign, about 90 s.\n"
-                         "Exit 0: every check ran and passed; 1: a disagreement (a shrunk reproducer is written and\n"
-                         "the replay command printed); 2: bad usage or input (one JSON line on stdout); 3: what ran\n"
-                         "passed but something did not run, or the run was stopped (SIGINT, SIGTERM, --time-budget).");
+  CLI::App* check = app.add_subcommand(
+      "check",
+      "Run the verification campaign on the chosen backends (default: every available one):\n"
+      "the SPEC 8 examples, the metadata on generated and on invalid batches, and simulated scenarios\n"
+      "stepped through each backend, checked against the model oracle (SPEC 7), the invariants and\n"
+      "the reference after every step. With no arguments: the default campaign, about 90 s.\n"
+      "Exit 0: every check ran and passed; 1: a disagreement (a shrunk reproducer is written and\n"
+      "the replay command printed); 2: bad usage or input (one JSON line on stdout); 3: what ran\n"
+      "passed but something did not run, or the run was stopped (SIGINT, SIGTERM, --time-budget).");
   check->add_option("--backend", a->options.backends, "Backend to check (repeatable); default every available one");
   auto* workload =
       check->add_option("--workload", a->options.workload, "Run only this workload model:\n" + traces::workload_help());
@@ -87,6 +92,7 @@ void add_check_command(CLI::App& app, CommandJob* job) {
                     "stdout and the table on stderr");
   check->add_option("--out", a->options.out_dir, "Folder for reproducers (must exist and be writable)")
       ->capture_default_str();
+  add_float_tolerance_option(check, &a->options.float_tolerance);
   check->callback([=] {
     double time_budget = 0;
     const CheckOptions options = validated(*a, &time_budget);

@@ -33,16 +33,21 @@ std::string verdict_text(const CheckReport& r) {
   const std::string which = reference_only
                                 ? "reference only: checked against the oracle and invariants; no kernel checked"
                                 : "backends checked: " + backends;
+  // A tolerance-mode run is not an exact result: the verdict says under which comparison it holds.
+  const std::string mode =
+      r.float_tolerance.exact() ? "" : "; float comparison " + r.float_tolerance.to_string() + ", not bit for bit";
   const std::string stopped = r.stopped_by.empty() ? "" : ", stopped by " + r.stopped_by;
-  if (code == kExitMismatch) return "FAILED (" + which + stopped + ")";
-  if (code == kExitOk) return "passed (" + which + ")";
-  return "passed what ran; some checks did not run (exit 3; " + which + stopped + ")";
+  if (code == kExitMismatch) return "FAILED (" + which + mode + stopped + ")";
+  if (code == kExitOk) return "passed (" + which + mode + ")";
+  return "passed what ran; some checks did not run (exit 3; " + which + mode + stopped + ")";
 }
 
 void print_report(const CheckReport& r, std::FILE* out) {
   std::fprintf(out, "\nqsacheck check: seed %llu, backends:", static_cast<unsigned long long>(r.seed));
   for (const std::string& b : r.backends) std::fprintf(out, " %s", b.c_str());
-  std::fprintf(out, "\n\n%-58s %-12s %8s %7s %9s\n", "check", "backend", "cases", "failed", "seconds");
+  std::fprintf(out, ", float comparison %s%s\n", r.float_tolerance.to_string().c_str(),
+               r.float_tolerance.exact() ? " (bit for bit)" : " (SPEC 6 tolerance mode: NOT an exact result)");
+  std::fprintf(out, "\n%-58s %-12s %8s %7s %9s\n", "check", "backend", "cases", "failed", "seconds");
   for (const CheckRow& row : r.rows)
     std::fprintf(out, "%-58s %-12s %8lld %7lld %9.2f\n", row.check.c_str(), row.backend.c_str(),
                  static_cast<long long>(row.cases), static_cast<long long>(row.failures), row.seconds);
@@ -58,6 +63,11 @@ void print_report(const CheckReport& r, std::FILE* out) {
       static_cast<long long>(c.prefix_hits), static_cast<long long>(c.padded_steps),
       static_cast<long long>(c.negative_common_slots), static_cast<long long>(c.mrope_steps),
       static_cast<long long>(c.fp8_steps));
+  for (const auto& [backend, stats] : r.float_statistics) {
+    std::fprintf(out, "\nfloat outputs of %s under %s:\n", backend.c_str(), r.float_tolerance.to_string().c_str());
+    std::fprintf(out, "  %s\n  %s\n", stats.compressed.to_string("compressed cache").c_str(),
+                 stats.q_out.to_string("q_out").c_str());
+  }
   if (!r.unavailable.empty()) {
     std::fprintf(out, "\nbackends not available here (not part of this campaign):\n");
     for (const std::string& line : r.unavailable) std::fprintf(out, "  - %s\n", line.c_str());
@@ -82,6 +92,13 @@ nlohmann::json report_to_json(const CheckReport& r) {
   j["backends"] = r.backends;
   j["exit_code"] = r.exit_code();
   j["passed"] = !r.failed();
+  j["float_tolerance"] = r.float_tolerance.to_string();
+  if (!r.float_statistics.empty()) {
+    j["float_statistics"] = nlohmann::json::object();
+    for (const auto& [backend, stats] : r.float_statistics)
+      j["float_statistics"][backend] = {{"cache.compressed", traces::to_json(stats.compressed)},
+                                        {"q_out", traces::to_json(stats.q_out)}};
+  }
   j["checks"] = nlohmann::json::array();
   for (const CheckRow& row : r.rows)
     j["checks"].push_back({{"check", row.check},

@@ -3,6 +3,7 @@
 // coverage, what did not run; printed as a table and optionally written as JSON.
 
 #include <cstdio>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "qsa/status.hpp"
+#include "qsa/traces/float_comparator.hpp"
+#include "qsa/traces/float_statistics.hpp"
 #include "qsa/traces/scenario.hpp"
 
 namespace qsa::cli {
@@ -28,14 +31,18 @@ struct CheckReport {
   std::vector<std::string> backends;
   std::vector<CheckRow> rows;
   traces::Coverage coverage;
-  std::vector<std::string> not_run;      // checks of the chosen backends that could not run (exit 3)
-  std::vector<std::string> unavailable;  // backends not chosen because they cannot run here (informational)
-  std::string reproducer;                // file written on a failure, empty otherwise
-  std::string replay_command;            // the command that re-runs it
-  int64_t first_failure_step = -1;       // step of the first scenario failure, -1 if none
-  std::optional<Error> setup_error;      // the campaign could not start (e.g. unknown backend)
-  std::string stopped_by;                // "SIGINT", "SIGTERM", "the time budget of 30 s"; empty if it ran to the end
-  std::vector<std::string> unwritten;    // files the campaign meant to write but could not
+  std::vector<std::string> not_run;        // checks of the chosen backends that could not run (exit 3)
+  std::vector<std::string> unavailable;    // backends not chosen because they cannot run here (informational)
+  std::string reproducer;                  // file written on a failure, empty otherwise
+  std::string replay_command;              // the command that re-runs it
+  int64_t first_failure_step = -1;         // step of the first scenario failure, -1 if none
+  std::optional<Error> setup_error;        // the campaign could not start (e.g. unknown backend)
+  std::string stopped_by;                  // "SIGINT", "SIGTERM", "the time budget of 30 s"; empty if it ran to the end
+  std::vector<std::string> unwritten;      // files the campaign meant to write but could not
+  traces::FloatTolerance float_tolerance;  // how compressed rows and q_out were compared
+  /// Tolerance mode: per backend, the row-ulp figures of its scenarios (a deque keeps the
+  /// addresses the runs accumulate into).
+  std::deque<std::pair<std::string, traces::StepFloatStatistics>> float_statistics;
 
   bool failed() const;
   /// 0 every check ran and passed, 1 a check failed, 3 passed but something did not run.

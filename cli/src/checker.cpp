@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "backend_choice.hpp"
+#include "float_tolerance_option.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
 #include "qsa/spec_examples.hpp"
@@ -36,6 +37,11 @@ Checker::Checker(CheckOptions options) : options_(std::move(options)) { report_.
 
 CheckReport Checker::run() {
   Error error;
+  if (!parse_float_tolerance_flag(options_.float_tolerance, &tolerance_, &error)) {
+    report_.setup_error = error;
+    return report_;
+  }
+  report_.float_tolerance = tolerance_;
   report_.backends = choose_backends(options_.backends, &report_.unavailable, &error);
   if (report_.backends.empty()) {
     report_.setup_error = error.field.empty() ? Error{"backend", -1, "none", "no backend can run here"} : error;
@@ -195,6 +201,12 @@ void Checker::run_scenarios(const std::string& name, Backend& backend, const std
   bool step_update_missing = false;
   std::set<std::string> declined;                 // what the backend's capabilities left out, once each
   std::map<std::string, size_t> row_of_workload;  // indices: rows_ grows while we hold them
+  traces::RunOptions run_options;
+  run_options.float_tolerance = tolerance_;
+  if (!tolerance_.exact()) {
+    report_.float_statistics.emplace_back(name, traces::StepFloatStatistics(tolerance_.ulps));
+    run_options.float_statistics = &report_.float_statistics.back().second;
+  }
   for (size_t job_index = 0; job_index < jobs.size(); ++job_index) {
     const CampaignJob& job = jobs[job_index];
     if (stop_requested()) {
@@ -207,13 +219,15 @@ void Checker::run_scenarios(const std::string& name, Backend& backend, const std
       report_.add("scenarios: " + job.workload.name, name);
     }
     const auto start = Clock::now();
-    const JobResult result =
-        run_job(job, backend, [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, double seconds) {
+    const JobResult result = run_job(
+        job, backend,
+        [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, double seconds) {
           std::ostringstream os;
           os << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", "
              << c.rows << " rows, " << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
           progress.update(os.str());
-        });
+        },
+        run_options);
     CheckRow& row = report_.rows[row_of_workload[job.workload.name]];
     ++row.cases;
     row.seconds += since(start);
@@ -254,25 +268,28 @@ void Checker::not_run(const std::string& name, const std::string& what, const Er
 void Checker::write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress) {
   progress.finish("shrinking the failing scenario (" + std::to_string(result.scenario.steps.size()) + " steps) ...");
   const traces::Scenario small =
-      shrink_failure(result.scenario, *result.failure, name, [&](const traces::Scenario& s, int64_t tries) {
+      shrink_failure(result.scenario, *result.failure, name, tolerance_, [&](const traces::Scenario& s, int64_t tries) {
         progress.update("shrinking: " + std::to_string(tries) + " tries, " + std::to_string(s.steps.size()) +
                         " steps left");
       });
   const std::string file = options_.out_dir + "/qsacheck-repro-" + file_safe(name) + "-" + result.workload + "-" +
                            std::to_string(result.seed) + ".scenario";
   std::ostringstream text;
-  traces::write_scenario(text, small);
+  traces::write_scenario(text, small, {}, tolerance_);
   if (auto why = write_file_atomically(file, text.str())) {
     report_.unwritten.push_back("the reproducer " + file + " (" + *why + ")");
     return;
   }
   auto backend = BackendRegistry::global().create(name);
-  const auto again = traces::run_scenario(small, *backend);
+  traces::RunOptions options;
+  options.float_tolerance = tolerance_;
+  const auto again = traces::run_scenario(small, *backend, options);
   progress.finish("shrunk to " + std::to_string(small.steps.size()) + " steps, " +
                   std::to_string(traces::requests_of(small).size()) + " requests; it fails " +
                   (again ? traces::to_string(*again) : std::string("(no longer fails?)")));
   report_.reproducer = file;
-  report_.replay_command = "qsacheck replay --backend " + name + " " + file;
+  report_.replay_command = "qsacheck replay --backend " + name + " " + file +
+                           (tolerance_.exact() ? "" : " --float-tolerance " + tolerance_.to_string());
 }
 
 void Checker::note_stop(const std::string& what_is_left) {

@@ -26,8 +26,9 @@ struct CheckOptions {
   int64_t batches = 3000;
   std::string json_path;
   std::string out_dir = ".";
-  bool shrink = true;  // shrink the first failing scenario and write a reproducer
-  bool quiet = false;  // no progress lines, no report (the caller prints)
+  std::string float_tolerance = "exact";  // --float-tolerance: exact or row-ulp:N
+  bool shrink = true;                     // shrink the first failing scenario and write a reproducer
+  bool quiet = false;                     // no progress lines, no report (the caller prints)
 };
 
 class Checker {
@@ -55,6 +56,7 @@ class Checker {
   void note_stop(const std::string& what_is_left);
 
   CheckOptions options_;
+  traces::FloatTolerance tolerance_;  // parsed from options_.float_tolerance
   CheckReport report_;
 };
 

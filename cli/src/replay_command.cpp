@@ -1,17 +1,20 @@
-// `qsacheck replay [--backend NAME] [--json FILE|-] FILE...`: re-runs scenario files (reproducers,
-// recorded traces) step by step with every check of the scenario runner, and compares each step's
+// `qsacheck replay [--backend NAME] [--float-tolerance exact|row-ulp:N] [--json FILE|-] FILE...`: re-runs scenario
+// files (reproducers, recorded traces) step by step with every check of the scenario runner, and compares each step's
 // outputs with the digests a recorded trace carries; a .json file is a metadata input
 // (replay_input.hpp). Every file is read and checked first, so a bad one is exit 2 before anything
 // runs. The first line of each file's report names it.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend_choice.hpp"
 #include "commands.hpp"
+#include "float_tolerance_option.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/traces/float_statistics.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/shrinker.hpp"
@@ -22,7 +25,15 @@
 namespace qsa::cli {
 namespace {
 
-int replay(const std::vector<std::string>& paths, const std::string& backend_name, ReportOutput output) {
+// --float-tolerance when given, else the tolerance the file was found under (a reproducer of a
+// tolerance-mode finding carries it), else exact.
+traces::FloatTolerance tolerance_for(const std::optional<traces::FloatTolerance>& flag,
+                                     const traces::ScenarioFile& file) {
+  return flag ? *flag : file.float_tolerance;
+}
+
+int replay(const std::vector<std::string>& paths, const std::string& backend_name,
+           const std::optional<traces::FloatTolerance>& flag, ReportOutput output) {
   Error error;
   auto backend = open_backend(backend_name, &error);
   if (!backend) return report_error(error);
@@ -45,16 +56,34 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
   for (const NamedScenarioFile& named : files) {
     const traces::Scenario& s = named.file.scenario;
     const bool digests = !named.file.digests.empty();
+    const traces::FloatTolerance tolerance = tolerance_for(flag, named.file);
     out << "replaying " << named.path << ": " << s.steps.size() << " steps, " << traces::requests_of(s).size()
         << " requests of workload " << s.config.workload << " (seed " << s.config.seed << ", " << describe(s.config)
-        << ") on " << backend_name << (digests ? ", comparing the recorded digests" : "") << std::endl;
+        << ") on " << backend_name << (digests ? ", comparing the recorded digests" : "") << "; float comparison "
+        << tolerance.to_string() << (tolerance.exact() ? "" : " (SPEC 6 tolerance mode, not an exact result)")
+        << (flag && *flag != named.file.float_tolerance
+                ? " (the file was written under " + named.file.float_tolerance.to_string() + ")"
+                : "")
+        << std::endl;
     traces::RunOptions options;
     options.expected_digests = digests ? &named.file.digests : nullptr;
+    options.float_tolerance = tolerance;
+    traces::StepFloatStatistics statistics(tolerance.ulps);
+    if (!tolerance.exact()) options.float_statistics = &statistics;
     traces::ScenarioRunner runner(s.config, *backend, options);
     std::optional<traces::RunFailure> failure;
     for (const traces::StepRecord& step : s.steps)
       if ((failure = runner.step(step))) break;
-    nlohmann::json result = {{"file", named.path}, {"steps", s.steps.size()}, {"digests", digests}};
+    nlohmann::json result = {{"file", named.path},
+                             {"steps", s.steps.size()},
+                             {"digests", digests},
+                             {"float_tolerance", tolerance.to_string()}};
+    if (!tolerance.exact() && runner.step_update_supported()) {
+      out << "  " << statistics.compressed.to_string("compressed cache") << "\n  "
+          << statistics.q_out.to_string("q_out") << std::endl;
+      result["float_statistics"] = {{"cache.compressed", traces::to_json(statistics.compressed)},
+                                    {"q_out", traces::to_json(statistics.q_out)}};
+    }
     if (failure) {
       out << "FAIL " << traces::to_string(*failure) << std::endl;
       // Files were checked up front, so a failure is the backend's (an invalid step is a safety net).
@@ -66,6 +95,7 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
       continue;
     }
     out << "passed: " << s.steps.size() << " steps" << (digests ? ", every digest matches" : "")
+        << (tolerance.exact() ? "" : " within " + tolerance.to_string())
         << (runner.step_update_supported() ? "" : " (metadata only: the backend has no step update)") << std::endl;
     nlohmann::json declined = nlohmann::json::array();
     for (const std::string& what : runner.declined()) {
@@ -101,13 +131,24 @@ void add_replay_command(CLI::App& app, CommandJob* job) {
   auto json_path = std::make_shared<std::string>();
   cmd->add_option("files", *files, "Scenario files, or metadata inputs (.json)")->required();
   cmd->add_option("--backend", *backend, "Backend to replay on")->capture_default_str();
+  auto tolerance = std::make_shared<std::string>();
+  cmd->add_option("--float-tolerance", *tolerance,
+                  "exact or row-ulp:N (SPEC 6's tolerance mode for compressed rows and q_out; everything else\n"
+                  "stays exact). Default: the tolerance the file states (a reproducer of a tolerance-mode\n"
+                  "finding carries it), else exact");
   cmd->add_option("--json", *json_path, "Also write the result as JSON to FILE; - writes it alone on stdout");
   cmd->callback([=] {
     Error error;
+    std::optional<traces::FloatTolerance> flag;
+    if (!tolerance->empty()) {
+      traces::FloatTolerance parsed;
+      if (!parse_float_tolerance_flag(*tolerance, &parsed, &error)) throw traces::InputError(error);
+      flag = parsed;
+    }
     if (!open_backend(*backend, &error)) throw traces::InputError(error);
     ReportOutput output(*json_path);
     output.check();
-    *job = [=] { return replay(*files, *backend, output); };
+    *job = [=] { return replay(*files, *backend, flag, output); };
   });
 }
 

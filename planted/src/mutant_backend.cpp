@@ -11,24 +11,31 @@ namespace {
 
 class MutantBackend : public Backend {
  public:
-  explicit MutantBackend(Bug bug) : bug_(bug) {}
+  MutantBackend(Bug bug, Arithmetic arithmetic) : bug_(bug), arithmetic_(arithmetic) {}
 
-  std::string name() const override { return mutant_info(bug_).name; }
+  std::string name() const override {
+    if (arithmetic_ == Arithmetic::kCanonical) return mutant_info(bug_).name;
+    return bug_ == Bug::kNoBug ? kUpstreamLikeBackend
+                               : std::string(kUpstreamLikeBackend) + "+" + mutant_info(bug_).name;
+  }
 
   Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override {
     return mutants::build_metadata(bug_, input, output, error);
   }
 
   Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) override {
-    return mutants::step_update(bug_, input, caches, output, error);
+    return mutants::step_update(bug_, input, caches, output, error, arithmetic_);
   }
 
  private:
   Bug bug_;
+  Arithmetic arithmetic_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_mutant_backend(Bug bug) { return std::make_unique<MutantBackend>(bug); }
+std::unique_ptr<Backend> make_mutant_backend(Bug bug, Arithmetic arithmetic) {
+  return std::make_unique<MutantBackend>(bug, arithmetic);
+}
 
 }  // namespace qsa::mutants

@@ -60,6 +60,10 @@ const std::vector<MutantInfo>& mutant_catalog() {
        "RMSNorm multiplies by w instead of (1 + w) (the Llama norm, not Gemma's)", ""},
       {Bug::kRopeInterleavedPairs, "bug:rope-interleaved-pairs",
        "RoPE rotates adjacent pairs (2i, 2i + 1) as GPT-J does, not NeoX halves (i, hp + i)", ""},
+      {Bug::kRopeSignSlip, "bug:rope-sign-slip", "RoPE computes out_i = a*c + b*s: the sign of the sine term slipped",
+       ""},
+      {Bug::kSkipsFirstClosedGroup, "bug:skips-first-closed-group",
+       "the group loop starts at s/C + 1: the first group a chunk closes is never written", ""},
       // Shows only where a sum of squares rounds differently and the bf16 result crosses a rounding
       // boundary: about one element in 2^16, so it needs a simulated scenario's many rows.
       {Bug::kSumOfSquaresSequential, "bug:sum-of-squares-sequential",

@@ -4,6 +4,7 @@
 #include "mutant_numerics.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace qsa::mutants {
@@ -29,15 +30,45 @@ float sum_of_squares(Bug bug, const Bf16* x, int64_t head_dim) {
   return ss;
 }
 
-// One rotary pair (a, b) by (c, s): (a·c - b·s, b·c + a·s), each product rounded unless fused.
-std::array<Bf16, 2> rotate(Bug bug, float a, float b, float c, float s) {
+// A product rounded to bf16 and back, as a kernel that keeps its RoPE products in bf16 does.
+float through_bf16(float x) { return f(bf16_from_float(x)); }
+
+// One rotary pair (a, b) by (c, s): (a·c - b·s, b·c + a·s), each product rounded unless fused
+// (to binary32; to bf16 in the upstream-like arithmetic).
+std::array<Bf16, 2> rotate(Bug bug, Arithmetic arithmetic, float a, float b, float c, float s) {
   if (bug == Bug::kFmaContraction)
     return {bf16_from_float(std::fma(a, c, -(b * s))), bf16_from_float(std::fma(b, c, a * s))};
-  const float ac = a * c;
-  const float bs = b * s;
-  const float bc = b * c;
-  const float as = a * s;
-  return {bf16_from_float(ac - bs), bf16_from_float(bc + as)};
+  float ac = a * c;
+  float bs = b * s;
+  float bc = b * c;
+  float as = a * s;
+  if (arithmetic == Arithmetic::kUpstreamLike) {
+    ac = through_bf16(ac);
+    bs = through_bf16(bs);
+    bc = through_bf16(bc);
+    as = through_bf16(as);
+  }
+  return {bf16_from_float(bug == Bug::kRopeSignSlip ? ac + bs : ac - bs), bf16_from_float(bc + as)};
+}
+
+// A hardware-style approximate 1/sqrt(x): the correctly rounded value moved by one binary32 ulp
+// for about half of the inputs (rsqrt.approx is within a few ulps, not correctly rounded).
+float approximate_rsqrt(float x) {
+  const float exact = 1.0f / std::sqrt(x);
+  uint32_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  return (bits & 1u) != 0 ? std::nextafter(exact, 0.0f) : exact;
+}
+
+// Members summed by a pairwise tree (adjacent pairs, an odd last value carried up).
+float tree_sum(std::vector<float> values) {
+  while (values.size() > 1) {
+    std::vector<float> next;
+    for (size_t i = 0; i + 1 < values.size(); i += 2) next.push_back(values[i] + values[i + 1]);
+    if (values.size() % 2 == 1) next.push_back(values.back());
+    values = std::move(next);
+  }
+  return values.empty() ? 0.0f : values[0];
 }
 
 }  // namespace
@@ -49,8 +80,9 @@ int mrope_axis(Bug bug, int64_t pair, const MropeSections& sections) {
 }
 
 void rope_neox(Bug bug, Bf16* y, int64_t head_dim, int64_t rotary_dim, const std::array<int64_t, 3>& positions,
-               const MropeSections& sections, const Bf16* cos_sin) {
-  if (bug != Bug::kWrongMropeAxis && bug != Bug::kFmaContraction && bug != Bug::kRopeInterleavedPairs) {
+               const MropeSections& sections, const Bf16* cos_sin, Arithmetic arithmetic) {
+  if (bug != Bug::kWrongMropeAxis && bug != Bug::kFmaContraction && bug != Bug::kRopeInterleavedPairs &&
+      bug != Bug::kRopeSignSlip && arithmetic == Arithmetic::kCanonical) {
     qsa::rope_neox(y, head_dim, rotary_dim, positions, sections, cos_sin);
     return;
   }
@@ -60,26 +92,37 @@ void rope_neox(Bug bug, Bf16* y, int64_t head_dim, int64_t rotary_dim, const std
     // NeoX pairs element i with hp + i; GPT-J pairs adjacent elements.
     const int64_t first = bug == Bug::kRopeInterleavedPairs ? 2 * i : i;
     const int64_t second = bug == Bug::kRopeInterleavedPairs ? 2 * i + 1 : hp + i;
-    const std::array<Bf16, 2> out = rotate(bug, f(y[first]), f(y[second]), f(row[i]), f(row[hp + i]));
+    const std::array<Bf16, 2> out = rotate(bug, arithmetic, f(y[first]), f(y[second]), f(row[i]), f(row[hp + i]));
     y[first] = out[0];
     y[second] = out[1];
   }
 }
 
-void rms_norm(Bug bug, const Bf16* x, const Bf16* weight, int64_t head_dim, float eps, Bf16* y) {
-  if (bug != Bug::kFmaContraction && bug != Bug::kSumOfSquaresSequential && bug != Bug::kNormWeightWithoutOne) {
+void rms_norm(Bug bug, const Bf16* x, const Bf16* weight, int64_t head_dim, float eps, Bf16* y, Arithmetic arithmetic) {
+  if (bug != Bug::kFmaContraction && bug != Bug::kSumOfSquaresSequential && bug != Bug::kNormWeightWithoutOne &&
+      arithmetic == Arithmetic::kCanonical) {
     qsa::rms_norm(x, weight, head_dim, eps, y);
     return;
   }
   const float mean = sum_of_squares(bug, x, head_dim) / static_cast<float>(head_dim);
-  const float rrms = 1.0f / std::sqrt(mean + eps);
+  const float rrms =
+      arithmetic == Arithmetic::kUpstreamLike ? approximate_rsqrt(mean + eps) : 1.0f / std::sqrt(mean + eps);
   for (int64_t d = 0; d < head_dim; ++d) {
     const float gain = bug == Bug::kNormWeightWithoutOne ? f(weight[d]) : 1.0f + f(weight[d]);
     y[d] = bf16_from_float((f(x[d]) * rrms) * gain);
   }
 }
 
-void pool_group(Bug bug, const Bf16* const* members, int64_t compress_ratio, int64_t head_dim, Bf16* out) {
+void pool_group(Bug bug, const Bf16* const* members, int64_t compress_ratio, int64_t head_dim, Bf16* out,
+                Arithmetic arithmetic) {
+  if (arithmetic == Arithmetic::kUpstreamLike && bug != Bug::kPoolAccumulatesInBf16) {
+    std::vector<float> values(static_cast<size_t>(compress_ratio));
+    for (int64_t d = 0; d < head_dim; ++d) {
+      for (int64_t i = 0; i < compress_ratio; ++i) values[i] = f(members[i][d]);
+      out[d] = bf16_from_float(tree_sum(values) / static_cast<float>(compress_ratio));
+    }
+    return;
+  }
   if (bug != Bug::kPoolAccumulatesInBf16) {
     qsa::pool_group(members, compress_ratio, head_dim, out);
     return;

@@ -89,13 +89,13 @@ std::vector<std::vector<Bf16>> group_members(const StepInput& in, int64_t j, int
 }
 
 // Phase A for request j: every group closing in its chunk.
-void compress_groups(Bug bug, const StepInput& in, int64_t j, const MetadataOutput& meta, const RingReader& ring,
-                     CacheBuffer& compressed, StepStatus* status) {
+void compress_groups(Bug bug, Arithmetic arithmetic, const StepInput& in, int64_t j, const MetadataOutput& meta,
+                     const RingReader& ring, CacheBuffer& compressed, StepStatus* status) {
   const int64_t c = in.config.compress_ratio;
   const int64_t d = in.config.head_dim;
   const int64_t start = in.batch.chunk_start(j);
   const int64_t first_row = in.batch.query_start_loc[j];
-  for (int64_t g = start / c; g < in.batch.seq_lens[j] / c; ++g) {
+  for (int64_t g = start / c + (bug == Bug::kSkipsFirstClosedGroup ? 1 : 0); g < in.batch.seq_lens[j] / c; ++g) {
     const int64_t slot = meta.slot_mapping[first_row + (g * c + c - 1 - start)];
     if (slot < 0 || compressed.layout.past_the_cache(slot)) continue;
     Position position{g * c, g * c, g * c};
@@ -110,9 +110,10 @@ void compress_groups(Bug bug, const StepInput& in, int64_t j, const MetadataOutp
     std::vector<const Bf16*> pointers;
     for (const auto& member : members) pointers.push_back(member.data());
     std::vector<Bf16> mean(static_cast<size_t>(d)), row(static_cast<size_t>(d));
-    pool_group(bug, pointers.data(), c, d, mean.data());
-    rms_norm(bug, mean.data(), in.config.w_k.data(), d, in.config.eps, row.data());
-    rope_neox(bug, row.data(), d, in.config.rotary_dim, position, in.config.mrope_sections, in.config.cos_sin_data());
+    pool_group(bug, pointers.data(), c, d, mean.data(), arithmetic);
+    rms_norm(bug, mean.data(), in.config.w_k.data(), d, in.config.eps, row.data(), arithmetic);
+    rope_neox(bug, row.data(), d, in.config.rotary_dim, position, in.config.mrope_sections, in.config.cos_sin_data(),
+              arithmetic);
     store_row(bug, row, in.config.store_dtype, compressed.bytes.data() + compressed.layout.byte_offset(slot, 0));
   }
 }
@@ -133,7 +134,7 @@ void commit_ring(Bug bug, const StepInput& in, int64_t j, const MetadataOutput& 
 }
 
 // The Q path: every row, padding included, unless the launch stops at M.
-void transform_queries(Bug bug, const StepInput& in, std::vector<uint8_t>& q_out) {
+void transform_queries(Bug bug, Arithmetic arithmetic, const StepInput& in, std::vector<uint8_t>& q_out) {
   const int64_t d = in.config.head_dim;
   const int bytes = element_bytes(in.config.store_dtype);
   const int64_t rows = bug == Bug::kQOutSkipsPadding ? in.batch.num_mapped_tokens() : in.num_tokens();
@@ -141,9 +142,9 @@ void transform_queries(Bug bug, const StepInput& in, std::vector<uint8_t>& q_out
   for (int64_t t = 0; t < rows; ++t) {
     for (int64_t h = 0; h < in.config.num_heads; ++h) {
       const int64_t offset = (t * in.config.num_heads + h) * d;
-      rms_norm(bug, in.queries.data() + offset, in.config.w_q.data(), d, in.config.eps, row.data());
+      rms_norm(bug, in.queries.data() + offset, in.config.w_q.data(), d, in.config.eps, row.data(), arithmetic);
       rope_neox(bug, row.data(), d, in.config.rotary_dim, in.row_positions(t), in.config.mrope_sections,
-                in.config.cos_sin_data());
+                in.config.cos_sin_data(), arithmetic);
       store_row(bug, row, in.config.store_dtype, q_out.data() + offset * bytes);
     }
   }
@@ -151,7 +152,8 @@ void transform_queries(Bug bug, const StepInput& in, std::vector<uint8_t>& q_out
 
 }  // namespace
 
-Status step_update(Bug bug, const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) {
+Status step_update(Bug bug, const StepInput& input, StepCaches* caches, StepOutput* output, Error* error,
+                   Arithmetic arithmetic) {
   if (Status s = validate_step(input, *caches, error); s != Status::kOk) return s;
   MetadataOutput compressed_meta;
   MetadataOutput ring_meta;
@@ -172,7 +174,7 @@ Status step_update(Bug bug, const StepInput& input, StepCaches* caches, StepOutp
   auto read_phase = [&] {
     for (int64_t j = 0; j < b.num_requests(); ++j)
       if (b.query_len(j) > 0)
-        compress_groups(bug, input, j, compressed_meta, ring, caches->compressed, &out.step_status);
+        compress_groups(bug, arithmetic, input, j, compressed_meta, ring, caches->compressed, &out.step_status);
   };
   auto commit_phase = [&] {
     for (int64_t j = 0; j < b.num_requests(); ++j)
@@ -185,7 +187,7 @@ Status step_update(Bug bug, const StepInput& input, StepCaches* caches, StepOutp
     read_phase();
     commit_phase();
   }
-  transform_queries(bug, input, out.q_out);
+  transform_queries(bug, arithmetic, input, out.q_out);
   *output = std::move(out);
   return Status::kOk;
 }

@@ -12,6 +12,7 @@ namespace qsa::mutants {
 
 /// qsa::reference::step_update with `bug` planted. Writes q_out into output->q_out when it is
 /// already sized for the step (rows a bug skips keep what the caller put there), as a kernel would.
-[[nodiscard]] Status step_update(Bug bug, const StepInput& input, StepCaches* caches, StepOutput* output, Error* error);
+[[nodiscard]] Status step_update(Bug bug, const StepInput& input, StepCaches* caches, StepOutput* output, Error* error,
+                                 Arithmetic arithmetic = Arithmetic::kCanonical);
 
 }  // namespace qsa::mutants

@@ -13,6 +13,16 @@ std::string backend_under_test_name() {
   return name != nullptr && *name != '\0' ? name : "reference";
 }
 
+traces::FloatTolerance float_tolerance_under_test() {
+  const char* text = std::getenv("QSA_FLOAT_TOLERANCE");
+  if (text == nullptr || *text == '\0') return {};
+  const auto tolerance = traces::parse_float_tolerance(text);
+  if (!tolerance)
+    throw std::invalid_argument(std::string("QSA_FLOAT_TOLERANCE: ") + traces::kFloatToleranceRule + ", got '" + text +
+                                "'");
+  return *tolerance;
+}
+
 std::unique_ptr<Backend> backend_under_test(std::string* reason) {
   const std::string name = backend_under_test_name();
   auto backend = BackendRegistry::global().create(name);

@@ -5,14 +5,20 @@
 // $QSA_TEST_LEVEL (quick, full, soak; set by CTest from the CMake option) scales the effort.
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "qsa/backend.hpp"
+#include "qsa/traces/float_comparator.hpp"
 
 namespace qsa::testing {
 
 /// The name in $QSA_BACKEND, or "reference".
 std::string backend_under_test_name();
+
+/// The float comparison in $QSA_FLOAT_TOLERANCE ("exact" when unset; "row-ulp:N": SPEC 6's
+/// tolerance mode). An invalid value throws std::invalid_argument naming the variable and the rule.
+traces::FloatTolerance float_tolerance_under_test();
 
 /// The backend to check, or nullptr with the reason when it cannot run here (unknown name, no GPU).
 std::unique_ptr<Backend> backend_under_test(std::string* reason);

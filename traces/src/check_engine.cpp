@@ -64,6 +64,14 @@ std::string cache_byte_text(const char* name, const CacheLayout& layout, int64_t
          ") byte " + str(p.column * layout.element_bytes + p.byte);
 }
 
+// In tolerance mode: how far the first unaccepted element lies, and the mode.
+std::string distance_text(const FloatDifference& d, const FloatComparator* floats) {
+  if (floats == nullptr || floats->tolerance().exact()) return "";
+  std::ostringstream os;
+  os << " (first at " << d.distance << " row-ulps; tolerance " << floats->tolerance().to_string() << ")";
+  return os.str();
+}
+
 // A cache against the reference's: the float comparator for the compressed rows, exact for the ring.
 std::optional<Finding> compare_cache(const char* name, const CacheBuffer& expected, const CacheBuffer& actual,
                                      const FloatComparator* floats) {
@@ -80,7 +88,24 @@ std::optional<Finding> compare_cache(const char* name, const CacheBuffer& expect
                       hex_byte(expected.bytes[at]), hex_byte(actual.bytes[at]),
                       cache_byte_text(name, expected.layout, d->first_byte) + ": expected " +
                           hex_byte(expected.bytes[at]) + ", actual " + hex_byte(actual.bytes[at]) + "; " +
-                          str(d->count) + " " + d->unit + " differ");
+                          str(d->count) + " " + d->unit + " differ" + distance_text(*d, floats));
+}
+
+// Tolerance mode: the figures of the compressed rows this step writes, each at the request and
+// position of the token that closes its group.
+void tally_compressed(const CacheBuffer& expected, const CacheBuffer& actual, const MetadataOutput& metadata,
+                      FloatStatistics& stats) {
+  const CacheLayout& l = expected.layout;
+  for (size_t t = 0; t < metadata.slot_mapping.size(); ++t) {
+    const int64_t slot = metadata.slot_mapping[t];
+    if (slot < 0 || l.past_the_cache(slot)) continue;
+    FloatWorst where;
+    where.request = metadata.token_to_req[t];
+    where.position = metadata.logical_positions[t];
+    where.row = slot;
+    const int64_t offset = l.byte_offset(slot, 0);
+    tally_row(stats, &expected.bytes[offset], &actual.bytes[offset], l.width, l.element_bytes, where);
+  }
 }
 
 // SPEC 7.5: every changed byte lies in a row whose slot the reference's metadata names.
@@ -114,13 +139,27 @@ std::optional<Finding> compare_q_out(const StepInput& input, const StepOutput& e
   const int eb = element_bytes(input.config.store_dtype);
   const CacheLayout rows = CacheLayout::dense(1, input.batch.num_actual_tokens * heads, d, eb);
   const FloatComparator& floats = checks.floats != nullptr ? *checks.floats : exact_float_comparator();
+  const MetadataOutput* m = checks.compressed_metadata;
+  if (checks.statistics != nullptr) {
+    for (int64_t row = 0; row < rows.rows; ++row) {
+      FloatWorst where;
+      where.row = heads > 0 ? row / heads : 0;
+      where.head = heads > 0 ? row % heads : 0;
+      if (m != nullptr && where.row < static_cast<int64_t>(m->logical_positions.size()) &&
+          m->logical_positions[static_cast<size_t>(where.row)] >= 0) {
+        where.request = m->token_to_req[static_cast<size_t>(where.row)];
+        where.position = m->logical_positions[static_cast<size_t>(where.row)];
+      }
+      const int64_t offset = rows.byte_offset(row, 0);
+      tally_row(checks.statistics->q_out, &expected.q_out[offset], &actual.q_out[offset], d, eb, where);
+    }
+  }
   const auto diff = floats.compare(rows, expected.q_out, actual.q_out);
   if (!diff) return std::nullopt;
   const CachePlace p = cache_place(rows, diff->first_byte);
   const int64_t token = heads > 0 ? p.row / heads : 0;
   std::string where = "q_out row " + str(token) + " head " + str(heads > 0 ? p.row % heads : 0) + " element " +
                       str(p.column) + " byte " + str(p.byte);
-  const MetadataOutput* m = checks.compressed_metadata;
   if (m != nullptr && token < static_cast<int64_t>(m->logical_positions.size())) {
     if (m->logical_positions[static_cast<size_t>(token)] >= 0)
       where += " (request " + str(m->token_to_req[static_cast<size_t>(token)]) + ", position " +
@@ -131,7 +170,7 @@ std::optional<Finding> compare_q_out(const StepInput& input, const StepOutput& e
   const auto at = static_cast<size_t>(diff->first_byte);
   return make_finding("step-differential", "q_out", token, hex_byte(expected.q_out[at]), hex_byte(actual.q_out[at]),
                       where + ": expected " + hex_byte(expected.q_out[at]) + ", actual " + hex_byte(actual.q_out[at]) +
-                          "; " + str(diff->count) + " " + diff->unit + " differ");
+                          "; " + str(diff->count) + " " + diff->unit + " differ" + distance_text(*diff, &floats));
 }
 
 std::optional<Finding> untouched_step(const StepInput& input, const StepCaches& before, const StepRun& actual) {
@@ -240,6 +279,10 @@ std::optional<Finding> judge_step_update(const StepInput& input, const StepCache
         "step-status", "step_status", -1, to_string(want), to_string(actual.output.step_status),
         std::string("the step reported ") + to_string(actual.output.step_status) + ", expected " + to_string(want));
   if (expected != nullptr) {
+    if (checks.statistics != nullptr && checks.compressed_metadata != nullptr &&
+        expected->caches.compressed.bytes.size() == actual.caches.compressed.bytes.size())
+      tally_compressed(expected->caches.compressed, actual.caches.compressed, *checks.compressed_metadata,
+                       checks.statistics->compressed);
     if (auto f = compare_cache("compressed", expected->caches.compressed, actual.caches.compressed, checks.floats))
       return f;
     if (auto f = compare_cache("ring", expected->caches.ring, actual.caches.ring, nullptr)) return f;
@@ -251,7 +294,10 @@ std::optional<Finding> judge_step_update(const StepInput& input, const StepCache
   }
   if (checks.oracle != nullptr)
     if (auto v = checks.oracle->check_queries(input, actual.output.q_out))
-      return make_finding("q-path", "q_out", -1, "", "", to_string(*v));
+      return make_finding("q-path", "q_out", -1, "", "",
+                          to_string(*v) + (checks.floats != nullptr && !checks.floats->tolerance().exact()
+                                               ? " (beyond " + checks.floats->tolerance().to_string() + ")"
+                                               : ""));
   if (expected != nullptr) return compare_q_out(input, expected->output, actual.output, checks);
   return std::nullopt;
 }

@@ -1,6 +1,11 @@
 #include "qsa/traces/float_comparator.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "qsa/numerics.hpp"
 
 namespace qsa::traces {
 namespace {
@@ -13,16 +18,80 @@ class ExactComparator : public FloatComparator {
                                          const std::vector<uint8_t>& actual) const override {
     return first_differing_byte(expected, actual);
   }
+  bool accepts_row(const uint8_t* expected, const uint8_t* actual, int64_t width, int element_bytes) const override {
+    return std::memcmp(expected, actual, static_cast<size_t>(width * element_bytes)) == 0;
+  }
 };
+
+// SPEC 6's declared tolerance mode: each element within N row-ulps. Bytes outside the rows (the
+// padding between rows and blocks) stay exact.
+class RowUlpComparator : public FloatComparator {
+ public:
+  explicit RowUlpComparator(FloatTolerance tolerance) : tolerance_(tolerance) {}
+  FloatTolerance tolerance() const override { return tolerance_; }
+
+  std::optional<FloatDifference> compare(const CacheLayout& rows, const std::vector<uint8_t>& expected,
+                                         const std::vector<uint8_t>& actual) const override {
+    FloatDifference difference{-1, 0, "elements beyond " + std::to_string(tolerance_.ulps) + " row-ulps", 0};
+    const int eb = rows.element_bytes;
+    std::vector<bool> in_row(expected.size(), false);
+    for (int64_t slot = 0; slot < rows.num_blocks * rows.rows; ++slot) {
+      const int64_t offset = rows.byte_offset(slot, 0);
+      if (offset + rows.width * eb > static_cast<int64_t>(expected.size())) break;
+      std::fill(in_row.begin() + offset, in_row.begin() + offset + rows.width * eb, true);
+      const std::vector<double> d = row_ulp_distances(&expected[offset], &actual[offset], rows.width, eb);
+      for (int64_t e = 0; e < rows.width; ++e) {
+        if (d[e] <= static_cast<double>(tolerance_.ulps)) continue;
+        if (difference.first_byte < 0) {
+          difference.first_byte = offset + e * eb;
+          difference.distance = d[e];
+        }
+        ++difference.count;
+      }
+    }
+    for (size_t i = 0; i < expected.size(); ++i) {  // padding: exact
+      if (in_row[i] || expected[i] == actual[i]) continue;
+      if (difference.first_byte < 0) difference.first_byte = static_cast<int64_t>(i);
+      ++difference.count;
+    }
+    if (difference.first_byte < 0) return std::nullopt;
+    return difference;
+  }
+
+  bool accepts_row(const uint8_t* expected, const uint8_t* actual, int64_t width, int element_bytes) const override {
+    const std::vector<double> d = row_ulp_distances(expected, actual, width, element_bytes);
+    return std::all_of(d.begin(), d.end(), [&](double x) { return x <= static_cast<double>(tolerance_.ulps); });
+  }
+
+ private:
+  FloatTolerance tolerance_;
+};
+
+bool is_nan_element(const uint8_t* p, int element_bytes) { return std::isnan(element_value(p, element_bytes)); }
 
 }  // namespace
 
-std::string FloatTolerance::to_string() const { return "exact"; }
+std::string FloatTolerance::to_string() const {
+  return mode == Mode::kExact ? std::string("exact") : "row-ulp:" + std::to_string(ulps);
+}
+
+std::optional<FloatTolerance> parse_float_tolerance(const std::string& text) {
+  if (text == "exact") return FloatTolerance{};
+  const std::string prefix = "row-ulp:";
+  if (text.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  const std::string digits = text.substr(prefix.size());
+  if (digits.empty() || digits.size() > 7 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return std::nullopt;
+  const int64_t n = std::stoll(digits);
+  if (n > 1000000) return std::nullopt;
+  return FloatTolerance{FloatTolerance::Mode::kRowUlp, n};
+}
 
 std::unique_ptr<FloatComparator> make_float_comparator(FloatTolerance tolerance) {
   switch (tolerance.mode) {
     case FloatTolerance::Mode::kExact:
       break;
+    case FloatTolerance::Mode::kRowUlp:
+      return std::make_unique<RowUlpComparator>(tolerance);
   }
   return std::make_unique<ExactComparator>();
 }
@@ -34,7 +103,7 @@ const FloatComparator& exact_float_comparator() {
 
 std::optional<FloatDifference> first_differing_byte(const std::vector<uint8_t>& expected,
                                                     const std::vector<uint8_t>& actual) {
-  FloatDifference difference{-1, 0, "bytes"};
+  FloatDifference difference{-1, 0, "bytes", 0};
   const size_t size = std::min(expected.size(), actual.size());
   for (size_t i = 0; i < size; ++i) {
     if (expected[i] == actual[i]) continue;
@@ -43,6 +112,53 @@ std::optional<FloatDifference> first_differing_byte(const std::vector<uint8_t>& 
   }
   if (difference.first_byte < 0) return std::nullopt;
   return difference;
+}
+
+double element_value(const uint8_t* element, int element_bytes) {
+  if (element_bytes == 1) return float_from_e4m3(element[0]);
+  return float_from_bf16(static_cast<Bf16>(element[0] | element[1] << 8));
+}
+
+double format_ulp_at(double m, int element_bytes) {
+  const int mantissa_bits = element_bytes == 1 ? 3 : 7;
+  const int min_exponent = element_bytes == 1 ? -6 : -126;  // of the smallest normal
+  int exponent = min_exponent;
+  if (m >= std::ldexp(1.0, min_exponent)) {
+    std::frexp(m, &exponent);  // m = f * 2^exponent, f in [0.5, 1)
+    exponent -= 1;
+  }
+  return std::ldexp(1.0, exponent - mantissa_bits);
+}
+
+std::vector<double> row_ulp_distances(const uint8_t* expected, const uint8_t* actual, int64_t width,
+                                      int element_bytes) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> distances(static_cast<size_t>(width), 0.0);
+  bool special_row = false;
+  double largest = 0;
+  for (int64_t e = 0; e < width; ++e) {
+    const double v = element_value(expected + e * element_bytes, element_bytes);
+    if (!std::isfinite(v))
+      special_row = true;
+    else
+      largest = std::max(largest, std::fabs(v));
+  }
+  const double ulp = format_ulp_at(largest, element_bytes);
+  for (int64_t e = 0; e < width; ++e) {
+    const uint8_t* want = expected + e * element_bytes;
+    const uint8_t* got = actual + e * element_bytes;
+    const bool same_bits = std::memcmp(want, got, static_cast<size_t>(element_bytes)) == 0;
+    const double w = element_value(want, element_bytes);
+    const double g = element_value(got, element_bytes);
+    if (std::isnan(w) || std::isnan(g)) {
+      distances[e] = is_nan_element(want, element_bytes) && is_nan_element(got, element_bytes) ? 0 : inf;
+    } else if (special_row || std::isinf(g)) {
+      distances[e] = same_bits ? 0 : inf;
+    } else {
+      distances[e] = std::fabs(g - w) / ulp;
+    }
+  }
+  return distances;
 }
 
 }  // namespace qsa::traces

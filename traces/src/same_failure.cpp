@@ -4,14 +4,17 @@
 
 namespace qsa::traces {
 
-FailingStep fails_the_same_way(BackendFactory make_backend, const RunFailure& failure) {
-  return [make_backend = std::move(make_backend), check = failure.check](const Scenario& candidate) {
+FailingStep fails_the_same_way(BackendFactory make_backend, const RunFailure& failure, FloatTolerance tolerance) {
+  return [make_backend = std::move(make_backend), check = failure.check,
+          tolerance](const Scenario& candidate) -> std::optional<int64_t> {
     auto backend = make_backend();
-    const auto f = run_scenario(candidate, *backend);
-    if (!f || f->invalid_scenario || f->check != check) return std::optional<int64_t>();
+    RunOptions options;
+    options.float_tolerance = tolerance;
+    const auto f = run_scenario(candidate, *backend, options);
+    if (!f || f->invalid_scenario || f->check != check) return std::nullopt;
     reference::ReferenceBackend reference;
-    if (run_scenario(candidate, reference)) return std::optional<int64_t>();  // the shrinker broke the scenario
-    return std::optional<int64_t>(f->step);
+    if (run_scenario(candidate, reference)) return std::nullopt;  // the shrinker broke the scenario
+    return f->step;
   };
 }
 

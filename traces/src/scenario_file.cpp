@@ -298,6 +298,11 @@ ScenarioFile read_scenario(std::istream& in) {
                "format version " + std::to_string(version) + " (this build reads " +
                    std::to_string(kScenarioFormatVersion) + ")");
         file.scenario.config = config_from_json(r.raw("config"), line);
+        if (r.has("float_tolerance")) {
+          const auto tolerance = parse_float_tolerance(r.string("float_tolerance"));
+          if (!tolerance) fail("float_tolerance", line, "invalid-tolerance", kFloatToleranceRule);
+          file.float_tolerance = *tolerance;
+        }
         r.reject_unknown_fields();
         have_header = true;
         continue;
@@ -352,10 +357,12 @@ StepDigest digest_from_json(const json& j, int64_t line) {
   return digest;
 }
 
-void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests) {
+void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests,
+                    FloatTolerance tolerance) {
   json header = {{"format", "qsacheck-scenario"},
                  {"version", kScenarioFormatVersion},
                  {"config", config_to_json(scenario.config)}};
+  if (!tolerance.exact()) header["float_tolerance"] = tolerance.to_string();
   out << header.dump() << "\n";
   for (size_t i = 0; i < scenario.steps.size(); ++i) {
     json step = step_to_json(scenario.steps[i], static_cast<int64_t>(i));
@@ -364,10 +371,11 @@ void write_scenario(std::ostream& out, const Scenario& scenario, const std::vect
   }
 }
 
-void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<StepDigest>& digests) {
+void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<StepDigest>& digests,
+                         FloatTolerance tolerance) {
   std::ofstream out(path);
   if (!out) fail("output", -1, "unwritable", "cannot write " + path);
-  write_scenario(out, scenario, digests);
+  write_scenario(out, scenario, digests, tolerance);
 }
 
 bool operator==(const ChunkRecord& a, const ChunkRecord& b) {

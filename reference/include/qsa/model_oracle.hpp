@@ -32,6 +32,13 @@ class ModelOracle {
  public:
   explicit ModelOracle(StepConfig config) : config_(std::move(config)) {}
 
+  /// Whether a compressed row or a q_out head row (`width` elements of `element_bytes`) is
+  /// acceptable for the expected one. Bit for bit unless set: the float tolerance mode of SPEC 6
+  /// (traces/float_comparator.hpp) sets its comparator here. Ring rows are always exact.
+  using RowAccepts =
+      std::function<bool(const uint8_t* expected, const uint8_t* actual, int64_t width, int element_bytes)>;
+  void set_row_accepts(RowAccepts accepts) { row_accepts_ = std::move(accepts); }
+
   /// The compressed row (store-dtype bytes) that group g must hold: SPEC 6 applied to the committed
   /// keys of positions gC .. gC + C - 1, rotated at the first member's position when the ring
   /// caches positions, else at (gC, gC, gC).
@@ -52,7 +59,10 @@ class ModelOracle {
   const StepConfig& config() const { return config_; }
 
  private:
+  bool accepts(const uint8_t* expected, const uint8_t* actual, int64_t width, int element_bytes) const;
+
   StepConfig config_;
+  RowAccepts row_accepts_;
 };
 
 }  // namespace qsa

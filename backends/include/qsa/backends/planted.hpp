@@ -37,8 +37,18 @@ const std::vector<PlantedBug>& planted_cuda_step_bugs();
 /// would only report them as survivors).
 const std::vector<PlantedBug>& known_escapes();
 
+/// Test-only backends with other arithmetic, for SPEC 6's tolerance mode (docs/design.md "The float
+/// tolerance mode"): "upstream-like", the reference with approximate rsqrt, bf16-rounded RoPE
+/// products and tree-ordered pooling. Not bit-exact, but within the row-ulp tolerance; registered
+/// hidden, and not planted bugs (`qsacheck mutants` leaves them out).
+const std::vector<PlantedBug>& planted_arithmetic_backends();
+
+/// The name of the upstream-like backend; "upstream-like+bug:NAME" is it with a CPU bug planted.
+inline constexpr const char* kUpstreamLikeBackend = "upstream-like";
+
 /// The backend of any planted bug by name, the known escapes and "bug:none" (the unmutated
-/// re-implementation, a control) included; nullptr when the name is no planted bug.
+/// re-implementation, a control) included, and of the arithmetic backends ("upstream-like",
+/// "upstream-like+bug:NAME"); nullptr when the name is none of these.
 std::unique_ptr<Backend> make_planted_backend(const std::string& name);
 
 }  // namespace qsa::backends

@@ -39,10 +39,18 @@ enum class Bug {
   kPoolAccumulatesInBf16,  // the pooling sum rounded to bf16 after every add
   kNormWeightWithoutOne,   // RMSNorm multiplies by w instead of (1 + w) (Llama, not Gemma)
   kRopeInterleavedPairs,   // GPT-J pairs (2i, 2i + 1) instead of NeoX (i, hp + i)
+  kRopeSignSlip,           // out_i = a·c + b·s: the sign of the sine term slipped
+  // Step update, found with the float tolerance tests (docs/design.md "The float tolerance mode").
+  kSkipsFirstClosedGroup,  // the group loop starts one group late: a chunk's first closing group is never written
   // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
   kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds
   kSumOfSquaresSequential,  // sum of squares left to right instead of the pairwise tree
 };
+
+/// The arithmetic a planted backend computes with. kUpstreamLike stands for a kernel from outside
+/// the tree (approximate rsqrt, products rounded to bf16 before the RoPE add, tree-ordered
+/// pooling): not bit-exact, but within SPEC 6's row-ulp tolerance. Test-only.
+enum class Arithmetic { kCanonical, kUpstreamLike };
 
 struct MutantInfo {
   Bug bug = Bug::kNoBug;
@@ -64,7 +72,11 @@ const std::vector<MutantInfo>& known_escapes();
 /// The entry of `bug` in either list (kNoBug: name "bug:none", the control).
 const MutantInfo& mutant_info(Bug bug);
 
-/// A backend with `bug` planted; Bug::kNoBug gives the control (equal to the reference).
-std::unique_ptr<Backend> make_mutant_backend(Bug bug);
+/// A backend with `bug` planted; Bug::kNoBug gives the control (equal to the reference). With
+/// Arithmetic::kUpstreamLike it is named "upstream-like" (+ "+" and the bug's name when one is planted).
+std::unique_ptr<Backend> make_mutant_backend(Bug bug, Arithmetic arithmetic = Arithmetic::kCanonical);
+
+/// The name of the upstream-like backend (the backends layer registers it hidden).
+inline constexpr const char* kUpstreamLikeBackend = "upstream-like";
 
 }  // namespace qsa::mutants

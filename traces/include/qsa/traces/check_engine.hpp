@@ -20,6 +20,7 @@
 #include "qsa/model_oracle.hpp"
 #include "qsa/step_types.hpp"
 #include "qsa/traces/float_comparator.hpp"
+#include "qsa/traces/float_statistics.hpp"
 #include "qsa/types.hpp"
 
 namespace qsa::traces {
@@ -94,6 +95,9 @@ struct StepChecks {
   const MetadataOutput* compressed_metadata = nullptr;  // the reference's, to check SPEC 7.5 writes
   const MetadataOutput* ring_metadata = nullptr;        //   (both or neither)
   const ModelOracle* oracle = nullptr;                  // the Q path against the model oracle
+  /// Tolerance mode: receives the row-ulp figures of the compressed rows this step writes (named
+  /// by compressed_metadata) and of every q_out row, compared with `expected`.
+  StepFloatStatistics* statistics = nullptr;
 };
 
 /// Judges a run made from `before`: status (kNotImplemented is the caller's to handle), the

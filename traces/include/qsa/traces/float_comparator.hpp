@@ -4,11 +4,12 @@
 // FloatTolerance, so a tolerance mode is one more implementation here, not an edit at each caller.
 // Ring rows, their int64 position tails, slots, k-work, statuses and metadata are always exact.
 //
-// Today there is one mode, exact (bit-for-bit, the rule for our kernels). The SPEC 6 tolerance mode
-// of a later issue (`--float-tolerance row-ulp:N`: every element within N ulps of the largest
-// finite reference magnitude of its row, a row being the D elements of one compressed row or of one
-// head of one q_out row) becomes FloatTolerance::Mode::kRowUlp and a second comparator class in
-// float_comparator.cpp; its rows are the layout's rows, which compare() already receives.
+// Two modes: exact (bit for bit, the rule for our kernels) and the SPEC 6 tolerance mode
+// `row-ulp:N` for kernels with other arithmetic: every element within N units in the last place of
+// its row's largest finite reference magnitude (bf16 spacing there; e4m3 spacing for fp8), a row
+// being the D elements of one compressed row or of one head of one q_out row. NaN matches NaN of
+// any payload, infinities must match, and a row whose reference holds an inf or NaN is compared
+// exactly (docs/design.md "The float tolerance mode").
 
 #include <cstdint>
 #include <memory>
@@ -22,18 +23,30 @@ namespace qsa::traces {
 
 /// The float comparison mode, as a user names it.
 struct FloatTolerance {
-  enum class Mode { kExact };
+  enum class Mode { kExact, kRowUlp };
   Mode mode = Mode::kExact;
+  int64_t ulps = 0;  // N of row-ulp:N
 
-  std::string to_string() const;  // "exact"
+  bool exact() const { return mode == Mode::kExact; }
+  std::string to_string() const;  // "exact" or "row-ulp:N"
+  bool operator==(const FloatTolerance& o) const { return mode == o.mode && ulps == o.ulps; }
+  bool operator!=(const FloatTolerance& o) const { return !(*this == o); }
 };
+
+/// The rule for the flag value, for error messages and help.
+inline constexpr const char* kFloatToleranceRule = "expected 'exact' or 'row-ulp:N' with N an integer in [0, 1000000]";
+
+/// Parses "exact" or "row-ulp:N"; nullopt for anything else (the caller names the flag and
+/// kFloatToleranceRule).
+std::optional<FloatTolerance> parse_float_tolerance(const std::string& text);
 
 /// The elements a comparator did not accept: the first (a byte offset into the buffer, decoded by
 /// cache_place()) and how many there are in `unit`s.
 struct FloatDifference {
   int64_t first_byte = -1;
   int64_t count = 0;
-  std::string unit;  // "bytes" for the exact mode
+  std::string unit;     // "bytes" for the exact mode, "elements beyond N row-ulps" for row-ulp
+  double distance = 0;  // row-ulp mode: the first element's distance in row-ulps (inf: not finite)
 };
 
 /// Compares one float output laid out in rows (`rows`: a compressed cache's layout, or q_out as
@@ -46,6 +59,9 @@ class FloatComparator {
   /// nullopt when every element of `actual` is acceptable for `expected`.
   virtual std::optional<FloatDifference> compare(const CacheLayout& rows, const std::vector<uint8_t>& expected,
                                                  const std::vector<uint8_t>& actual) const = 0;
+  /// Whether one row of `width` elements of `element_bytes` (2: bf16, 1: fp8) is acceptable (the
+  /// model oracle's row checks).
+  virtual bool accepts_row(const uint8_t* expected, const uint8_t* actual, int64_t width, int element_bytes) const = 0;
 };
 
 /// The comparator of a mode (exact: every byte equal, padding between rows included).
@@ -58,5 +74,20 @@ const FloatComparator& exact_float_comparator();
 /// exact rule, also used for the outputs that are never compared with a tolerance.
 std::optional<FloatDifference> first_differing_byte(const std::vector<uint8_t>& expected,
                                                     const std::vector<uint8_t>& actual);
+
+// ---- the row-ulp measure (one place; the comparator and the statistics use it) ----
+
+/// The value of one element (bf16 when element_bytes is 2, e4m3fn when 1).
+double element_value(const uint8_t* element, int element_bytes);
+
+/// The spacing of the format at magnitude `m` (>= 0, finite): bf16 2^(e-7), e4m3fn 2^(e-3), the
+/// subnormal spacing below the smallest normal.
+double format_ulp_at(double m, int element_bytes);
+
+/// The row-ulp distance of every element of one row: |actual - expected| in units of the spacing
+/// at the row's largest finite reference magnitude. In a row whose reference holds an inf or NaN
+/// (compared exactly), and for a NaN or inf where the other side differs, the distance is 0 when
+/// the element matches (NaN matches NaN of any payload) and +inf when it does not.
+std::vector<double> row_ulp_distances(const uint8_t* expected, const uint8_t* actual, int64_t width, int element_bytes);
 
 }  // namespace qsa::traces

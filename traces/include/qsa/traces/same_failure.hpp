@@ -18,7 +18,8 @@ using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 
 /// A candidate fails "the same way" when a fresh backend from `make_backend` fails it with
 /// `failure.check` (not as an invalid scenario) and the reference passes it (else the shrinker broke
-/// the scenario). The predicate returns the failing step, for shrink_scenario().
-FailingStep fails_the_same_way(BackendFactory make_backend, const RunFailure& failure);
+/// the scenario). The predicate returns the failing step, for shrink_scenario(). Both run under
+/// `tolerance`, so a tolerance-mode failure shrinks to a scenario that still exceeds N row-ulps.
+FailingStep fails_the_same_way(BackendFactory make_backend, const RunFailure& failure, FloatTolerance tolerance = {});
 
 }  // namespace qsa::traces

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qsa/traces/float_comparator.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/traces/step_digest.hpp"
 
@@ -20,6 +21,9 @@ inline constexpr int kScenarioFormatVersion = 1;
 struct ScenarioFile {
   Scenario scenario;
   std::vector<StepDigest> digests;  // [steps] or empty
+  /// The float comparison a reproducer was found under (header "float_tolerance", absent: exact),
+  /// so a tolerance-mode finding is never replayed as an exact one by accident.
+  FloatTolerance float_tolerance;
 };
 
 /// Reads a scenario; throws InputError naming the field, the 1-based line (as index) and the rule.
@@ -28,9 +32,11 @@ ScenarioFile read_scenario(std::istream& in);
 ScenarioFile read_scenario_file(const std::string& path);
 
 /// Writes a scenario (and digests, when given) that read_scenario() reads back to the same scenario.
-void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests = {});
-void write_scenario_file(const std::string& path, const Scenario& scenario,
-                         const std::vector<StepDigest>& digests = {});
+/// A tolerance other than exact is written in the header.
+void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests = {},
+                    FloatTolerance tolerance = {});
+void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<StepDigest>& digests = {},
+                         FloatTolerance tolerance = {});
 
 /// Checks a configuration (ranges, SPEC 3's ring capacity, cache sizes); throws InputError.
 void validate_config(const ScenarioConfig& config);

@@ -32,6 +32,13 @@ struct RunOptions {
   /// Recorded digests ([steps], e.g. ScenarioFile::digests): each step's digest must equal its
   /// entry (check "digest", naming the first differing output). Implies compute_digests.
   const std::vector<StepDigest>* expected_digests = nullptr;
+  /// How compressed rows and q_out are compared (the differential, the oracle's group and Q path
+  /// checks, the recorded digests). In a tolerance mode the differential always runs (unless the
+  /// backend is the reference), and a digest mismatch of those two outputs is judged by it: the
+  /// reference is recomputed and compared through the comparator.
+  FloatTolerance float_tolerance{};
+  /// Tolerance mode: accumulates the row-ulp figures of every step (optional).
+  StepFloatStatistics* float_statistics = nullptr;
 };
 
 struct RunFailure {
@@ -80,6 +87,7 @@ class ScenarioRunner {
   Backend& backend_;
   std::unique_ptr<Backend> reference_;
   RunOptions options_;
+  std::unique_ptr<FloatComparator> floats_;
   StepCaches caches_;            // the backend's caches
   StepCaches reference_caches_;  // the reference's, for the differential check
   StepInput input_;              // this step's input
