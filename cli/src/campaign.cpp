@@ -11,7 +11,7 @@
 namespace qsa::cli {
 
 std::vector<CampaignJob> default_campaign(uint64_t seed) {
-  // Sized to about a minute and a half on the reference on 2 cores (83 s, median of 3 runs at ccfdb9e).
+  // Sized to a campaign of about half a minute on the reference on 2 cores (docs/campaign-time.md).
   // Round robin over the workloads, so every workload runs early and a bug shows soon.
   std::vector<std::vector<CampaignJob>> per_workload;
   for (const std::string& name : traces::workload_names()) {

@@ -283,8 +283,8 @@ __device__ __forceinline__ void enter_dependent_part() {
 
 // H: heads per pass of the Q path; MinBlocks: resident blocks per SM the register budget must
 // allow; PoolBatch: group members loaded at once; GridControl: the PDL wait and trigger (off only
-// for version 5 in the benchmark).
-template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
+// for version 5 in the benchmark). Bug: a planted variant (planted/), none by default.
+template <int D, int Bug = kNoBug, bool Fast = true, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
           int PoolBatch = kDefaultPoolBatch, bool GridControl = true>
 __global__ void __launch_bounds__(kStepThreads, MinBlocks) step_update_row_teams_kernel(const StepParams p) {
   using Shape = TeamShape<D>;
