@@ -1,5 +1,6 @@
 // `qsacheck mutants`: runs the check campaign against every planted bug (docs/mutants.md), with
-// no shrinking, and prints the kill table. Exit 0 only when every planted bug is caught. The CPU
+// no shrinking, and prints the kill table. Exit 0 only when every planted bug is caught; a signal
+// (SIGINT, SIGTERM) ends it with the table of what ran (exit 3, or 1 if a bug survived). The CPU
 // set always; the planted metadata kernels too where the CUDA backend can run (they keep the
 // shipped step update). The planted step kernels are built for D = 32 and 128 and the fast layout
 // only, so a campaign input outside those would "catch" them by a refusal: the GPU test
@@ -24,6 +25,7 @@
 #include "qsa/backends/registry.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
+#include "stop_request.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -112,7 +114,10 @@ int run_mutants(const MutantOptions& options) {
   std::fprintf(out, "%-44s %-7s %-48s %9s\n", "planted bug", "caught", "first caught by", "seconds");
   nlohmann::json rows = nlohmann::json::array();
   int survivors = 0;
+  size_t run = 0;  // planted bugs whose campaign ended (caught, or ran to the end)
+  install_stop_handlers();
   for (const Planted& m : planted) {
+    if (stop_requested()) break;
     CheckOptions check;
     check.backends = {m.name};
     check.workload = options.workload;
@@ -127,6 +132,8 @@ int run_mutants(const MutantOptions& options) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const auto [by, detail] = first_catch(report);
     const bool caught = report.failed();
+    if (!caught && !report.stopped_by.empty()) break;  // stopped before its campaign ended: not a survivor
+    ++run;
     survivors += caught ? 0 : 1;
     std::string where = by;
     if (report.first_failure_step >= 0) where += ", step " + std::to_string(report.first_failure_step);
@@ -150,11 +157,20 @@ int run_mutants(const MutantOptions& options) {
     }
   }
   if (!cuda_skipped.empty()) std::fprintf(out, "\n(%s)\n", cuda_skipped.c_str());
+  // Stopped (SIGINT, SIGTERM): what ran is reported; exit 1 if a bug survived, else 3.
+  const std::string stopped_by = run < planted.size() ? stop_reason() : "";
+  if (!stopped_by.empty())
+    std::fprintf(out, "\nnot run: %zu of %zu planted bugs (stopped by %s)\n", planted.size() - run, planted.size(),
+                 stopped_by.c_str());
   std::fprintf(out, "\n%s\n",
-               survivors == 0 ? "RESULT: every planted bug was caught" : "RESULT: FAILED: some planted bugs survived");
-  const int verdict = survivors == 0 ? kExitOk : kExitMismatch;
+               survivors > 0         ? "RESULT: FAILED: some planted bugs survived"
+               : !stopped_by.empty() ? "RESULT: every planted bug that ran was caught; some did not run (exit 3)"
+                                     : "RESULT: every planted bug was caught");
+  const int verdict = survivors > 0 ? kExitMismatch : !stopped_by.empty() ? kExitIncomplete : kExitOk;
   return output.finish({{"command", "mutants"},
                         {"exit_code", verdict},
+                        {"stopped_by", stopped_by},
+                        {"not_run", static_cast<int64_t>(planted.size() - run)},
                         {"survivors", survivors},
                         {"planted_bugs", rows},
                         {"known_escapes", escapes}},
@@ -170,7 +186,8 @@ void add_mutants_command(CLI::App& app, CommandJob* job) {
       "mutants",
       "Run the check campaign against every planted bug (realistic kernel mistakes, docs/mutants.md)\n"
       "and print the kill table: caught or not, by which check, where, and how fast.\n"
-      "Exit 0 only when every planted bug is caught.");
+      "Exit 0 only when every planted bug is caught, 1 when one survived, 3 when SIGINT or SIGTERM\n"
+      "stopped it first (the table and --json then hold the bugs that ran).");
   cmd->add_flag("--list", options->list, "List the planted bugs and exit");
   cmd->add_option("--backend", options->backend,
                   "plugin:PATH.so: run the plugin's own planted variants (plugin:PATH.so#VARIANT) instead");

@@ -1,6 +1,7 @@
 // The output layer and the number options of qsacheck (cli/src/output_file.hpp,
 // number_options.hpp): atomic writes, paths refused before any work, a lost report that keeps
-// the verdict's exit code, readable ranges; and a stopped campaign that still writes its report.
+// the verdict's exit code, readable ranges; and a stopped campaign or mutants run that still writes
+// its report.
 
 #include <gtest/gtest.h>
 
@@ -113,6 +114,24 @@ TEST(StopRequest, SigtermWritesThePartialReportAndExits3) {
   ASSERT_FALSE(j["not_run"].empty());
   EXPECT_NE(j["not_run"][0].get<std::string>().find("stopped by SIGTERM"), std::string::npos) << j.dump();
   EXPECT_GT(j["coverage"]["steps"].get<int64_t>(), 0) << "what ran before the signal is reported";
+}
+
+// mutants over many planted bugs: a signal ends it with the table of the bugs that ran, the count
+// of those that did not, and exit 3 (every bug that ran was caught).
+TEST(StopRequest, SigtermEndsMutantsWithTheBugsThatRan) {
+  const std::string dir = temp_dir();
+  const std::string report = dir + "/mutants.json";
+  const std::string command = std::string("timeout --preserve-status -s TERM 4 ") + QSACHECK_BINARY +
+                              " mutants --steps 1000000 --json " + report + " > /dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << "qsacheck must exit on SIGTERM, not die of it";
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  const nlohmann::json j = nlohmann::json::parse(read_file(report));
+  EXPECT_EQ(j["stopped_by"], "SIGTERM");
+  EXPECT_EQ(j["survivors"], 0);
+  EXPECT_GT(j["not_run"].get<int64_t>(), 0);
+  EXPECT_GT(j["planted_bugs"].size(), 0u) << "the bugs that ran before the signal are reported";
+  for (const auto& row : j["planted_bugs"]) EXPECT_TRUE(row["caught"].get<bool>()) << row.dump();
 }
 
 }  // namespace
