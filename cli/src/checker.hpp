@@ -25,6 +25,7 @@ struct CheckOptions {
   uint64_t seed = 1;
   int64_t batches = 3000;
   std::string json_path;
+  std::string junit_path;  // --junit: the result as JUnit XML too
   std::string out_dir = ".";
   std::string float_tolerance = "exact";  // --float-tolerance: exact or row-ulp:N
   bool shrink = true;                     // shrink the first failing scenario and write a reproducer

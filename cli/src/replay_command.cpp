@@ -4,6 +4,7 @@
 // (replay_input.hpp). Every file is read and checked first, so a bad one is exit 2 before anything
 // runs. The first line of each file's report names it.
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "backend_choice.hpp"
 #include "commands.hpp"
 #include "float_tolerance_option.hpp"
+#include "junit_report.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
 #include "qsa/traces/float_statistics.hpp"
@@ -33,7 +35,7 @@ traces::FloatTolerance tolerance_for(const std::optional<traces::FloatTolerance>
 }
 
 int replay(const std::vector<std::string>& paths, const std::string& backend_name,
-           const std::optional<traces::FloatTolerance>& flag, ReportOutput output) {
+           const std::optional<traces::FloatTolerance>& flag, const std::string& junit_path, ReportOutput output) {
   Error error;
   auto backend = open_backend(backend_name, &error);
   if (!backend) return report_error(error);
@@ -72,12 +74,15 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     if (!tolerance.exact()) options.float_statistics = &statistics;
     traces::ScenarioRunner runner(s.config, *backend, options);
     std::optional<traces::RunFailure> failure;
+    const auto start = std::chrono::steady_clock::now();
     for (const traces::StepRecord& step : s.steps)
       if ((failure = runner.step(step))) break;
-    nlohmann::json result = {{"file", named.path},
-                             {"steps", s.steps.size()},
-                             {"digests", digests},
-                             {"float_tolerance", tolerance.to_string()}};
+    nlohmann::json result = {
+        {"file", named.path},
+        {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()},
+        {"steps", s.steps.size()},
+        {"digests", digests},
+        {"float_tolerance", tolerance.to_string()}};
     if (!tolerance.exact() && runner.step_update_supported()) {
       out << "  " << statistics.compressed.to_string("compressed cache") << "\n  "
           << statistics.q_out.to_string("q_out") << std::endl;
@@ -109,8 +114,10 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     if ((!runner.step_update_supported() || !runner.declined().empty()) && exit_code == kExitOk)
       exit_code = kExitIncomplete;
   }
-  return output.finish({{"command", "replay"}, {"backend", backend_name}, {"exit_code", exit_code}, {"files", results}},
-                       exit_code);
+  nlohmann::json report = {
+      {"command", "replay"}, {"backend", backend_name}, {"exit_code", exit_code}, {"files", results}};
+  if (!junit_path.empty()) write_junit(junit_path, replay_junit(report), &output);
+  return output.finish(std::move(report), exit_code);
 }
 
 }  // namespace
@@ -137,6 +144,10 @@ void add_replay_command(CLI::App& app, CommandJob* job) {
                   "stays exact). Default: the tolerance the file states (a reproducer of a tolerance-mode\n"
                   "finding carries it), else exact");
   cmd->add_option("--json", *json_path, "Also write the result as JSON to FILE; - writes it alone on stdout");
+  auto junit_path = std::make_shared<std::string>();
+  cmd->add_option("--junit", *junit_path,
+                  "Also write the result as JUnit XML to FILE for CI systems: one testcase per file, a failure\n"
+                  "holding the finding and the replay command, skipped for what did not run");
   cmd->callback([=] {
     Error error;
     std::optional<traces::FloatTolerance> flag;
@@ -148,7 +159,8 @@ void add_replay_command(CLI::App& app, CommandJob* job) {
     if (!open_backend(*backend, &error)) throw traces::InputError(error);
     ReportOutput output(*json_path);
     output.check();
-    *job = [=] { return replay(*files, *backend, flag, output); };
+    if (!junit_path->empty()) check_output_file(*junit_path, "--junit");
+    *job = [=] { return replay(*files, *backend, flag, *junit_path, output); };
   });
 }
 

@@ -1,0 +1,107 @@
+// `--junit FILE` of check and replay (cli/src/junit_report.hpp): the XML's escaping, the
+// testcases of a replay report, and end to end a planted bug whose failure names the finding and
+// the replay command that re-runs it.
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "junit_report.hpp"
+#include "run_command.hpp"
+
+namespace qsa::cli {
+namespace {
+
+std::string temp_dir() {
+  char dir[] = "/tmp/qsacheck-junit-test-XXXXXX";
+  const char* made = mkdtemp(dir);
+  return made != nullptr ? made : "/tmp";
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int64_t count(const std::string& text, const std::string& what) {
+  int64_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(Junit, EscapesMarkupAndReplacesWhatXmlCannotHold) {
+  JunitSuite suite{"s", {{"p", "a&b"}}, {}};
+  suite.cases.push_back({"c", "<name \"q\" 'a'>", 1.5, JunitCase::Outcome::kFailed,
+                         "bad \xff byte, \x01 control, caf\xc3\xa9\nsecond line", "details & more"});
+  const std::string xml = junit_xml(suite);
+  EXPECT_NE(xml.find("name=\"&lt;name &quot;q&quot; &apos;a&apos;&gt;\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("value=\"a&amp;b\""), std::string::npos) << xml;
+  // The message is the first line; an invalid byte becomes U+FFFD, a control character '?',
+  // valid UTF-8 stays.
+  EXPECT_NE(xml.find("message=\"bad \xef\xbf\xbd byte, ? control, caf\xc3\xa9\">details &amp; more</failure>"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"1.500\""), std::string::npos) << xml;
+}
+
+TEST(Junit, AReplayReportGivesATestcasePerFileAndSkipsWhatDidNotRun) {
+  const nlohmann::json report = {{"backend", "plugin:x.so"},
+                                 {"files",
+                                  {{{"file", "a.scenario"},
+                                    {"passed", false},
+                                    {"failure", "step 3: 7.5-writes: ..."},
+                                    {"float_tolerance", "row-ulp:1"}},
+                                   {{"file", "b.scenario"},
+                                    {"passed", true},
+                                    {"float_tolerance", "exact"},
+                                    {"step_update_checked", false},
+                                    {"not_run", {"metadata of the ring kind: missing-capability"}}}}}};
+  const JunitSuite suite = replay_junit(report);
+  ASSERT_EQ(suite.cases.size(), 4u);
+  EXPECT_EQ(suite.cases[0].outcome, JunitCase::Outcome::kFailed);
+  EXPECT_NE(suite.cases[0].details.find("replay: qsacheck replay --backend plugin:x.so --float-tolerance row-ulp:1 "
+                                        "a.scenario"),
+            std::string::npos)
+      << suite.cases[0].details;
+  EXPECT_EQ(suite.cases[1].outcome, JunitCase::Outcome::kPassed);
+  EXPECT_EQ(suite.cases[2].outcome, JunitCase::Outcome::kSkipped);  // the step update
+  EXPECT_EQ(suite.cases[3].outcome, JunitCase::Outcome::kSkipped);  // the declined metadata kind
+  EXPECT_EQ(suite.properties.back(), (std::pair<std::string, std::string>{"float_tolerance", "exact,row-ulp:1"}));
+}
+
+TEST(Junit, CheckOfAPlantedBugNamesTheFindingAndTheReplayCommand) {
+  const std::string dir = temp_dir();
+  const std::string xml_path = dir + "/check.xml";
+  const auto r = testing::run_qsacheck(
+      "check --backend bug:pool-wrong-ring-row --workload default --scenarios 1 "
+      "--steps 100 --batches 20 --out " +
+      dir + " --junit " + xml_path);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const std::string xml = read_file(xml_path);
+  EXPECT_EQ(count(xml, "<testcase "), 4) << xml;  // examples, generated batches, invalid batches, the scenarios
+  EXPECT_EQ(count(xml, "<failure "), 1) << xml;
+  EXPECT_NE(xml.find("classname=\"qsacheck.check.bug:pool-wrong-ring-row\" name=\"scenarios: default\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("step-differential"), std::string::npos) << "the failure holds the finding: " << xml;
+  EXPECT_NE(xml.find("replay: qsacheck replay --backend bug:pool-wrong-ring-row "), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<property name=\"float_tolerance\" value=\"exact\"/>"), std::string::npos) << xml;
+}
+
+TEST(Junit, AnUnwritablePathIsRefusedBeforeTheCampaign) {
+  const auto r = testing::run_qsacheck("check --junit /nonexistent-folder/check.xml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("\"field\":\"--junit\""), std::string::npos) << r.out;
+  EXPECT_EQ(testing::run_qsacheck("replay --junit /nonexistent-folder/r.xml x.scenario").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace qsa::cli
