@@ -120,6 +120,27 @@ TEST(FloatTolerance, HistogramAndWorstElementOfAHandBuiltRow) {
   EXPECT_EQ(traces::row_ulp_bin(11, 10), 6u);
 }
 
+// Bit-identical rows take a shortcut (no per-element distances): the counts must be what the
+// element-by-element path gives, and the worst element must stay the real one.
+TEST(FloatTolerance, BitIdenticalRowsCountAsTheElementPathWouldCount) {
+  const HandRow row;
+  const auto e = bf16_bytes(row.expected), a = bf16_bytes(row.actual);
+  traces::FloatStatistics stats(4);
+  traces::tally_row(stats, e.data(), e.data(), 8, 2, {});  // the first row, identical
+  EXPECT_EQ(stats.worst.distance, 0);                      // names an element (distance 0)
+  traces::tally_row(stats, e.data(), a.data(), 8, 2, {});  // the hand row
+  traces::tally_row(stats, e.data(), e.data(), 8, 2, {});  // identical again: the shortcut
+  EXPECT_EQ(stats.elements, 24);
+  EXPECT_EQ(stats.identical, 18);
+  EXPECT_EQ(stats.histogram, (std::vector<int64_t>{19, 2, 1, 1, 1}));
+  EXPECT_EQ(stats.worst.distance, 5);
+
+  const traces::FloatTolerance n1{traces::FloatTolerance::Mode::kRowUlp, 1};
+  const auto comparator = traces::make_float_comparator(n1);
+  EXPECT_TRUE(comparator->accepts_row(e.data(), e.data(), 8, 2));
+  EXPECT_FALSE(comparator->accepts_row(e.data(), a.data(), 8, 2));
+}
+
 TEST(FloatTolerance, ComparatorAcceptsUpToNRowUlpsAndNamesTheFirstBeyond) {
   const HandRow row;
   const auto e = bf16_bytes(row.expected), a = bf16_bytes(row.actual);
