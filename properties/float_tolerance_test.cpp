@@ -84,8 +84,8 @@ TEST(FloatTolerance, Bf16RoundedRopeProductsReachTwoRowUlpsOnOnePair) {
   qsa::rope_neox(reinterpret_cast<Bf16*>(y.data()), 2, 2, {0, 0, 0}, std::nullopt,
                  reinterpret_cast<const Bf16*>(cos_sin.data()));
   auto bf16_round = [](float x) { return float_from_bf16(bf16_from_float(x)); };
-  const std::vector<uint8_t> upstream = bf16_bytes({bf16_round(bf16_round(a * c) - bf16_round(b * s)),
-                                                    bf16_round(bf16_round(b * c) + bf16_round(a * s))});
+  const std::vector<uint8_t> upstream = bf16_bytes(
+      {bf16_round(bf16_round(a * c) - bf16_round(b * s)), bf16_round(bf16_round(b * c) + bf16_round(a * s))});
   EXPECT_EQ(traces::row_ulp_distances(y.data(), upstream.data(), 2, 2), (std::vector<double>{0, 2}));
 }
 

@@ -39,7 +39,7 @@ struct JobResult {
   std::optional<traces::RunFailure> failure;
   traces::Scenario scenario;  // the steps run, up to and including a failing one
   bool step_update_ran = true;
-  bool stopped = false;  // a stop request (signal, time budget) ended it before its last step
+  bool stopped = false;               // a stop request (signal, time budget) ended it before its last step
   std::vector<std::string> declined;  // left out by the backend's capabilities (ScenarioRunner::declined)
   double seconds = 0;
 };

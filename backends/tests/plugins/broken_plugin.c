@@ -27,13 +27,13 @@ static const QsaPluginCapabilities kCapabilities = {sizeof(QsaPluginCapabilities
 #ifdef BROKEN_NO_KINDS
                                                     0,
 #else
-                                                     QSA_PLUGIN_KIND_COMPRESSED,
+                                                    QSA_PLUGIN_KIND_COMPRESSED,
 #endif
                                                     QSA_PLUGIN_DTYPE_BF16,
 #ifdef BROKEN_NULL_STEP
                                                     QSA_PLUGIN_FEATURE_STEP_UPDATE,
 #else
-                                                     0,
+                                                    0,
 #endif
                                                     {32, 512},
                                                     {2, 512},
