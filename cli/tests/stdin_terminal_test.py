@@ -20,9 +20,16 @@ def run(qsacheck, stdin):
     return subprocess.run([qsacheck, "eval", "metadata"], stdin=stdin, capture_output=True, text=True, timeout=60)
 
 
+SKIPPED = 77  # CTest's SKIP_RETURN_CODE for this test
+
+
 def main():
     qsacheck = sys.argv[1]
-    controller, terminal = pty.openpty()
+    try:
+        controller, terminal = pty.openpty()
+    except OSError as e:  # a container without /dev/ptmx
+        print(f"SKIPPED: no pseudo-terminal here ({e})")
+        return SKIPPED
     os.write(controller, b"\x04")  # Ctrl-D: the terminal's end of input, read before qsacheck starts
     with os.fdopen(terminal, "rb", buffering=0) as stdin:
         answer = run(qsacheck, stdin)
