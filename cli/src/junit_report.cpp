@@ -4,6 +4,8 @@
 #include <set>
 #include <sstream>
 
+#include "qsa/records/report_html.hpp"
+
 namespace qsa::cli {
 namespace {
 
@@ -21,45 +23,22 @@ size_t utf8_length(const std::string& s, size_t i) {
   return n;
 }
 
-// Text for an XML attribute or element: markup escaped, characters XML 1.0 forbids replaced.
+// Text for an XML attribute or element: the characters XML 1.0 cannot hold replaced (invalid
+// UTF-8 by U+FFFD, control characters but tab and newline by '?'), then markup escaped as for HTML.
 std::string xml_text(const std::string& s) {
-  std::string out;
+  std::string valid;
   for (size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
       const size_t n = utf8_length(s, i);
-      out += n == 0 ? "\xEF\xBF\xBD" : s.substr(i, n);  // U+FFFD for invalid bytes
+      valid += n == 0 ? "\xEF\xBF\xBD" : s.substr(i, n);
       i += n == 0 ? 1 : n;
       continue;
     }
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\n':
-        out += "&#10;";
-        break;
-      case '\t':
-        out += "&#9;";
-        break;
-      default:
-        out += c < 0x20 ? '?' : static_cast<char>(c);
-    }
+    valid += c < 0x20 && c != '\n' && c != '\t' ? '?' : static_cast<char>(c);
     ++i;
   }
-  return out;
+  return records::html_escape(valid);
 }
 
 std::string seconds_text(double s) {

@@ -23,12 +23,7 @@ namespace qsa {
 namespace {
 
 using testing::run_qsacheck;
-
-std::string temp_dir() {
-  char dir[] = "/tmp/qsacheck-check-test-XXXXXX";
-  const char* made = mkdtemp(dir);
-  return made != nullptr ? made : "/tmp";
-}
+using testing::temp_dir;
 
 TEST(CheckCommand, AWorkloadCampaignPassesOnTheReferenceAndWritesJson) {
   const std::string dir = temp_dir();

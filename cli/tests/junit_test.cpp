@@ -4,10 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -18,18 +14,8 @@
 namespace qsa::cli {
 namespace {
 
-std::string temp_dir() {
-  char dir[] = "/tmp/qsacheck-junit-test-XXXXXX";
-  const char* made = mkdtemp(dir);
-  return made != nullptr ? made : "/tmp";
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::read_file;
+using testing::temp_dir;
 
 int64_t count(const std::string& text, const std::string& what) {
   int64_t n = 0;
@@ -42,7 +28,7 @@ TEST(Junit, EscapesMarkupAndReplacesWhatXmlCannotHold) {
   suite.cases.push_back({"c", "<name \"q\" 'a'>", 1.5, JunitCase::Outcome::kFailed,
                          "bad \xff byte, \x01 control, caf\xc3\xa9\nsecond line", "details & more"});
   const std::string xml = junit_xml(suite);
-  EXPECT_NE(xml.find("name=\"&lt;name &quot;q&quot; &apos;a&apos;&gt;\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("name=\"&lt;name &quot;q&quot; &#39;a&#39;&gt;\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("value=\"a&amp;b\""), std::string::npos) << xml;
   // The message is the first line; an invalid byte becomes U+FFFD, a control character '?',
   // valid UTF-8 stays.

@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,22 +19,13 @@
 #include "number_options.hpp"
 #include "output_file.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "run_command.hpp"
 
 namespace qsa {
 namespace {
 
-std::string temp_dir() {
-  char dir[] = "/tmp/qsacheck-output-test-XXXXXX";
-  const char* made = mkdtemp(dir);
-  return made != nullptr ? made : "/tmp";
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::read_file;
+using testing::temp_dir;
 
 Error error_of(const std::function<void()>& f) {
   try {

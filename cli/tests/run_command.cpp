@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 namespace qsa::testing {
 
@@ -28,6 +29,19 @@ CommandResult run_qsacheck(const std::string& args, const std::string& stdin_tex
   }
   std::remove(path);
   return result;
+}
+
+std::string temp_dir() {
+  char dir[] = "/tmp/qsacheck-test-XXXXXX";
+  const char* made = mkdtemp(dir);
+  return made != nullptr ? made : "/tmp";
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace qsa::testing

@@ -25,7 +25,7 @@ std::string report_html(const HtmlInputs& inputs);
 /// RFC 4648 base64 of bytes (the data: URIs).
 std::string base64(const std::string& bytes);
 
-/// Text escaped for HTML element content and attribute values.
+/// Text escaped for HTML (and XML) element content and attribute values.
 std::string html_escape(const std::string& text);
 
 }  // namespace qsa::records
