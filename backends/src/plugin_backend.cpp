@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "adapter_support.hpp"
 #include "plugin_memory.hpp"
 #include "qsa/backends/plugin_capabilities.hpp"
 #include "qsa/backends/plugin_library.hpp"
@@ -35,20 +36,6 @@ struct PluginInstance {
 namespace {
 
 std::string text(const char* chars, size_t capacity) { return std::string(chars, strnlen(chars, capacity)); }
-
-std::vector<int32_t> narrow(const std::vector<int64_t>& values) {  // validated: every value fits int32
-  return std::vector<int32_t>(values.begin(), values.end());
-}
-
-template <typename T>
-size_t bytes_of(const std::vector<T>& v) {
-  return v.size() * sizeof(T);
-}
-
-#define QSA_TRY(call)                                     \
-  do {                                                    \
-    if (Status s_ = (call); s_ != Status::kOk) return s_; \
-  } while (0)
 
 Status upload_batch(PluginMemory& memory, const Batch& batch, PluginMetadataBuffers* b, Error* error) {
   const std::vector<int32_t> qsl = narrow(batch.query_start_loc);
@@ -92,27 +79,6 @@ Status read_metadata(const PluginMetadataBuffers& b, MetadataOutput* out, Error*
   out->split = BatchSplit{s.num_decodes,   s.num_decode_tokens, s.num_prefills, s.num_prefill_tokens,
                           s.max_query_len, s.decode_query_len,  s.max_seq_len};
   return Status::kOk;
-}
-
-// A failing plugin call as a Status. UNSUPPORTED on an input the capabilities admit is a fault.
-Status call_failure(int32_t code, const QsaPluginError& e, const std::string& name, const char* call, Error* error) {
-  const std::string message = text(e.message, sizeof e.message);
-  switch (code) {
-    case QSA_PLUGIN_INVALID_INPUT:
-      *error = Error{text(e.field, sizeof e.field), e.index, text(e.rule, sizeof e.rule), message};
-      return Status::kInvalidInput;
-    case QSA_PLUGIN_UNSUPPORTED:
-      *error = Error{"plugin", -1, "declined-admitted-input",
-                     name + " " + call + " answered UNSUPPORTED for an input its capabilities admit: " + message};
-      return Status::kInternalError;
-    case QSA_PLUGIN_DEVICE_ERROR:
-      *error = Error{"plugin", -1, "device-error", name + " " + call + ": " + message};
-      return Status::kDeviceError;
-    default:
-      *error = Error{"plugin", -1, "plugin-error",
-                     name + " " + call + " returned code " + std::to_string(code) + ": " + message};
-      return Status::kInternalError;
-  }
 }
 
 std::shared_ptr<PluginInstance> open_instance(const std::shared_ptr<PluginLibrary>& library, const std::string& variant,
@@ -226,7 +192,7 @@ Status PluginBackend::run_metadata(const MetadataInput& in, PluginMetadataBuffer
   e.index = -1;
   const int32_t code = library_->table().build_metadata(instance_->handle, &args, &e);
   QSA_TRY(memory.synchronize(error));
-  if (code != QSA_PLUGIN_OK) return call_failure(code, e, name_, "build_metadata", error);
+  if (code != QSA_PLUGIN_OK) return failed_call_status(code, e, name_, "build_metadata", error);
   return Status::kOk;
 }
 
@@ -349,7 +315,7 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
   QSA_TRY(compressed_->download_to(caches->compressed.bytes.data(), caches->compressed.bytes.size(), error));
   ring_shadow_ = caches->ring.bytes;
   compressed_shadow_ = caches->compressed.bytes;
-  if (code != QSA_PLUGIN_OK) return call_failure(code, e, name_, "step_update", error);
+  if (code != QSA_PLUGIN_OK) return failed_call_status(code, e, name_, "step_update", error);
   QSA_TRY(q_out.download_to(output->q_out.data(), output->q_out.size(), error));
   int32_t status = 0;
   QSA_TRY(step_status.download_to(&status, sizeof status, error));

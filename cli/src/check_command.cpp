@@ -17,6 +17,7 @@
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "stop_request.hpp"
+#include "worker_options.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -25,6 +26,7 @@ namespace {
 struct CheckArguments {
   CheckOptions options;
   std::string steps, scenarios = "4", seed = "1", batches = "3000", time_budget;
+  WorkerOptions worker;
 };
 
 // Everything that can be known bad before the campaign: numbers, names, output paths.
@@ -39,6 +41,7 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   Error tolerance_error;
   if (!parse_float_tolerance_flag(o.float_tolerance, &tolerance, &tolerance_error))
     throw traces::InputError(tolerance_error);
+  apply_worker_options(a.worker, &o.backends);
   for (const std::string& name : o.backends) {
     Error error;
     if (!open_backend(name, &error)) throw traces::InputError(error);
@@ -99,6 +102,7 @@ void add_check_command(CLI::App& app, CommandJob* job) {
   check->add_option("--out", a->options.out_dir, "Folder for reproducers (must exist and be writable)")
       ->capture_default_str();
   add_float_tolerance_option(check, &a->options.float_tolerance);
+  add_worker_options(check, &a->worker);
   check->callback([=] {
     double time_budget = 0;
     const CheckOptions options = validated(*a, &time_budget);

@@ -1,6 +1,7 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "float_tolerance_option.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/backends/worker_command.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/check_engine.hpp"
@@ -25,10 +27,23 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// A backend name in a file name: a worker's command may hold blanks, quotes and long paths.
 std::string file_safe(std::string name) {
   for (char& ch : name)
-    if (ch == ':' || ch == '/') ch = '_';
-  return name;
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') ch = '_';
+  return name.size() > 80 ? name.substr(0, 80) : name;
+}
+
+// The backend name and a file as shell words of a printed command (a worker's name holds blanks).
+std::string replay_command(const std::string& name, const std::string& file) {
+  return "qsacheck replay --backend " + backends::join_worker_command({name, file});
+}
+
+// A worker that crashed or hung is not shrunk: each candidate could wait out the timeout
+// (per-candidate timeouts are issue 15's remaining work); the reproducer ends at the failing step.
+bool is_worker_fault_check(const std::string& check) {
+  const std::string suffix = "-worker-fault";
+  return check.size() > suffix.size() && check.compare(check.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -175,7 +190,7 @@ void Checker::write_batch_reproducer(const std::string& name, const std::string&
     return;
   }
   report_.reproducer = file;
-  report_.replay_command = "qsacheck replay --backend " + name + " " + file;
+  report_.replay_command = replay_command(name, file);
 }
 
 void Checker::run_invalid_batches(const std::string& name, Backend& backend) {
@@ -266,18 +281,30 @@ void Checker::not_run(const std::string& name, const std::string& what, const Er
 }
 
 void Checker::write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress) {
-  progress.finish("shrinking the failing scenario (" + std::to_string(result.scenario.steps.size()) + " steps) ...");
+  const bool fault = is_worker_fault_check(result.failure->check);
+  if (!fault)
+    progress.finish("shrinking the failing scenario (" + std::to_string(result.scenario.steps.size()) + " steps) ...");
   const traces::Scenario small =
-      shrink_failure(result.scenario, *result.failure, name, tolerance_, [&](const traces::Scenario& s, int64_t tries) {
-        progress.update("shrinking: " + std::to_string(tries) + " tries, " + std::to_string(s.steps.size()) +
-                        " steps left");
-      });
+      fault ? result.scenario
+            : shrink_failure(result.scenario, *result.failure, name, tolerance_,
+                             [&](const traces::Scenario& s, int64_t tries) {
+                               progress.update("shrinking: " + std::to_string(tries) + " tries, " +
+                                               std::to_string(s.steps.size()) + " steps left");
+                             });
   const std::string file = options_.out_dir + "/qsacheck-repro-" + file_safe(name) + "-" + result.workload + "-" +
                            std::to_string(result.seed) + ".scenario";
   std::ostringstream text;
   traces::write_scenario(text, small, {}, tolerance_);
   if (auto why = write_file_atomically(file, text.str())) {
     report_.unwritten.push_back("the reproducer " + file + " (" + *why + ")");
+    return;
+  }
+  report_.reproducer = file;
+  report_.replay_command =
+      replay_command(name, file) + (tolerance_.exact() ? "" : " --float-tolerance " + tolerance_.to_string());
+  if (fault) {
+    progress.finish("not shrunk (a worker fault): the reproducer holds the " + std::to_string(small.steps.size()) +
+                    " steps up to the failing one");
     return;
   }
   auto backend = BackendRegistry::global().create(name);
@@ -287,9 +314,6 @@ void Checker::write_reproducer(const std::string& name, const JobResult& result,
   progress.finish("shrunk to " + std::to_string(small.steps.size()) + " steps, " +
                   std::to_string(traces::requests_of(small).size()) + " requests; it fails " +
                   (again ? traces::to_string(*again) : std::string("(no longer fails?)")));
-  report_.reproducer = file;
-  report_.replay_command = "qsacheck replay --backend " + name + " " + file +
-                           (tolerance_.exact() ? "" : " --float-tolerance " + tolerance_.to_string());
 }
 
 void Checker::note_stop(const std::string& what_is_left) {
