@@ -141,6 +141,23 @@ def store(bits, dtype):
     return bits if dtype == "bf16" else qw.e4m3_from_bf16(bits)
 
 
+class ExactArithmetic:
+    """SPEC 6 exactly, in NumPy. Another worker (examples/workers/triton) passes its own."""
+
+    @staticmethod
+    def pool(members):
+        """members: bf16 [G, C, D] -> bf16 [G, D]: s = f(m_0); s = s + f(m_i), left to right; bf16(s / C)."""
+        total = qw.bf16_to_f32(members[:, 0])
+        for i in range(1, members.shape[1]):
+            total = total + qw.bf16_to_f32(members[:, i])
+        return qw.f32_to_bf16(total / F32(members.shape[1]))
+
+    @staticmethod
+    def norm_rope(rows, weight, eps, positions, cos_sin, rotary_dim, sections):
+        """rows: bf16 [R, H, D]; positions [R, 3] -> rope(norm(rows)) as bf16 [R, H, D]."""
+        return rope(rms_norm(rows, weight, eps), positions, cos_sin, rotary_dim, sections)
+
+
 # ---- SPEC 5: the step update ---------------------------------------------------------------------
 
 def ring_row(call, j, position):
@@ -151,7 +168,7 @@ def ring_row(call, j, position):
     return int(table[j, 0]), position % call.ring_capacity
 
 
-def step_update(call, bug=None):
+def step_update(call, bug=None, arithmetic=ExactArithmetic):
     n, d, c = call.num_actual_tokens, call.head_dim, call.compress_ratio
     s_rows, r_cap = call.storage_block_size, call.ring_capacity
     qsl = call.query_start_loc.astype(np.int64)
@@ -162,7 +179,8 @@ def step_update(call, bug=None):
     status = "ok"
     ring = call.ring_cache
     ring_before = ring.copy()  # phase A reads the ring as it was before the step (every request)
-    # Phase A: every group closing in a chunk.
+    # Phase A: every group closing in a chunk, gathered, then computed at once.
+    slots, members, group_positions = [], [], []
     for j in range(len(qsl) - 1):
         q, e = int(qsl[j + 1] - qsl[j]), int(seq[j])
         s = e - q
@@ -178,12 +196,12 @@ def step_update(call, bug=None):
             slot = int(table[j, logical]) * s_rows + g % s_rows
             if slot >= call.compressed_cache.shape[0] * s_rows:
                 continue
-            members = np.zeros((c, d), np.uint16)
+            group = np.zeros((c, d), np.uint16)
             for i, m in enumerate(range(g * c, g * c + c)):
                 if m >= s:
-                    members[i] = call.keys[int(qsl[j]) + m - s]
+                    group[i] = call.keys[int(qsl[j]) + m - s]
                 elif (where := ring_row(call, j, m)) is not None:
-                    members[i] = ring_before[where[0], where[1], :d]
+                    group[i] = ring_before[where[0], where[1], :d]
             first = g * c if bug != "group-position-last-member" else last
             if call.ring_positions:
                 if first >= s:
@@ -197,13 +215,15 @@ def step_update(call, bug=None):
                     continue
             else:
                 position = np.array([first, first, first])
-            total = qw.bf16_to_f32(members[0])
-            for i in range(1, c):
-                total = total + qw.bf16_to_f32(members[i])
-            pooled = qw.f32_to_bf16(total / F32(c))
-            row = rope(rms_norm(pooled[None, None, :], call.w_k, call.eps), np.asarray(position)[None, :],
-                       call.cos_sin, call.rotary_dim, sections)
-            call.compressed_cache[slot // s_rows, slot % s_rows, :] = store(row[0, 0], call.store_dtype)
+            slots.append(slot)
+            members.append(group)
+            group_positions.append(np.asarray(position, np.int64))
+    if slots:
+        pooled = arithmetic.pool(np.stack(members))
+        rows = arithmetic.norm_rope(pooled[:, None, :], call.w_k, call.eps, np.stack(group_positions), call.cos_sin,
+                                    call.rotary_dim, sections)
+        for slot, row in zip(slots, rows[:, 0]):
+            call.compressed_cache[slot // s_rows, slot % s_rows, :] = store(row, call.store_dtype)
     # Phase B: each chunk's last min(q, R) rows into the ring.
     for j in range(len(qsl) - 1):
         q, e = int(qsl[j + 1] - qsl[j]), int(seq[j])
@@ -216,9 +236,8 @@ def step_update(call, bug=None):
             if call.ring_positions:
                 ring[where[0], where[1], tail:tail + 12] = rows_3[t].astype("<i8").view(np.uint16)
     # The Q path: every row, padding included.
-    queries = rms_norm(call.queries, call.w_q, call.eps)
-    q_out = store(rope(queries, rows_3, call.cos_sin, call.rotary_dim, sections), call.store_dtype)
-    return q_out, status
+    q_out = arithmetic.norm_rope(call.queries, call.w_q, call.eps, rows_3, call.cos_sin, call.rotary_dim, sections)
+    return store(q_out, call.store_dtype), status
 
 
 def main():
