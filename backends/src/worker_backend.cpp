@@ -138,6 +138,11 @@ std::string worker_host_path() {
 WorkerBackend::WorkerBackend(std::string name)
     : name_(std::move(name)), shm_(std::make_unique<SharedRegion>()), process_(std::make_unique<WorkerProcess>()) {
   std::vector<std::string> argv;
+  if (const char* off = std::getenv("QSA_NO_WORKERS"); off != nullptr && *off != '\0') {
+    load_error_ =
+        Error{"backend", -1, "workers-disabled", "worker processes are disabled here (QSA_NO_WORKERS is set)"};
+    return;
+  }
   if (name_.rfind(kIsolatedPrefix, 0) == 0) {
     argv = {worker_host_path(), name_.substr(std::strlen(kIsolatedPrefix))};
     if (access(argv[0].c_str(), X_OK) != 0) {

@@ -37,6 +37,8 @@ struct WorkerHello {
 class WorkerBackend final : public Backend {
  public:
   /// `name` is "worker:COMMAND ARGS" or "isolated:BACKEND"; starts the process and shakes hands.
+  /// With QSA_NO_WORKERS set nothing is started (fuzz_command_line sets it: fuzzed command lines
+  /// must not run arbitrary programs).
   explicit WorkerBackend(std::string name);
   ~WorkerBackend() override;
 
