@@ -294,7 +294,7 @@ Status WorkerBackend::build_metadata(const MetadataInput& input, MetadataOutput*
   request["shm_bytes"] = shm_->size();
 
   json reply;
-  const std::string what = "reply to metadata call " + std::to_string(id);
+  const std::string what = "reply to call " + std::to_string(id) + " (metadata)";
   QSA_TRY(call(request, what, &reply, error));
   if (reply["status"] != "ok") return worker_error(reply, "build_metadata", error);
   std::vector<std::pair<const char*, int64_t>> sizes;
@@ -405,7 +405,7 @@ Status WorkerBackend::step_update(const StepInput& input, StepCaches* caches, St
   request["shm_bytes"] = shm_->size();
 
   json reply;
-  const std::string what = "reply to step call " + std::to_string(id);
+  const std::string what = "reply to call " + std::to_string(id) + " (step update)";
   QSA_TRY(call(request, what, &reply, error));
   // The caches come back even after an error reply: a worker that wrote before failing shows it.
   std::memcpy(caches->ring.bytes.data(), shm_->data() + persistent_.ring_offset, caches->ring.bytes.size());

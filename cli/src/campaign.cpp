@@ -64,11 +64,14 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
 
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
                                 const std::string& backend_name, traces::FloatTolerance tolerance,
-                                const std::function<void(const traces::Scenario&, int64_t tries)>& progress) {
+                                const std::function<void(const traces::Scenario&, int64_t tries)>& progress,
+                                double seconds) {
   const traces::FailingStep same_way =
       traces::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure, tolerance);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
-    if (stop_requested()) return std::nullopt;  // keep what is shrunk so far
+    if (stop_requested() || (seconds > 0 && std::chrono::steady_clock::now() >= deadline))
+      return std::nullopt;  // keep what is shrunk so far
     return same_way(candidate);
   };
   return traces::shrink_scenario(scenario, failing_step, 400,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <map>
 #include <set>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "float_tolerance_option.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/backends/worker_backend.hpp"
 #include "qsa/backends/worker_command.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
@@ -39,12 +41,25 @@ std::string replay_command(const std::string& name, const std::string& file) {
   return "qsacheck replay --backend " + backends::join_worker_command({name, file});
 }
 
-// A worker that crashed or hung is not shrunk: each candidate could wait out the timeout
-// (per-candidate timeouts are issue 15's remaining work); the reproducer ends at the failing step.
-bool is_worker_fault_check(const std::string& check) {
-  const std::string suffix = "-worker-fault";
-  return check.size() > suffix.size() && check.compare(check.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+// Shrinking a worker fault (a crash, a hang, a broken frame: a failure of its own kind): each
+// candidate runs in a fresh worker with at most this timeout per call, and the shrink keeps what it
+// has after kFaultShrinkSeconds, since a worker that hangs costs every candidate its timeout.
+constexpr std::chrono::milliseconds kFaultCandidateTimeout{10000};
+constexpr double kFaultShrinkSeconds = 60;
+
+// Sets the worker timeout for a scope.
+class WorkerTimeoutFor {
+ public:
+  explicit WorkerTimeoutFor(std::chrono::milliseconds timeout) : saved_(backends::worker_timeout()) {
+    backends::set_worker_timeout(std::min(saved_, timeout));
+  }
+  ~WorkerTimeoutFor() { backends::set_worker_timeout(saved_); }
+  WorkerTimeoutFor(const WorkerTimeoutFor&) = delete;
+  WorkerTimeoutFor& operator=(const WorkerTimeoutFor&) = delete;
+
+ private:
+  std::chrono::milliseconds saved_;
+};
 
 }  // namespace
 
@@ -281,16 +296,20 @@ void Checker::not_run(const std::string& name, const std::string& what, const Er
 }
 
 void Checker::write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress) {
-  const bool fault = is_worker_fault_check(result.failure->check);
-  if (!fault)
-    progress.finish("shrinking the failing scenario (" + std::to_string(result.scenario.steps.size()) + " steps) ...");
-  const traces::Scenario small =
-      fault ? result.scenario
-            : shrink_failure(result.scenario, *result.failure, name, tolerance_,
-                             [&](const traces::Scenario& s, int64_t tries) {
-                               progress.update("shrinking: " + std::to_string(tries) + " tries, " +
-                                               std::to_string(s.steps.size()) + " steps left");
-                             });
+  const bool fault = result.failure->field == kWorkerFaultField;
+  const WorkerTimeoutFor candidate_timeout(fault ? kFaultCandidateTimeout : backends::worker_timeout());
+  progress.finish("shrinking the failing scenario (" + std::to_string(result.scenario.steps.size()) + " steps" +
+                  (fault ? ", a worker fault: at most " + std::to_string(kFaultCandidateTimeout.count() / 1000) +
+                               " s a call, " + std::to_string(static_cast<int>(kFaultShrinkSeconds)) + " s in all"
+                         : std::string()) +
+                  ") ...");
+  const traces::Scenario small = shrink_failure(
+      result.scenario, *result.failure, name, tolerance_,
+      [&](const traces::Scenario& s, int64_t tries) {
+        progress.update("shrinking: " + std::to_string(tries) + " tries, " + std::to_string(s.steps.size()) +
+                        " steps left");
+      },
+      fault ? kFaultShrinkSeconds : 0);
   const std::string file = options_.out_dir + "/qsacheck-repro-" + file_safe(name) + "-" + result.workload + "-" +
                            std::to_string(result.seed) + ".scenario";
   std::ostringstream text;
@@ -302,11 +321,6 @@ void Checker::write_reproducer(const std::string& name, const JobResult& result,
   report_.reproducer = file;
   report_.replay_command =
       replay_command(name, file) + (tolerance_.exact() ? "" : " --float-tolerance " + tolerance_.to_string());
-  if (fault) {
-    progress.finish("not shrunk (a worker fault): the reproducer holds the " + std::to_string(small.steps.size()) +
-                    " steps up to the failing one");
-    return;
-  }
   auto backend = BackendRegistry::global().create(name);
   traces::RunOptions options;
   options.float_tolerance = tolerance_;
