@@ -47,14 +47,14 @@ class CallBuffers {
       uint8_t* at = shm_.data() + refs_[i].offset;
       const auto n = static_cast<size_t>(refs_[i].bytes);
       if (sources_[i] != nullptr)
-        std::memcpy(at, sources_[i], n);
+        copy_bytes(at, sources_[i], n);
       else
         std::memset(at, kPoisonByte, n);
     }
     return Status::kOk;
   }
   void copy_out(const BufferRef& ref, void* destination) const {
-    std::memcpy(destination, shm_.data() + ref.offset, static_cast<size_t>(ref.bytes));
+    copy_bytes(destination, shm_.data() + ref.offset, static_cast<size_t>(ref.bytes));
   }
 
  private:
@@ -333,14 +333,14 @@ Status WorkerBackend::sync_persistent(const StepInput& input, const StepCaches& 
   QSA_TRY(shm_->reserve(p.end, error));
   uint8_t* base = shm_->data();
   *caches_changed =
-      !p.caches_valid || std::memcmp(base + p.ring_offset, caches.ring.bytes.data(), caches.ring.bytes.size()) != 0 ||
-      std::memcmp(base + p.compressed_offset, caches.compressed.bytes.data(), caches.compressed.bytes.size()) != 0;
+      !p.caches_valid || !same_bytes(base + p.ring_offset, caches.ring.bytes.data(), caches.ring.bytes.size()) ||
+      !same_bytes(base + p.compressed_offset, caches.compressed.bytes.data(), caches.compressed.bytes.size());
   if (*caches_changed) {
-    std::memcpy(base + p.ring_offset, caches.ring.bytes.data(), caches.ring.bytes.size());
-    std::memcpy(base + p.compressed_offset, caches.compressed.bytes.data(), caches.compressed.bytes.size());
+    copy_bytes(base + p.ring_offset, caches.ring.bytes.data(), caches.ring.bytes.size());
+    copy_bytes(base + p.compressed_offset, caches.compressed.bytes.data(), caches.compressed.bytes.size());
   }
   if (p.cos_sin_source != input.config.cos_sin || !input.config.cos_sin) {
-    std::memcpy(base + p.cos_sin_offset, input.config.cos_sin_data(), cos_sin_bytes);
+    copy_bytes(base + p.cos_sin_offset, input.config.cos_sin_data(), cos_sin_bytes);
     p.cos_sin_source = input.config.cos_sin;
   }
   p.caches_valid = true;
@@ -408,9 +408,9 @@ Status WorkerBackend::step_update(const StepInput& input, StepCaches* caches, St
   const std::string what = "reply to call " + std::to_string(id) + " (step update)";
   QSA_TRY(call(request, what, &reply, error));
   // The caches come back even after an error reply: a worker that wrote before failing shows it.
-  std::memcpy(caches->ring.bytes.data(), shm_->data() + persistent_.ring_offset, caches->ring.bytes.size());
-  std::memcpy(caches->compressed.bytes.data(), shm_->data() + persistent_.compressed_offset,
-              caches->compressed.bytes.size());
+  copy_bytes(caches->ring.bytes.data(), shm_->data() + persistent_.ring_offset, caches->ring.bytes.size());
+  copy_bytes(caches->compressed.bytes.data(), shm_->data() + persistent_.compressed_offset,
+             caches->compressed.bytes.size());
   if (reply["status"] != "ok") return worker_error(reply, "step_update", error);
   if (auto wrong = wrong_size(reply, {{"q_out", q_out.bytes}}))
     return fail("wrong-size", "the " + what + ": " + *wrong, error);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "adapter_support.hpp"
 #include "qsa/backends/worker_protocol.hpp"
 #include "qsa/step_types.hpp"
 
@@ -100,7 +101,7 @@ class Server {
   std::vector<T> read(const json& j) const {
     const BufferRef b = ref(j);
     std::vector<T> out(static_cast<size_t>(b.bytes) / sizeof(T));
-    std::memcpy(out.data(), shm_ + b.offset, out.size() * sizeof(T));
+    copy_bytes(out.data(), shm_ + b.offset, out.size() * sizeof(T));
     return out;
   }
   template <typename T>
@@ -108,7 +109,7 @@ class Server {
     const BufferRef b = ref(j);
     const size_t bytes = values.size() * sizeof(T);
     if (bytes != static_cast<size_t>(b.bytes)) throw ProtocolError("an output buffer of the wrong size");
-    std::memcpy(shm_ + b.offset, values.data(), bytes);
+    copy_bytes(shm_ + b.offset, values.data(), bytes);
     return static_cast<int64_t>(bytes);
   }
 
