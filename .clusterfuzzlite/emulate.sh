@@ -5,9 +5,9 @@
 # sets CC, CXX, CFLAGS, CXXFLAGS and LIB_FUZZING_ENGINE as the image's `compile` script does, hides
 # the CUDA toolkit (the images have none), runs build.sh from $SRC/qsacheck, then checks what the
 # engines take from $OUT: every compile and link line with the engine's flags and none of the
-# project's own; for every fuzz target the fuzzer; its .options; a TARGET_seed_corpus.zip holding exactly the committed corpus
-# and reproducers; and one clean run of the fuzzer over that corpus. The compile lines differ from
-# every preset's, so ccache, where installed, is what keeps a second run cheap.
+# project's own; for every fuzz target the fuzzer, its .options, a TARGET_seed_corpus.zip holding
+# exactly the committed corpus and reproducers, and one clean run of the fuzzer over that corpus.
+# The compile lines differ from every preset's, so ccache, where installed, keeps a rerun cheap.
 #
 # Usage: .clusterfuzzlite/emulate.sh [ROOT]   (ROOT: build-cflite/ in the repository, emptied first)
 set -euo pipefail
@@ -18,6 +18,10 @@ for tool in clang++ zip unzip; do
   command -v "$tool" >/dev/null || fail "$tool is missing (./dev deps installs it)"
 done
 
+# ROOT is emptied: only a new or empty folder, or an earlier emulation's.
+if [ -d "$root" ] && [ -n "$(ls -A "$root")" ] && [ ! -f "$root/src/build.sh" ]; then
+  fail "$root holds files of something else; give a new folder as ROOT"
+fi
 rm -rf "$root"
 mkdir -p "$root/src/qsacheck" "$root/work" "$root/out" "$root/check"
 root="$(cd "$root" && pwd)"
