@@ -16,7 +16,6 @@
 namespace qsa::timing {
 namespace {
 
-constexpr int64_t kL2Bytes = int64_t{60} << 20;  // H100/H200: 50-60 MB; a round streams four times it
 constexpr size_t kCopyBytes = size_t{1} << 30;
 
 using Enqueue = std::function<Status(cudaStream_t, int64_t launch, Error*)>;
@@ -126,15 +125,6 @@ std::vector<Measurement> reference_measurements(const BenchOptions& options) {
 }
 
 }  // namespace
-
-int64_t sets_streaming_past_l2(int64_t bytes) {
-  return std::clamp<int64_t>((4 * kL2Bytes + bytes - 1) / std::max<int64_t>(bytes, 1), 2, 256);
-}
-
-std::string shape_suffix(const StepShape& s) {
-  return "shape:" + s.name + "/tokens:" + std::to_string(s.tokens) + "/requests:" + std::to_string(s.requests) +
-         "/dtype:" + to_string(s.dtype);
-}
 
 std::vector<Measurement> run_backend_benchmarks(Backend& backend, const BenchOptions& options) {
   std::vector<Measurement> out;

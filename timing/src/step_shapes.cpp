@@ -22,6 +22,7 @@ namespace {
 constexpr int64_t kMaxPrefillRows = 8190;  // positions t + axis stay below the table's 8192
 constexpr int64_t kMaxTokens = int64_t{1} << 18;
 constexpr int64_t kMaxRequests = int64_t{1} << 14;
+constexpr int64_t kL2Bytes = int64_t{60} << 20;  // H100/H200: 50-60 MB; a round streams four times it
 
 Status bad_shape(int64_t index, const std::string& rule, const std::string& message, Error* error) {
   *error = Error{"shapes", index, rule, message};
@@ -188,6 +189,15 @@ StepCase make_step_case(const StepShape& shape, uint64_t seed) {
       CacheLayout::dense(shape.requests * blocks_per_request, 16, 128, element_bytes(shape.dtype));
   c.caches.compressed.bytes.assign(static_cast<size_t>(c.caches.compressed.layout.size_bytes()), 0);
   return c;
+}
+
+int64_t sets_streaming_past_l2(int64_t bytes) {
+  return std::clamp<int64_t>((4 * kL2Bytes + bytes - 1) / std::max<int64_t>(bytes, 1), 2, 256);
+}
+
+std::string shape_suffix(const StepShape& s) {
+  return "shape:" + s.name + "/tokens:" + std::to_string(s.tokens) + "/requests:" + std::to_string(s.requests) +
+         "/dtype:" + to_string(s.dtype);
 }
 
 int64_t step_bytes(const StepInput& in) {

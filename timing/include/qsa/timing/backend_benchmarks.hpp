@@ -44,13 +44,6 @@ struct BenchOptions {
 /// baseline), then the floor and the copies. Needs a CUDA device (the caller probes for one).
 std::vector<Measurement> run_backend_benchmarks(Backend& backend, const BenchOptions& options);
 
-/// The name of a step shape in benchmark names: "shape:decode/tokens:1024/requests:256/dtype:bf16".
-std::string shape_suffix(const StepShape& shape);
-
-/// Input sets for one launch of `bytes`: enough that a graph cycling through them streams four
-/// times the 60 MB L2 of an H100/H200 (at least 2, at most 256).
-int64_t sets_streaming_past_l2(int64_t bytes);
-
 /// Names of the reference measurements.
 inline constexpr const char* kFloorName = "BM_Floor/empty_kernel";
 inline constexpr const char* kCopyName = "BM_Copy/device_to_device";

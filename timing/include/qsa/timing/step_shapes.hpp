@@ -29,6 +29,13 @@ std::vector<StepShape> step_shapes();
 /// kInvalidInput naming field "shapes", the entry's index and the rule broken.
 [[nodiscard]] Status parse_step_shapes(const std::string& text, std::vector<StepShape>* shapes, Error* error);
 
+/// The name of a step shape in benchmark names: "shape:decode/tokens:1024/requests:256/dtype:bf16".
+std::string shape_suffix(const StepShape& shape);
+
+/// Input sets for one launch of `bytes`: enough that a graph cycling through them streams four
+/// times the 60 MB L2 of an H100/H200 (at least 2, at most 256).
+int64_t sets_streaming_past_l2(int64_t bytes);
+
 struct StepCase {
   StepInput input;
   StepCaches caches;
