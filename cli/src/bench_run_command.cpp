@@ -14,6 +14,7 @@
 #include "number_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/backends/builtin.hpp"
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/backends/plugin_library.hpp"
 #include "qsa/records/repetitions.hpp"
@@ -67,9 +68,12 @@ BenchPlan validated(const BenchArgs& a) {
   Error error;
   if (timing::parse_step_shapes(a.shapes, &plan.shapes, &error) != Status::kOk) throw traces::InputError(error);
   if (!parse_float_tolerance_flag(a.float_tolerance, &plan.tolerance, &error)) throw traces::InputError(error);
-  // A backend that cannot run here (no GPU) is the run's to report (exit 3); a name nobody knows is bad input.
-  for (const std::string& name : {a.backend, a.against})
-    if (!name.empty() && !open_backend(name, &error) && error.rule != "unavailable") throw traces::InputError(error);
+  // A backend that cannot run here (no GPU, or "cuda" in a build without CUDA) is the run's to report
+  // (exit 3); a name nobody knows is bad input.
+  for (const std::string& name : {a.backend, a.against}) {
+    if (name.empty() || (name == "cuda" && !backends::cuda_support_built())) continue;
+    if (!open_backend(name, &error) && error.rule != "unavailable") throw traces::InputError(error);
+  }
   if (!a.out.empty()) check_output_file(a.out, "--out");
   return plan;
 }
