@@ -21,5 +21,6 @@ void add_mutants_command(CLI::App& app, CommandJob* job);
 void add_bench_commands(CLI::App& app, CommandJob* job);
 void add_report_command(CLI::App& app, CommandJob* job);
 void add_backends_command(CLI::App& app, CommandJob* job);
+void add_merge_command(CLI::App& app, CommandJob* job);
 
 }  // namespace qsa::cli

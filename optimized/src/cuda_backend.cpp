@@ -12,11 +12,13 @@
 namespace qsa::cuda {
 
 struct CudaBackend::DeviceState {
+  int device = -1;  // where the stream and buffers were made; -1 before the first call
   cudaStream_t stream = nullptr;
   std::unique_ptr<MetadataBuffers> buffers;
   std::unique_ptr<StepBuffers> step;
 
   ~DeviceState() {
+    if (device >= 0) cudaSetDevice(device);  // free on the device they live on
     buffers.reset();
     step.reset();
     if (stream != nullptr) cudaStreamDestroy(stream);
@@ -56,6 +58,7 @@ Status CudaBackend::prepare(const MetadataInput& input, Error* error) {
       return Status::kUnavailable;
     }
     QSA_CUDA_TRY(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking), error);
+    d.device = device_ordinal_;
   }
   if (!d.buffers || !d.buffers->fits(input)) {
     // Grow geometrically so that a campaign of growing batches reallocates rarely.
@@ -76,6 +79,7 @@ Status CudaBackend::prepare(const MetadataInput& input, Error* error) {
 
 Status CudaBackend::build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) {
   if (Status s = validate(input, error); s != Status::kOk) return s;
+  QSA_CUDA_TRY(cudaSetDevice(device_ordinal_), error);  // the current device is per host thread
   if (Status s = prepare(input, error); s != Status::kOk) return s;
   DeviceState& d = *device_;
   MetadataDeviceArgs args;
@@ -89,6 +93,7 @@ Status CudaBackend::build_metadata(const MetadataInput& input, MetadataOutput* o
 
 Status CudaBackend::step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) {
   if (Status s = validate_step(input, *caches, error); s != Status::kOk) return s;
+  QSA_CUDA_TRY(cudaSetDevice(device_ordinal_), error);
   const MetadataInput compressed = input.compressed_metadata_input();
   if (Status s = prepare(compressed, error); s != Status::kOk) return s;
   DeviceState& d = *device_;
