@@ -46,14 +46,16 @@ std::vector<int> parse_devices_option(const std::string& text, int available) {
     if (!seen.insert(static_cast<int>(device)).second)
       throw traces::InputError(
           Error{"--devices", position, "duplicate", "device " + item + " is listed twice; list each device once"});
-    if (device >= available)
-      throw traces::InputError(Error{
-          "--devices", position, "no-device",
-          "device " + item + " does not exist: this machine has " + std::to_string(available) + " CUDA device(s)"});
     devices.push_back(static_cast<int>(device));
     if (comma == std::string::npos) break;
     from = comma + 1;
   }
+  // The list is read whole first, so a typo is named before what this machine lacks.
+  for (size_t i = 0; i < devices.size(); ++i)
+    if (devices[i] >= available)
+      throw traces::InputError(Error{"--devices", static_cast<int64_t>(i), "no-device",
+                                     "device " + std::to_string(devices[i]) + " does not exist: this machine has " +
+                                         std::to_string(available) + " CUDA device(s)"});
   return devices;
 }
 
