@@ -16,6 +16,7 @@
 #include "output.hpp"
 #include "output_file.hpp"
 #include "qsa/backends/builtin.hpp"
+#include "qsa/backends/plugin_backend.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "stop_request.hpp"
@@ -47,12 +48,20 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
     o.shard = parse_shard_option(a.shard);
     o.keep_going = true;  // a shard collects its findings; the merge judges the campaign
   }
+  if (!a.devices.empty() && o.backends.empty())
+    throw traces::InputError(
+        Error{"--devices", -1, "needs-backend", "--devices spreads a GPU backend over GPUs: name it (--backend cuda)"});
   if (!a.devices.empty()) o.devices = parse_devices_option(a.devices, backends::cuda_device_count());
   o.jobs = a.jobs.empty() ? std::max<int64_t>(1, static_cast<int64_t>(o.devices.size()))
                           : parse_integer_option("--jobs", a.jobs, 1, 256);
   for (const std::string& name : o.backends) {
     Error error;
-    if (!open_backend(name, &error)) throw traces::InputError(error);
+    const auto backend = open_backend(name, &error);
+    if (!backend) throw traces::InputError(error);
+    if (o.jobs > 1 && dynamic_cast<const backends::PluginBackend*>(backend.get()) != nullptr)
+      throw traces::InputError(Error{"--jobs", -1, "plugin-single-threaded",
+                                     name + ": the plugin ABI does not promise calls from several threads at once "
+                                            "(docs/plugin-abi.md); check plugins with --jobs 1"});
     if (!o.devices.empty() && !create_backend(name, o.devices[0]))
       throw traces::InputError(Error{"--devices", -1, "not-a-device-backend",
                                      name + " has no device ordinal (a CPU backend); --devices spreads GPU backends "

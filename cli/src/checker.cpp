@@ -31,6 +31,15 @@ const char* const kExamplesCheck = "SPEC 8 worked examples and ring survival";
 const char* const kGeneratedCheck = "metadata on generated batches (SPEC 7.4, reference)";
 const char* const kInvalidCheck = "validation errors on invalid batches (SPEC 1.4, reference)";
 
+// The line a finished job leaves on stderr.
+std::string job_line(const std::string& backend, const JobResult& r) {
+  const std::string label = backend + " " + r.workload + " seed " + std::to_string(r.seed);
+  if (r.failure) return "FAIL " + label + ": " + traces::to_string(*r.failure);
+  if (r.stopped) return label + ": stopped after " + std::to_string(r.steps_run) + " passing steps";
+  return label + ": " + std::to_string(r.steps_run) + " steps passed (" +
+         std::to_string(static_cast<int64_t>(r.seconds * 1000)) + " ms)";
+}
+
 std::string file_safe(std::string name) {
   for (char& ch : name)
     if (ch == ':' || ch == '/') ch = '_';
@@ -326,10 +335,14 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
             run_options, cancelled);
         result.device = device_of_worker(worker);
         const bool failed = result.failure.has_value();
+        if (!failed) result.scenario = {};  // only a failing one is shrunk
+        if (!cancelled()) {                 // the line each job leaves, as it ends
+          std::lock_guard<std::mutex> lock(progress_mutex);
+          progress.finish(job_line(name, result));
+        }
         results[static_cast<size_t>(k)] = std::move(result);
         return failed;
       });
-  std::optional<std::pair<std::string, traces::StepFloatStatistics>> combined;
   if (!tolerance_.exact()) {
     report_.float_statistics.emplace_back(name, traces::StepFloatStatistics(tolerance_.ulps));
     report_.float_worst_jobs.emplace_back(-1, -1);
@@ -349,7 +362,7 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
       if (traces::absorb(into.q_out, from.q_out)) report_.float_worst_jobs.back().second = index;
     }
     const bool failed = result->failure.has_value();
-    take_job_result(b, name, index, std::move(*result), progress);
+    take_job_result(b, name, index, std::move(*result));
     if (failed && !options_.keep_going) return;
   }
   if (not_started > 0)
@@ -359,8 +372,7 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
                               ": the backend does not implement it (its metadata was checked)");
 }
 
-void Checker::take_job_result(size_t b, const std::string& name, int64_t index, JobResult result,
-                              ProgressLine& progress) {
+void Checker::take_job_result(size_t b, const std::string& name, int64_t index, JobResult result) {
   if (row_of_workload_.count(result.workload) == 0) {
     row_of_workload_[result.workload] = report_.rows.size();
     report_.add("scenarios: " + result.workload, name);
@@ -388,7 +400,6 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
     it->steps += result.steps_run;
     it->seconds += result.seconds;
   }
-  const std::string label = name + " " + result.workload + " seed " + std::to_string(result.seed);
   if (result.failure) {
     if (report_.first_failure_step < 0) report_.first_failure_step = result.failure->step;
     CheckFinding f;
@@ -399,19 +410,13 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
     f.step = result.failure->step;
     f.what = "seed " + std::to_string(result.seed) + ", " + traces::to_string(*result.failure);
     f.device = result.device;
-    progress.finish("FAIL " + label + ": " + traces::to_string(*result.failure));
     const bool replayable = !result.failure->invalid_scenario;
     if (fail(row, std::move(f)) && replayable) add_pending(std::nullopt, "", std::move(result));
     return;
   }
-  if (result.stopped) {
-    progress.finish(label + ": stopped after " + std::to_string(result.steps_run) + " passing steps");
+  if (result.stopped)
     note_stop("seed " + std::to_string(result.seed) + " of " + result.workload + " from step " +
               std::to_string(result.steps_run) + " on " + name);
-    return;
-  }
-  progress.finish(label + ": " + std::to_string(result.steps_run) + " steps passed (" +
-                  std::to_string(static_cast<int64_t>(result.seconds * 1000)) + " ms)");
 }
 
 void Checker::not_run(const std::string& name, const std::string& what, const Error& why) {

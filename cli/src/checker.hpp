@@ -69,7 +69,7 @@ class Checker {
   void write_batch_reproducer(CheckFinding& finding, const std::string& what, const MetadataInput& input);
   void run_scenarios(size_t b, const std::string& name, const std::vector<CampaignJob>& jobs);
   /// Processes one finished job, in job order: rows, coverage, findings, what it declined.
-  void take_job_result(size_t b, const std::string& name, int64_t index, JobResult result, ProgressLine& progress);
+  void take_job_result(size_t b, const std::string& name, int64_t index, JobResult result);
   void write_reproducers();
   void write_scenario_reproducer(CheckFinding& finding, const JobResult& result, const traces::Scenario& small,
                                  ProgressLine& progress);

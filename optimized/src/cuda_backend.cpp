@@ -57,6 +57,11 @@ Status CudaBackend::prepare(const MetadataInput& input, Error* error) {
       if (error != nullptr) *error = Error{"backend", -1, "unavailable", "cuda cannot run here: " + reason};
       return Status::kUnavailable;
     }
+  }
+  // The current device is per host thread: every call makes this instance's current before any
+  // device work (after the host-side checks above, which need no device).
+  QSA_CUDA_TRY(cudaSetDevice(device_ordinal_), error);
+  if (d.stream == nullptr) {
     QSA_CUDA_TRY(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking), error);
     d.device = device_ordinal_;
   }
@@ -79,7 +84,6 @@ Status CudaBackend::prepare(const MetadataInput& input, Error* error) {
 
 Status CudaBackend::build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) {
   if (Status s = validate(input, error); s != Status::kOk) return s;
-  QSA_CUDA_TRY(cudaSetDevice(device_ordinal_), error);  // the current device is per host thread
   if (Status s = prepare(input, error); s != Status::kOk) return s;
   DeviceState& d = *device_;
   MetadataDeviceArgs args;
@@ -93,7 +97,6 @@ Status CudaBackend::build_metadata(const MetadataInput& input, MetadataOutput* o
 
 Status CudaBackend::step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) {
   if (Status s = validate_step(input, *caches, error); s != Status::kOk) return s;
-  QSA_CUDA_TRY(cudaSetDevice(device_ordinal_), error);
   const MetadataInput compressed = input.compressed_metadata_input();
   if (Status s = prepare(compressed, error); s != Status::kOk) return s;
   DeviceState& d = *device_;
