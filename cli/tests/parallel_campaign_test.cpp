@@ -57,7 +57,7 @@ std::unique_ptr<Backend> stand_in(const std::string& name, int) { return Backend
 cli::CheckReport campaign_on(const std::string& backend, const std::vector<int>& devices) {
   cli::CheckOptions o;
   o.backends = {backend};
-  o.steps = 15;
+  o.steps = 8;
   o.batches = 10;
   o.keep_going = true;
   o.max_findings = 3;

@@ -18,10 +18,10 @@ using testing::read_file;
 using testing::run_qsacheck;
 using testing::temp_dir;
 
-// Small enough for CI (every workload, 20 steps each), large enough that a planted bug fails
-// many jobs on every shard.
+// Small enough for CI, the sanitizer build included (every workload, 10 steps each), large enough
+// that a planted bug fails many jobs on every shard.
 constexpr int kCap = 2;  // listed findings: each is shrunk, the costly part of a failing run
-const std::string kCampaign = "--steps 20 --batches 20 --max-findings " + std::to_string(kCap);
+const std::string kCampaign = "--steps 10 --batches 20 --max-findings " + std::to_string(kCap);
 
 nlohmann::json report(const std::string& file) { return nlohmann::json::parse(read_file(file), nullptr, false); }
 
@@ -86,7 +86,8 @@ TEST(ShardedCampaign, FourShardsMergeIntoTheUnshardedReportOnAPlantedBug) {
 TEST(ShardedCampaign, FloatStatisticsMergeAsOneRunWouldCountThem) {
   // Tolerance mode: histograms summed, the worst element the farthest and, on a tie, the earliest job's.
   const std::string dir = temp_dir();
-  const std::string options = "--backend upstream-like --float-tolerance row-ulp:2 --steps 6 --batches 5";
+  const std::string options =
+      "--backend upstream-like --float-tolerance row-ulp:2 --workload mrope-fp8 --scenarios 6 --steps 8 --batches 5";
   std::string files;
   for (int k = 1; k <= 3; ++k) {
     files += " " + dir + "/t" + std::to_string(k) + ".json";
