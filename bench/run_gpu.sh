@@ -14,6 +14,10 @@
 #               records in ../docs/gpu-runs/records; records and report packed in records.tar.gz;
 #   tolerance:  (not in the default list) `qsacheck check --backend cuda --float-tolerance row-ulp:1`,
 #               which must report both float outputs 100 % bit-identical (tolerance.json);
+#   qbench:     (not in the default list) `qsacheck bench` twice on cuda (compare: no regression),
+#               on the example CUDA plugin and on its build variant slower at one shape (compare:
+#               a regression at that shape only), then `qsacheck report` over these records and
+#               ../docs/gpu-runs/records; everything in qbench.tar.gz, the tables in qbench.log;
 #   plugin:     (not in the default list; QSA_PHASES=plugin with QSA_GPU_BUDGET_S=570) the example CUDA
 #               plugin (libqsa_example_cuda.so, built out of tree by `./dev gpu`) through qsacheck:
 #               its table, the default campaign, its planted variants (both must be caught), a short
@@ -243,6 +247,35 @@ if phase bench; then
   echo
   sed -n "$((step_start + 1)),${metadata_start}p" "$OUT/bench.log" | sed -n '/^Summary: time per step/,$p' | tee -a "$SUMMARY"
   tail -n +"$((metadata_start + 1))" "$OUT/bench.log" | sed -n '/^Summary: time per step/,/^Other GPU/p' | tee -a "$SUMMARY"
+fi
+
+if phase qbench; then
+  touch "$OUT/qbench.log"
+  Q=$(mktemp -d)
+  mkdir -p "$Q/records"
+  stamp=$(date -u +%Y-%m-%d-%H%M)
+  step "qsacheck bench --backend cuda (1 of 2)" qbench.log 150 ./qsacheck bench --backend cuda -o "$Q/records/$stamp-qsacheck-bench-cuda-1.json"
+  step "qsacheck bench --backend cuda (2 of 2)" qbench.log 150 ./qsacheck bench --backend cuda -o "$Q/records/$stamp-qsacheck-bench-cuda-2.json"
+  step "qsacheck bench compare: cuda against itself (no regression expected)" qbench.log 20 \
+    ./qsacheck bench compare "$Q/records/$stamp-qsacheck-bench-cuda-1.json" "$Q/records/$stamp-qsacheck-bench-cuda-2.json"
+  # The example plugin's straightforward kernels are 3-20 times slower than ours: 3 graph replays
+  # per repetition (of 20 to 256 launches each) keep its run near 30 s.
+  step "qsacheck bench --backend plugin (example CUDA plugin)" qbench.log 150 ./qsacheck bench --iterations 3 \
+    --backend "plugin:$PWD/libqsa_example_cuda.so" -o "$Q/records/$stamp-qsacheck-bench-example-cuda.json"
+  step "qsacheck bench --backend plugin (its build slower at one shape)" qbench.log 150 ./qsacheck bench --iterations 3 \
+    --backend "plugin:$PWD/libqsa_example_cuda_slower.so" -o "$Q/records/$stamp-qsacheck-bench-example-cuda-slower.json"
+  # Exit 1 is the expected verdict here: the slower build must be flagged (at one shape only).
+  ./qsacheck bench compare "$Q/records/$stamp-qsacheck-bench-example-cuda.json" \
+    "$Q/records/$stamp-qsacheck-bench-example-cuda-slower.json" >> "$OUT/qbench.log" 2>&1
+  rc=$?
+  regressions=$(grep -c "REGRESSION" "$OUT/qbench.log")
+  if [ "$rc" -eq 1 ]; then note "PASS     bench compare flags the slower plugin build (rc 1; REGRESSION lines in qbench.log: $regressions)"
+  else note "FAIL     bench compare of the slower plugin build: rc $rc, expected 1"; failed=1; fi
+  ./qsacheck report "$Q"/records/*.json ../docs/gpu-runs/records/*.json -o "$Q/report" >> "$OUT/qbench.log" 2>&1
+  note "         qsacheck report: rc $?"
+  tar czf "$OUT/qbench.tar.gz" -C "$Q" records report
+  rm -rf "$Q"
+  grep -E "^(shape|  *shape:|BM_|RESULT|median|benchmark|baseline:|candidate:)|REGRESSION|not timed" "$OUT/qbench.log" | head -120 | tee -a "$SUMMARY" > /dev/null
 fi
 
 # campaign_rate NAME BACKEND: the default campaign on BACKEND, then its steps per second (the

@@ -7,7 +7,7 @@
 #include "qsa/cuda/metadata.hpp"
 #include "qsa/status.hpp"
 
-namespace qsa::bench {
+namespace qsa::timing {
 
 /// The baseline metadata build, two launches: metadata_token_search_kernel (one thread per row, a
 /// binary search over query_start_loc in global memory, then the SPEC 2 row outputs) and, for the
@@ -41,4 +41,4 @@ class DependentLoadLadder {
   int32_t* out_ = nullptr;    // [blocks * 256]
 };
 
-}  // namespace qsa::bench
+}  // namespace qsa::timing

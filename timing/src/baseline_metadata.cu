@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "baseline_metadata.hpp"
 #include "qsa/cuda/cuda_check.hpp"
+#include "qsa/timing/baseline_metadata.hpp"
 
-namespace qsa::bench {
+namespace qsa::timing {
 namespace {
 
 constexpr int kThreads = 256;
@@ -197,4 +197,4 @@ Status launch_empty_kernel(cudaStream_t stream, int blocks, Error* error) {
   return Status::kOk;
 }
 
-}  // namespace qsa::bench
+}  // namespace qsa::timing

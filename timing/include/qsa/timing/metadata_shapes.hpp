@@ -9,7 +9,7 @@
 
 #include "qsa/types.hpp"
 
-namespace qsa::bench {
+namespace qsa::timing {
 
 struct MetadataShape {
   std::string family;  // "decode", "mixed", "prefill"
@@ -24,4 +24,4 @@ std::vector<MetadataShape> metadata_bench_shapes();
 /// A valid input of this shape and kind, deterministic in `seed`.
 MetadataInput make_shape_input(const MetadataShape& shape, CacheKind kind, uint64_t seed);
 
-}  // namespace qsa::bench
+}  // namespace qsa::timing

@@ -1,11 +1,11 @@
-#include "support/step_shapes.hpp"
+#include "qsa/timing/step_shapes.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 #include "qsa/traces/rng.hpp"
 
-namespace qsa::bench {
+namespace qsa::timing {
 
 std::vector<StepShape> step_shapes() {
   std::vector<StepShape> shapes;
@@ -15,6 +15,99 @@ std::vector<StepShape> step_shapes() {
     for (int64_t nr : {2, 4, 16}) shapes.push_back({"prefill", 4096 * nr, nr, dtype});
   }
   return shapes;
+}
+
+namespace {
+
+constexpr int64_t kMaxPrefillRows = 8190;  // positions t + axis stay below the table's 8192
+constexpr int64_t kMaxTokens = int64_t{1} << 18;
+constexpr int64_t kMaxRequests = int64_t{1} << 14;
+constexpr int64_t kL2Bytes = int64_t{60} << 20;  // H100/H200: 50-60 MB; a round streams four times it
+
+Status bad_shape(int64_t index, const std::string& rule, const std::string& message, Error* error) {
+  *error = Error{"shapes", index, rule, message};
+  return Status::kInvalidInput;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t at = text.find(separator); at != std::string::npos; at = text.find(separator, start)) {
+    parts.push_back(text.substr(start, at - start));
+    start = at + 1;
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+bool parse_count(const std::string& text, int64_t* value) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  *value = std::stoll(text);
+  return *value > 0;
+}
+
+// The rule a valid FAMILY:N:NR breaks, or "" when it breaks none.
+std::string shape_rule(const StepShape& s, std::string* message) {
+  const int64_t n = s.tokens, nr = s.requests;
+  if (n > kMaxTokens || nr > kMaxRequests) {
+    *message = "at most 262144 tokens and 16384 requests";
+    return "too-large";
+  }
+  if (s.name == "decode" && n != 4 * nr) {
+    *message = "a decode shape has N = 4 x NR (rows of 1 + 3 drafts)";
+    return "decode-rows";
+  }
+  if (s.name == "prefill" && (n % nr != 0 || n / nr > kMaxPrefillRows)) {
+    *message = "a prefill shape has N a multiple of NR, at most 8190 rows per request";
+    return "prefill-rows";
+  }
+  if (s.name == "mixed") {
+    const int64_t rest = n - 4 * (nr - 4);
+    if (nr < 5 || rest < 4 || rest % 4 != 0 || rest / 4 > kMaxPrefillRows) {
+      *message =
+          "a mixed shape has NR >= 5 and N - 4 (NR - 4) a positive multiple of 4 (four prefills), "
+          "at most 8190 rows each";
+      return "mixed-rows";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+Status parse_step_shapes(const std::string& text, std::vector<StepShape>* shapes, Error* error) {
+  shapes->clear();
+  if (text == "standard") {
+    *shapes = step_shapes();
+    return Status::kOk;
+  }
+  if (text == "quick") {
+    *shapes = {{"decode", 4096, 1024, StoreDtype::kBf16}, {"prefill", 16384, 4, StoreDtype::kBf16}};
+    return Status::kOk;
+  }
+  const std::vector<std::string> entries = split(text, ',');
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto index = static_cast<int64_t>(i);
+    const std::vector<std::string> parts = split(entries[i], ':');
+    StepShape shape;
+    if (parts.size() < 3 || parts.size() > 4)
+      return bad_shape(
+          index, "unknown-shape",
+          "\"" + entries[i] + "\" is not standard, quick or FAMILY:N:NR[:DTYPE] (e.g. decode:4096:1024:fp8)", error);
+    shape.name = parts[0];
+    if (shape.name != "decode" && shape.name != "mixed" && shape.name != "prefill")
+      return bad_shape(index, "unknown-family", "family \"" + parts[0] + "\" is not decode, mixed or prefill", error);
+    if (!parse_count(parts[1], &shape.tokens) || !parse_count(parts[2], &shape.requests))
+      return bad_shape(index, "not-a-count", "N and NR are positive integers in \"" + entries[i] + "\"", error);
+    if (parts.size() == 4 && parts[3] != "bf16" && parts[3] != "fp8")
+      return bad_shape(index, "unknown-dtype", "dtype \"" + parts[3] + "\" is not bf16 or fp8", error);
+    shape.dtype = parts.size() == 4 && parts[3] == "fp8" ? StoreDtype::kFp8E4m3 : StoreDtype::kBf16;
+    std::string message;
+    if (const std::string rule = shape_rule(shape, &message); !rule.empty())
+      return bad_shape(index, rule, "\"" + entries[i] + "\": " + message, error);
+    shapes->push_back(shape);
+  }
+  return Status::kOk;
 }
 
 StepCase make_step_case(const StepShape& shape, uint64_t seed) {
@@ -98,6 +191,15 @@ StepCase make_step_case(const StepShape& shape, uint64_t seed) {
   return c;
 }
 
+int64_t sets_streaming_past_l2(int64_t bytes) {
+  return std::clamp<int64_t>((4 * kL2Bytes + bytes - 1) / std::max<int64_t>(bytes, 1), 2, 256);
+}
+
+std::string shape_suffix(const StepShape& s) {
+  return "shape:" + s.name + "/tokens:" + std::to_string(s.tokens) + "/requests:" + std::to_string(s.requests) +
+         "/dtype:" + to_string(s.dtype);
+}
+
 int64_t step_bytes(const StepInput& in) {
   const StepConfig& c = in.config;
   const int64_t n = in.num_tokens();
@@ -118,4 +220,4 @@ int64_t step_bytes(const StepInput& in) {
   return bytes;
 }
 
-}  // namespace qsa::bench
+}  // namespace qsa::timing

@@ -1,10 +1,10 @@
-#include "support/metadata_shapes.hpp"
+#include "qsa/timing/metadata_shapes.hpp"
 
 #include <algorithm>
 
 #include "qsa/traces/rng.hpp"
 
-namespace qsa::bench {
+namespace qsa::timing {
 
 std::vector<MetadataShape> metadata_bench_shapes() {
   return {{"decode", 256, 64},  {"decode", 1024, 256}, {"decode", 4096, 1024}, {"mixed", 8192, 1024},
@@ -57,4 +57,4 @@ MetadataInput make_shape_input(const MetadataShape& shape, CacheKind kind, uint6
   return in;
 }
 
-}  // namespace qsa::bench
+}  // namespace qsa::timing

@@ -1,11 +1,11 @@
 // Unfused baseline of the step update: a block of D threads per row, one element per thread, the
 // sum of squares as a shared-memory pairwise tree, three launches.
 
-#include "baseline_step_update.hpp"
 #include "qsa/cuda/cuda_check.hpp"
 #include "qsa/cuda/detail/kernel_variants.cuh"
+#include "qsa/timing/baseline_step_update.hpp"
 
-namespace qsa::bench {
+namespace qsa::timing {
 namespace {
 
 using cuda::detail::bf16_to_e4m3;
@@ -185,4 +185,4 @@ Status launch_baseline_step_update(const cuda::StepUpdateDeviceArgs& a, cudaStre
   return Status::kOk;
 }
 
-}  // namespace qsa::bench
+}  // namespace qsa::timing

@@ -8,7 +8,7 @@
 #include "qsa/cuda/step_update.hpp"
 #include "qsa/status.hpp"
 
-namespace qsa::bench {
+namespace qsa::timing {
 
 [[nodiscard]] Status launch_baseline_step_update(const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream,
                                                  Error* error);
@@ -17,4 +17,4 @@ namespace qsa::bench {
 /// `dst`, each thread moving four 16-byte vectors per pass, loads before stores, grid-stride.
 [[nodiscard]] Status launch_copy_kernel(const void* src, void* dst, size_t bytes, cudaStream_t stream, Error* error);
 
-}  // namespace qsa::bench
+}  // namespace qsa::timing
