@@ -23,6 +23,13 @@
 #               its table, the default campaign, its planted variants (both must be caught), a short
 #               campaign under compute-sanitizer memcheck, and the default campaign on --backend cuda
 #               for the steps-per-second comparison (logs in qsacheck.log, figures in summary.txt).
+#   ctest:      (not in the default list) the gpu test binaries as CTest tests, one per GoogleTest
+#               case, each declaring one GPU: a resource spec and a test list made here by
+#               ctest_gpu_resources.py, then `ctest --resource-spec-file -j <GPUs>` (needs ctest and
+#               python3 on the machine; no two tests share a GPU; ctest.log);
+#   devices:    (not in the default list) `qsacheck check --backend cuda` with and without
+#               --devices 0 (and --devices all when the host has more), the reports compared without
+#               their run facts (issue 22's closing run; devices-*.json in $OUT).
 # Files go to $OUT (./gpu-logs when OUT is unset), 8 at most (the device tool brings back 8):
 # summary.txt (the environment, then every step's result; also printed), tests.log (tests and
 # replays), qsacheck.log and check.json, sanitizers.log, bench.log (both benchmarks, and ncu),
@@ -111,6 +118,50 @@ fi
 if phase campaign; then
   step "qsacheck check --backend cuda (default campaign)" qsacheck.log 300 ./qsacheck check --backend cuda --json "$OUT/check.json"
   grep -E "^(SPEC|metadata|scenarios|coverage|          |RESULT)" "$OUT/qsacheck.log" | sed 's/^/         /' | tee -a "$SUMMARY"
+fi
+
+if phase ctest; then
+  if command -v ctest >/dev/null && command -v python3 >/dev/null; then
+    mkdir -p "$OUT/ctest"
+    step "ctest resource spec (nvidia-smi -L)" ctest.log 30 python3 ctest_gpu_resources.py spec -o "$OUT/ctest/gpus.json"
+    step "ctest test list (one test per GoogleTest case)" ctest.log 60 python3 ctest_gpu_resources.py tests \
+      --launcher "$PWD/ctest_gpu_launcher.sh" -o "$OUT/ctest/CTestTestfile.cmake" gpu_device_tests gpu_metadata_tests \
+      gpu_metadata_planted_tests gpu_step_update_tests gpu_step_update_planted_tests
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+    step "ctest --resource-spec-file -j $gpus (GPU tests spread over every GPU)" ctest.log 400 \
+      ctest --test-dir "$OUT/ctest" --resource-spec-file "$OUT/ctest/gpus.json" -j "${gpus:-1}" --output-on-failure
+    tail -3 "$OUT/ctest.log" | sed 's/^/         /' | tee -a "$SUMMARY"
+  else
+    note "SKIPPED  ctest phase: ctest or python3 is not installed on this machine"
+  fi
+fi
+
+if phase devices; then
+  strip_run() { python3 -c 'import json,sys
+def strip(v):
+    if isinstance(v, dict): return {k: strip(x) for k, x in v.items() if k not in ("run", "seconds", "device")}
+    if isinstance(v, list): return [strip(x) for x in v]
+    return v
+print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))' "$1"; }
+  step "qsacheck check --backend cuda" qsacheck.log 200 ./qsacheck check --backend cuda --json "$OUT/devices-none.json"
+  step "qsacheck check --backend cuda --devices 0" qsacheck.log 200 \
+    ./qsacheck check --backend cuda --devices 0 --json "$OUT/devices-0.json"
+  without=$(strip_run "$OUT/devices-none.json") with=$(strip_run "$OUT/devices-0.json")
+  if [ -n "$without" ] && [ "$without" = "$with" ]; then  # empty: a report is missing
+    note "PASS     --devices 0 gives the report of a run without it (but for run facts)"
+  else
+    note "FAIL     --devices 0 changed the report"; failed=1
+  fi
+  if (( $(nvidia-smi -L 2>/dev/null | grep -c '^GPU ') > 1 )); then
+    step "qsacheck check --backend cuda --devices all" qsacheck.log 200 \
+      ./qsacheck check --backend cuda --devices all --json "$OUT/devices-all.json"
+    all=$(strip_run "$OUT/devices-all.json")
+    if [ -n "$all" ] && [ "$all" = "$without" ]; then
+      note "PASS     --devices all gives the single-device report"
+    else
+      note "FAIL     --devices all changed the report"; failed=1
+    fi
+  fi
 fi
 
 if phase tolerance; then
