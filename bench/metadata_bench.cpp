@@ -24,21 +24,23 @@
 #include <vector>
 
 #include "qsa/reference/metadata.hpp"
+#include "qsa/timing/metadata_shapes.hpp"
 #include "qsa/types.hpp"
 #include "support/bench_main.hpp"
-#include "support/metadata_shapes.hpp"
 
 #ifdef QSA_HAVE_CUDA
-#include "baseline_metadata.hpp"
 #include "qsa/cuda/device.hpp"
 #include "qsa/cuda/metadata.hpp"
 #include "qsa/cuda/metadata_buffers.hpp"
+#include "qsa/timing/baseline_metadata.hpp"
 #include "qsa/traces/check_engine.hpp"
 #include "support/cuda_timer.hpp"
 #endif
 
 namespace qsa::bench {
 namespace {
+
+using namespace qsa::timing;
 
 constexpr CacheKind kKinds[] = {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough};
 

@@ -14,11 +14,22 @@
 #               records in ../docs/gpu-runs/records; records and report packed in records.tar.gz;
 #   tolerance:  (not in the default list) `qsacheck check --backend cuda --float-tolerance row-ulp:1`,
 #               which must report both float outputs 100 % bit-identical (tolerance.json);
+#   qbench:     (not in the default list) `qsacheck bench` twice on cuda (compare: no regression),
+#               on the example CUDA plugin and on its build variant slower at one shape (compare:
+#               a regression at that shape only), then `qsacheck report` over these records and
+#               ../docs/gpu-runs/records; everything in qbench.tar.gz, the tables in qbench.log;
 #   plugin:     (not in the default list; QSA_PHASES=plugin with QSA_GPU_BUDGET_S=570) the example CUDA
 #               plugin (libqsa_example_cuda.so, built out of tree by `./dev gpu`) through qsacheck:
 #               its table, the default campaign, its planted variants (both must be caught), a short
 #               campaign under compute-sanitizer memcheck, and the default campaign on --backend cuda
 #               for the steps-per-second comparison (logs in qsacheck.log, figures in summary.txt).
+#   ctest:      (not in the default list) the gpu test binaries as CTest tests, one per GoogleTest
+#               case, each declaring one GPU: a resource spec and a test list made here by
+#               ctest_gpu_resources.py, then `ctest --resource-spec-file -j <GPUs>` (needs ctest and
+#               python3 on the machine; no two tests share a GPU; ctest.log);
+#   devices:    (not in the default list) `qsacheck check --backend cuda` with and without
+#               --devices 0 (and --devices all when the host has more), the reports compared without
+#               their run facts (issue 22's closing run; devices-*.json in $OUT).
 #   worker:     (not in the default list; QSA_PHASES=worker) the Triton example worker
 #               (../examples/workers/triton, Python 3.12 + torch + triton): it must fail exact mode
 #               and pass --float-tolerance row-ulp:1 on the default campaign at 100 steps per
@@ -115,6 +126,50 @@ if phase campaign; then
   grep -E "^(SPEC|metadata|scenarios|coverage|          |RESULT)" "$OUT/qsacheck.log" | sed 's/^/         /' | tee -a "$SUMMARY"
 fi
 
+if phase ctest; then
+  if command -v ctest >/dev/null && command -v python3 >/dev/null; then
+    mkdir -p "$OUT/ctest"
+    step "ctest resource spec (nvidia-smi -L)" ctest.log 30 python3 ctest_gpu_resources.py spec -o "$OUT/ctest/gpus.json"
+    step "ctest test list (one test per GoogleTest case)" ctest.log 60 python3 ctest_gpu_resources.py tests \
+      --launcher "$PWD/ctest_gpu_launcher.sh" -o "$OUT/ctest/CTestTestfile.cmake" gpu_device_tests gpu_metadata_tests \
+      gpu_metadata_planted_tests gpu_step_update_tests gpu_step_update_planted_tests
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+    step "ctest --resource-spec-file -j $gpus (GPU tests spread over every GPU)" ctest.log 400 \
+      ctest --test-dir "$OUT/ctest" --resource-spec-file "$OUT/ctest/gpus.json" -j "${gpus:-1}" --output-on-failure
+    tail -3 "$OUT/ctest.log" | sed 's/^/         /' | tee -a "$SUMMARY"
+  else
+    note "SKIPPED  ctest phase: ctest or python3 is not installed on this machine"
+  fi
+fi
+
+if phase devices; then
+  strip_run() { python3 -c 'import json,sys
+def strip(v):
+    if isinstance(v, dict): return {k: strip(x) for k, x in v.items() if k not in ("run", "seconds", "device")}
+    if isinstance(v, list): return [strip(x) for x in v]
+    return v
+print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))' "$1"; }
+  step "qsacheck check --backend cuda" qsacheck.log 200 ./qsacheck check --backend cuda --json "$OUT/devices-none.json"
+  step "qsacheck check --backend cuda --devices 0" qsacheck.log 200 \
+    ./qsacheck check --backend cuda --devices 0 --json "$OUT/devices-0.json"
+  without=$(strip_run "$OUT/devices-none.json") with=$(strip_run "$OUT/devices-0.json")
+  if [ -n "$without" ] && [ "$without" = "$with" ]; then  # empty: a report is missing
+    note "PASS     --devices 0 gives the report of a run without it (but for run facts)"
+  else
+    note "FAIL     --devices 0 changed the report"; failed=1
+  fi
+  if (( $(nvidia-smi -L 2>/dev/null | grep -c '^GPU ') > 1 )); then
+    step "qsacheck check --backend cuda --devices all" qsacheck.log 200 \
+      ./qsacheck check --backend cuda --devices all --json "$OUT/devices-all.json"
+    all=$(strip_run "$OUT/devices-all.json")
+    if [ -n "$all" ] && [ "$all" = "$without" ]; then
+      note "PASS     --devices all gives the single-device report"
+    else
+      note "FAIL     --devices all changed the report"; failed=1
+    fi
+  fi
+fi
+
 if phase tolerance; then
   # SPEC 6's tolerance mode must measure, not only pass: our exact kernel shows 100 % bit-identical.
   step "qsacheck check --backend cuda --float-tolerance row-ulp:1 (default campaign)" qsacheck.log 400 \
@@ -198,6 +253,35 @@ if phase bench; then
   echo
   sed -n "$((step_start + 1)),${metadata_start}p" "$OUT/bench.log" | sed -n '/^Summary: time per step/,$p' | tee -a "$SUMMARY"
   tail -n +"$((metadata_start + 1))" "$OUT/bench.log" | sed -n '/^Summary: time per step/,/^Other GPU/p' | tee -a "$SUMMARY"
+fi
+
+if phase qbench; then
+  touch "$OUT/qbench.log"
+  Q=$(mktemp -d)
+  mkdir -p "$Q/records"
+  stamp=$(date -u +%Y-%m-%d-%H%M)
+  step "qsacheck bench --backend cuda (1 of 2)" qbench.log 150 ./qsacheck bench --backend cuda -o "$Q/records/$stamp-qsacheck-bench-cuda-1.json"
+  step "qsacheck bench --backend cuda (2 of 2)" qbench.log 150 ./qsacheck bench --backend cuda -o "$Q/records/$stamp-qsacheck-bench-cuda-2.json"
+  step "qsacheck bench compare: cuda against itself (no regression expected)" qbench.log 20 \
+    ./qsacheck bench compare "$Q/records/$stamp-qsacheck-bench-cuda-1.json" "$Q/records/$stamp-qsacheck-bench-cuda-2.json"
+  # The example plugin's straightforward kernels are 3-20 times slower than ours: 3 graph replays
+  # per repetition (of 20 to 256 launches each) keep its run near 30 s.
+  step "qsacheck bench --backend plugin (example CUDA plugin)" qbench.log 150 ./qsacheck bench --iterations 3 \
+    --backend "plugin:$PWD/libqsa_example_cuda.so" -o "$Q/records/$stamp-qsacheck-bench-example-cuda.json"
+  step "qsacheck bench --backend plugin (its build slower at one shape)" qbench.log 150 ./qsacheck bench --iterations 3 \
+    --backend "plugin:$PWD/libqsa_example_cuda_slower.so" -o "$Q/records/$stamp-qsacheck-bench-example-cuda-slower.json"
+  # Exit 1 is the expected verdict here: the slower build must be flagged (at one shape only).
+  ./qsacheck bench compare "$Q/records/$stamp-qsacheck-bench-example-cuda.json" \
+    "$Q/records/$stamp-qsacheck-bench-example-cuda-slower.json" >> "$OUT/qbench.log" 2>&1
+  rc=$?
+  regressions=$(grep -c "REGRESSION" "$OUT/qbench.log")
+  if [ "$rc" -eq 1 ]; then note "PASS     bench compare flags the slower plugin build (rc 1; REGRESSION lines in qbench.log: $regressions)"
+  else note "FAIL     bench compare of the slower plugin build: rc $rc, expected 1"; failed=1; fi
+  ./qsacheck report "$Q"/records/*.json ../docs/gpu-runs/records/*.json -o "$Q/report" >> "$OUT/qbench.log" 2>&1
+  note "         qsacheck report: rc $?"
+  tar czf "$OUT/qbench.tar.gz" -C "$Q" records report
+  rm -rf "$Q"
+  grep -E "^(shape|  *shape:|BM_|RESULT|median|benchmark|baseline:|candidate:)|REGRESSION|not timed" "$OUT/qbench.log" | head -120 | tee -a "$SUMMARY" > /dev/null
 fi
 
 # campaign_rate NAME BACKEND [ARGS...]: the default campaign on BACKEND (with ARGS), then its steps

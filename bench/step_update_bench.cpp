@@ -9,10 +9,10 @@
 //    step, both plain or both PDL: the time per metadata + step pair. Each GPU benchmark first checks caches, q_out
 //    and the status against the reference, then captures a CUDA graph of back-to-back launches that
 //    rotate through enough input sets (each its own q, k, q_out and positions) that the working set is
-//    four times the 60 MB L2, and reports the time per launch from CUDA events around one replay
-//    (UseManualTime), median of 9 repetitions (every repetition in the JSON output). Bytes processed: step_bytes()
-//    (what must move). Each set has its own inputs and q_out; the caches, the ring block table, the k-work items, the
-//    RoPE table and the weights are shared.
+//    four times the 60 MB L2 (backends::CudaDeviceStep: each set has its own inputs and q_out; the caches,
+//    the ring block table, the k-work items, the RoPE table and the weights are shared), and reports the
+//    time per launch from CUDA events around one replay (UseManualTime), median of 9 repetitions (every
+//    repetition in the JSON output). Bytes processed: step_bytes() (what must move).
 //  * BM_Copy/device_to_device: a 1 GiB device-to-device copy, bytes read plus written: the ceiling.
 //  * BM_Floor/empty_kernel: an empty kernel launched the same way.
 // The run ends with a summary table (shape, dtype, ours, baseline, floor, GB/s, share of the copy
@@ -28,23 +28,25 @@
 #include <vector>
 
 #include "qsa/reference/step_update.hpp"
+#include "qsa/timing/backend_benchmarks.hpp"
+#include "qsa/timing/step_shapes.hpp"
 #include "qsa/traces/check_engine.hpp"
 #include "support/bench_main.hpp"
-#include "support/step_shapes.hpp"
 
 #ifdef QSA_HAVE_CUDA
-#include "baseline_metadata.hpp"
-#include "baseline_step_update.hpp"
+#include "qsa/backends/cuda_device_step.hpp"
 #include "qsa/cuda/cuda_check.hpp"
 #include "qsa/cuda/device.hpp"
-#include "qsa/cuda/metadata_buffers.hpp"
-#include "qsa/cuda/step_buffers.hpp"
+#include "qsa/timing/baseline_metadata.hpp"
+#include "qsa/timing/baseline_step_update.hpp"
 #include "step_tuning.hpp"
 #include "support/cuda_timer.hpp"
 #endif
 
 namespace qsa::bench {
 namespace {
+
+using namespace qsa::timing;
 
 constexpr int kGpuIterations = 30;
 constexpr int kGpuRepetitions = 9;
@@ -60,10 +62,7 @@ void configure(benchmark::internal::Benchmark* b, bool gpu) {
   b->MinTime(0.2)->Repetitions(5)->ReportAggregatesOnly(true);
 }
 
-std::string suffix(const StepShape& s) {
-  return "shape:" + s.name + "/tokens:" + std::to_string(s.tokens) + "/requests:" + std::to_string(s.requests) +
-         "/dtype:" + to_string(s.dtype);
-}
+std::string suffix(const StepShape& s) { return shape_suffix(s); }
 
 struct ShapeCase {
   StepShape shape;
@@ -96,9 +95,7 @@ struct GpuCase {
   bool copy_by_kernel = false;
   bool chain = false;  // each launch: the metadata kernel, then `launch`
   cuda::MetadataLaunchConfig metadata_config;
-  std::unique_ptr<cuda::MetadataBuffers> metadata;
-  std::vector<std::unique_ptr<cuda::StepBuffers>> sets;
-  std::vector<cuda::StepUpdateDeviceArgs> args;
+  std::unique_ptr<backends::CudaDeviceStep> step;
   void* copy_src = nullptr;
   void* copy_dst = nullptr;
   GraphReplayTimer timer;
@@ -111,9 +108,7 @@ struct GpuCase {
   // The device memory of a case whose repetitions have all run: a hundred cases of up to 256 sets
   // each (every set with its own caches) would not fit on the device together.
   void release() {
-    sets.clear();
-    args.clear();
-    metadata.reset();
+    step.reset();
     cudaFree(copy_src);
     cudaFree(copy_dst);
     copy_src = copy_dst = nullptr;
@@ -143,36 +138,15 @@ struct GpuCase {
           200, [&](cudaStream_t st) { return launch_empty_kernel(st, 1, error); }, error);
 
     const StepInput& in = shape->step.input;
-    const MetadataInput compressed = in.compressed_metadata_input();
-    const cuda::MetadataBuffers::Capacity capacity{in.batch.num_actual_tokens, in.batch.num_requests(),
-                                                   static_cast<int64_t>(in.block_table.storage.size())};
-    if (Status s = cuda::MetadataBuffers::create(capacity, &metadata, error); s != Status::kOk) return s;
-    cuda::MetadataDeviceArgs m;
-    if (Status s = metadata->upload(compressed, stream, &m, error); s != Status::kOk) return s;
-    if (Status s = cuda::launch_metadata(m, stream, error); s != Status::kOk) return s;
-    // Enough sets of the streaming tensors (q, k, q_out, positions) that the data of one round is
-    // four times the 60 MB L2. The caches, the RoPE table and the weights are shared by every set,
-    // as in vLLM: a set per launch with its own multi-megabyte cache would measure TLB misses.
-    const int64_t wanted = (4 * (int64_t{60} << 20) + shape->bytes - 1) / shape->bytes;
-    const int64_t count = std::max<int64_t>(2, std::min<int64_t>(wanted, 256));
-    for (int64_t i = 0; i < count; ++i) {
-      sets.push_back(std::make_unique<cuda::StepBuffers>());
-      args.emplace_back();
-      if (Status s = sets.back()->upload(in, shape->step.caches, m, stream, &args.back(), error); s != Status::kOk)
-        return s;
-      if (i == 0) continue;
-      args.back().ring = args[0].ring;
-      args.back().compressed = args[0].compressed;
-      args.back().cos_sin = args[0].cos_sin;
-      args.back().w_k = args[0].w_k;
-      args.back().w_q = args[0].w_q;
-      args.back().ring_block_table = args[0].ring_block_table;
-    }
+    const int64_t count = sets_streaming_past_l2(shape->bytes);
+    if (Status s = backends::CudaDeviceStep::create(in, shape->step.caches, count, launch, &step, error);
+        s != Status::kOk)
+      return s;
     // Verify set 0 against the reference before timing.
-    if (Status s = launch(args[0], stream, error); s != Status::kOk) return s;
+    if (Status s = step->enqueue(stream, 0, error); s != Status::kOk) return s;
     traces::StepRun run;
     run.caches = shape->step.caches;
-    if (Status s = sets[0]->download(args[0], stream, &run.caches, &run.output, error); s != Status::kOk) return s;
+    if (Status s = step->download(stream, &run.caches, &run.output, error); s != Status::kOk) return s;
     traces::StepRun expected;
     expected.caches = shape->step.caches;
     expected.output = make_poisoned_step_output(in);
@@ -187,8 +161,9 @@ struct GpuCase {
         launches,
         [&](cudaStream_t st) {
           if (chain)
-            if (Status s = cuda::launch_metadata(m, st, error, metadata_config); s != Status::kOk) return s;
-          return launch(args[static_cast<size_t>(next++ % count)], st, error);
+            if (Status s = cuda::launch_metadata(step->metadata_args(), st, error, metadata_config); s != Status::kOk)
+              return s;
+          return step->enqueue(st, next++ % count, error);
         },
         error);
   }

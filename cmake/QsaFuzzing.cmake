@@ -3,15 +3,24 @@
 # and each fuzz target links libFuzzer. Without it (g++, the other presets) the same target
 # sources build as replay executables (fuzz/replay_main.cpp) that run given files through
 # LLVMFuzzerTestOneInput, and CTest replays fuzz/corpus/<target>/ and fuzz/regressions/<target>/.
+# With QSA_LIB_FUZZING_ENGINE as well (OSS-Fuzz, ClusterFuzzLite: .clusterfuzzlite/build.sh) the
+# project adds no sanitizer or coverage flag of its own: the engine chooses them (address,
+# undefined, memory or coverage builds) through CFLAGS and CXXFLAGS, and each fuzz target links
+# the engine's argument instead of -fsanitize=fuzzer.
 
 if(QSA_ENABLE_FUZZING)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "QSA_ENABLE_FUZZING needs clang and libFuzzer (use the fuzz preset: cmake --preset fuzz)")
   endif()
-  # Host code only: nvcc (a CUDA fuzz build on a GPU machine) takes no -fsanitize.
-  add_compile_options(
-    "$<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=fuzzer-no-link,address,undefined;-fno-omit-frame-pointer;-fno-sanitize-recover=undefined>")
-  add_link_options(-fsanitize=address,undefined)
+  if(QSA_LIB_FUZZING_ENGINE)
+    separate_arguments(QSA_FUZZ_ENGINE_LINK UNIX_COMMAND "${QSA_LIB_FUZZING_ENGINE}")
+  else()
+    # Host code only: nvcc (a CUDA fuzz build on a GPU machine) takes no -fsanitize.
+    add_compile_options(
+      "$<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=fuzzer-no-link,address,undefined;-fno-omit-frame-pointer;-fno-sanitize-recover=undefined>")
+    add_link_options(-fsanitize=address,undefined)
+    set(QSA_FUZZ_ENGINE_LINK -fsanitize=fuzzer)
+  endif()
 endif()
 
 # FuzzedDataProvider.h comes with clang's compiler-rt (Debian: libclang-rt-14-dev). It is copied
@@ -42,7 +51,7 @@ function(qsa_add_fuzzer)
   cmake_parse_arguments(F "" "NAME" "SOURCES;LIBS" ${ARGN})
   if(QSA_ENABLE_FUZZING)
     add_executable(${F_NAME} ${F_SOURCES})
-    target_link_options(${F_NAME} PRIVATE -fsanitize=fuzzer)
+    target_link_options(${F_NAME} PRIVATE ${QSA_FUZZ_ENGINE_LINK})
   else()
     add_executable(${F_NAME} ${F_SOURCES} ${PROJECT_SOURCE_DIR}/fuzz/replay_main.cpp)
   endif()

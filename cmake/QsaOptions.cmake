@@ -12,6 +12,8 @@ endif()
 set(QSA_ENABLE_CUDA AUTO CACHE STRING "Build the CUDA backend: AUTO (when nvcc is found), ON or OFF")
 set_property(CACHE QSA_ENABLE_CUDA PROPERTY STRINGS AUTO ON OFF)
 option(QSA_ENABLE_FUZZING "Build libFuzzer targets (needs clang)" OFF)
+set(QSA_LIB_FUZZING_ENGINE "" CACHE STRING
+  "With QSA_ENABLE_FUZZING: an external engine's link argument ($LIB_FUZZING_ENGINE); sanitizers then come from CFLAGS/CXXFLAGS only")
 option(QSA_BUILD_CLI "Build the qsacheck command" ON)
 option(QSA_BUILD_TESTS "Build the test suite" ON)
 option(QSA_BUILD_BENCHMARKS "Build the Google Benchmark binaries" ON)

@@ -31,11 +31,13 @@ ALLOWED = {
     "planted": {"planted", "reference", "optimized-public", "optimized-detail"},
     "backends": {"backends", "traces", "reference", "optimized-public", "planted", "plugin"},
     "records": {"records", "traces", "reference"},
-    "cli": {"cli", "backends", "records", "traces", "reference"},
+    # GPU timing (shapes, graph replays, floor, copy ceiling, baselines): qsacheck bench and bench/.
+    "timing": {"timing", "backends", "traces", "reference", "optimized-public", "optimized-detail"},
+    "cli": {"cli", "timing", "backends", "records", "traces", "reference"},
     # fuzz_command_line fuzzes the command line itself, so it links the CLI's library.
     "fuzz": {"fuzz", "cli", "backends", "traces", "reference"},
     "properties": {"properties", "backends", "traces", "reference", "optimized-public"},
-    "bench": {"bench", "backends", "traces", "reference", "optimized-public", "optimized-detail"},
+    "bench": {"bench", "timing", "backends", "traces", "reference", "optimized-public", "optimized-detail"},
 }
 # Private headers another layer may include, each for a stated reason.
 PUBLISHED_PRIVATE = {
@@ -43,7 +45,7 @@ PUBLISHED_PRIVATE = {
 }
 # Where quoted includes are looked up after the including file's own folder (CMake include dirs).
 INCLUDE_ROOTS = ["plugin/include", "reference/include", "traces/include", "traces/tests", "optimized/include",
-                 "optimized/src", "planted/include", "planted/src", "backends/include", "records/include",
+                 "optimized/src", "planted/include", "planted/src", "backends/include", "timing/include", "records/include",
                  "properties", "bench", "fuzz", "cli/src"]
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".cc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')

@@ -9,6 +9,7 @@
 
 #ifdef QSA_HAVE_CUDA
 #include "qsa/cuda/backend.hpp"
+#include "qsa/cuda/device.hpp"
 #endif
 
 namespace qsa::backends {
@@ -25,9 +26,15 @@ void register_builtin_backends(BackendRegistry& registry) {
   add_once(registry, "reference", "plain C++ reference implementation of docs/spec.md (the oracle)",
            [] { return std::make_unique<reference::ReferenceBackend>(); });
 #ifdef QSA_HAVE_CUDA
-  add_once(registry, "cuda",
-           "CUDA kernels (optimized/): one-launch metadata and fused step-update kernels, bit-exact with the reference",
-           [] { return std::make_unique<cuda::CudaBackend>(); });
+  if (!registry.contains("cuda"))
+    registry.add_on_devices(
+        "cuda",
+        "CUDA kernels (optimized/): one-launch metadata and fused step-update kernels, bit-exact with the reference",
+        [](int device) {
+          auto backend = std::make_unique<cuda::CudaBackend>();
+          backend->set_device(device);
+          return backend;
+        });
 #endif
   for (const auto* set :
        {&planted_cpu_bugs(), &planted_cuda_metadata_bugs(), &planted_cuda_step_bugs(), &planted_arithmetic_backends()})
@@ -44,6 +51,14 @@ bool cuda_support_built() {
   return true;
 #else
   return false;
+#endif
+}
+
+int cuda_device_count() {
+#ifdef QSA_HAVE_CUDA
+  return cuda::device_count();
+#else
+  return 0;
 #endif
 }
 

@@ -4,8 +4,9 @@
 #include <map>
 #include <mutex>
 
-#include "adapter_support.hpp"
+#include "plugin_instance.hpp"
 #include "plugin_memory.hpp"
+#include "plugin_step_args.hpp"
 #include "qsa/backends/plugin_capabilities.hpp"
 #include "qsa/backends/plugin_library.hpp"
 #include "qsa/reference/metadata.hpp"
@@ -14,58 +15,9 @@
 
 namespace qsa::backends {
 
-// The buffers of one metadata build, alive until its outputs are read (or the step that uses them ends).
-struct PluginMetadataBuffers {
-  PluginBuffer qsl, seq_lens, common_slots, block_table;
-  PluginBuffer token_to_req, logical_positions, visible_blocks, slot_mapping, k_work;
-  QsaBatchSplit split{};
-  QsaPluginMetadata out{};
-  QsaPluginBatch batch{};
-};
-
-// A plugin instance, destroyed through its table. Without CONCURRENT_INSTANCES one instance per
-// (path, variant) is shared by every backend of that name, so at most one exists at a time.
-struct PluginInstance {
-  std::shared_ptr<PluginLibrary> library;
-  void* handle = nullptr;
-  ~PluginInstance() {
-    if (handle != nullptr) library->table().destroy(handle);
-  }
-};
-
 namespace {
 
 std::string text(const char* chars, size_t capacity) { return std::string(chars, strnlen(chars, capacity)); }
-
-Status upload_batch(PluginMemory& memory, const Batch& batch, PluginMetadataBuffers* b, Error* error) {
-  const std::vector<int32_t> qsl = narrow(batch.query_start_loc);
-  const std::vector<int32_t> seq_lens = narrow(batch.seq_lens);
-  QSA_TRY(b->qsl.allocate_from(memory, qsl.data(), bytes_of(qsl), error));
-  QSA_TRY(b->seq_lens.allocate_from(memory, seq_lens.data(), bytes_of(seq_lens), error));
-  QSA_TRY(b->common_slots.allocate_from(memory, batch.common_slot_mapping.data(), bytes_of(batch.common_slot_mapping),
-                                        error));
-  b->batch.num_actual_tokens = batch.num_actual_tokens;
-  b->batch.reorder_batch_threshold = batch.reorder_batch_threshold;
-  b->batch.query_start_loc = b->qsl.tensor(kDLInt, 32, {static_cast<int64_t>(qsl.size())});
-  b->batch.seq_lens = b->seq_lens.tensor(kDLInt, 32, {static_cast<int64_t>(seq_lens.size())});
-  b->batch.common_slot_mapping =
-      b->common_slots.tensor(kDLInt, 64, {static_cast<int64_t>(batch.common_slot_mapping.size())});
-  return Status::kOk;
-}
-
-Status upload_table(PluginMemory& memory, const BlockTable& table, PluginBuffer* buffer, DLTensor* tensor,
-                    Error* error) {
-  QSA_TRY(buffer->allocate_from(memory, table.storage.data(), bytes_of(table.storage), error));
-  *tensor = buffer->tensor(kDLInt, 32, {table.rows, table.cols}, {table.row_stride, table.col_stride});
-  return Status::kOk;
-}
-
-Status cache_tensor(const CacheLayout& l, PluginBuffer* buffer, DLTensor* tensor) {
-  const bool bytes = l.element_bytes == 1;  // fp8 crosses as uint8; the store dtype is in the args
-  *tensor = buffer->tensor(bytes ? kDLUInt : kDLBfloat, bytes ? 8 : 16, {l.num_blocks, l.rows, l.width},
-                           {l.block_stride, l.row_stride, 1});
-  return Status::kOk;
-}
 
 MetadataOutput download_shape(const MetadataInput& input) { return make_poisoned_metadata_output(input); }
 
@@ -219,6 +171,30 @@ Status PluginBackend::sync_cache(const CacheBuffer& host, std::unique_ptr<Plugin
   return (*device)->allocate_from(*memory_, host.bytes.data(), host.bytes.size(), error);
 }
 
+Status PluginBackend::step_metadata(const StepInput& input, PluginMetadataBuffers* compressed,
+                                    PluginMetadataBuffers* ring, QsaPluginStepArgs* args, Error* error) {
+  if ((library_->capabilities().features & QSA_PLUGIN_FEATURE_STEP_USES_METADATA) == 0) return Status::kOk;
+  // Checked against the contract here, so the step cannot pass on metadata the engine never saw.
+  const MetadataInput groups[2] = {input.compressed_metadata_input(), input.ring_metadata_input()};
+  PluginMetadataBuffers* buffers[2] = {compressed, ring};
+  for (int g = 0; g < 2; ++g) {
+    QSA_TRY(run_metadata(groups[g], buffers[g], error));
+    MetadataOutput got = download_shape(groups[g]);
+    MetadataOutput expected;
+    QSA_TRY(read_metadata(*buffers[g], &got, error));
+    QSA_TRY(reference::build_metadata(groups[g], &expected, error));
+    if (auto m = traces::compare_metadata(groups[g], expected, got)) {
+      *error = Error{"plugin", -1, "step-metadata-differs",
+                     name_ + ": the " + to_string(groups[g].cache.kind) +
+                         " metadata given to its step update differs from the contract: " + m->to_string()};
+      return Status::kInternalError;
+    }
+  }
+  args->compressed_metadata = &compressed->out;
+  args->ring_metadata = &ring->out;
+  return Status::kOk;
+}
+
 Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) {
   if (!instance_) {
     *error = load_error_;
@@ -232,57 +208,15 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
   PluginMemory& memory = *memory_;
   const StepConfig& c = input.config;
   QsaPluginStepArgs args{};
-  args.struct_size = sizeof args;
-  args.store_dtype = c.store_dtype == StoreDtype::kBf16 ? QSA_PLUGIN_STORE_BF16 : QSA_PLUGIN_STORE_FP8_E4M3;
-  args.compress_ratio = c.compress_ratio;
-  args.storage_block_size = c.storage_block_size;
-  args.ring_capacity = c.ring_capacity;
-  args.head_dim = c.head_dim;
-  args.rotary_dim = c.rotary_dim;
-  args.num_heads = c.num_heads;
-  args.eps = c.eps;
-  args.has_mrope = c.mrope_sections ? 1 : 0;
-  for (int i = 0; i < 3 && c.mrope_sections; ++i) args.mrope_sections[i] = static_cast<int32_t>((*c.mrope_sections)[i]);
-  args.ring_positions = c.ring_positions ? 1 : 0;
-  args.max_position = c.max_position;
+  fill_step_config(c, &args);
 
-  // The plugin's own metadata of this step, when its step update reads it: checked against the
-  // contract here, so the step cannot pass on metadata the engine never saw.
+  // The plugin's own metadata of this step, when its step update reads it.
   PluginMetadataBuffers compressed_metadata;
   PluginMetadataBuffers ring_metadata;
-  if ((library_->capabilities().features & QSA_PLUGIN_FEATURE_STEP_USES_METADATA) != 0) {
-    const MetadataInput groups[2] = {input.compressed_metadata_input(), input.ring_metadata_input()};
-    PluginMetadataBuffers* buffers[2] = {&compressed_metadata, &ring_metadata};
-    for (int g = 0; g < 2; ++g) {
-      QSA_TRY(run_metadata(groups[g], buffers[g], error));
-      MetadataOutput got = download_shape(groups[g]);
-      MetadataOutput expected;
-      QSA_TRY(read_metadata(*buffers[g], &got, error));
-      QSA_TRY(reference::build_metadata(groups[g], &expected, error));
-      if (auto m = traces::compare_metadata(groups[g], expected, got)) {
-        *error = Error{"plugin", -1, "step-metadata-differs",
-                       name_ + ": the " + to_string(groups[g].cache.kind) +
-                           " metadata given to its step update differs from the contract: " + m->to_string()};
-        return Status::kInternalError;
-      }
-    }
-    args.compressed_metadata = &compressed_metadata.out;
-    args.ring_metadata = &ring_metadata.out;
-  }
+  QSA_TRY(step_metadata(input, &compressed_metadata, &ring_metadata, &args, error));
 
-  PluginMetadataBuffers batch;
-  QSA_TRY(upload_batch(memory, input.batch, &batch, error));
-  args.batch = batch.batch;
-  PluginBuffer block_table, ring_block_table, keys, queries, positions, w_k, w_q, q_out, step_status;
-  QSA_TRY(upload_table(memory, input.block_table, &block_table, &args.block_table, error));
-  QSA_TRY(upload_table(memory, input.ring_block_table, &ring_block_table, &args.ring_block_table, error));
-  const int64_t n = input.num_tokens();
-  QSA_TRY(keys.allocate_from(memory, input.keys.data(), bytes_of(input.keys), error));
-  args.keys = keys.tensor(kDLBfloat, 16, {n, c.head_dim});
-  QSA_TRY(queries.allocate_from(memory, input.queries.data(), bytes_of(input.queries), error));
-  args.queries = queries.tensor(kDLBfloat, 16, {n, c.num_heads, c.head_dim});
-  QSA_TRY(positions.allocate_from(memory, input.positions.data(), bytes_of(input.positions), error));
-  args.positions = input.position_axes == 3 ? positions.tensor(kDLInt, 64, {3, n}) : positions.tensor(kDLInt, 64, {n});
+  PluginStepBuffers step;
+  QSA_TRY(upload_step_inputs(memory, input, &step, &args, error));
   // The table is shared and immutable: uploaded once per table. Holding it keeps its address from
   // being reused by the next scenario's table.
   if (!cos_sin_ || cos_sin_source_ != c.cos_sin || !c.cos_sin) {
@@ -291,19 +225,10 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
     cos_sin_source_ = c.cos_sin;
   }
   args.cos_sin = cos_sin_->tensor(kDLBfloat, 16, {c.max_position, c.rotary_dim});
-  QSA_TRY(w_k.allocate_from(memory, c.w_k.data(), bytes_of(c.w_k), error));
-  args.w_k = w_k.tensor(kDLBfloat, 16, {c.head_dim});
-  QSA_TRY(w_q.allocate_from(memory, c.w_q.data(), bytes_of(c.w_q), error));
-  args.w_q = w_q.tensor(kDLBfloat, 16, {c.head_dim});
   QSA_TRY(sync_cache(caches->ring, &ring_, &ring_shadow_, error));
   QSA_TRY(sync_cache(caches->compressed, &compressed_, &compressed_shadow_, error));
-  cache_tensor(caches->ring.layout, ring_.get(), &args.ring_cache);
-  cache_tensor(caches->compressed.layout, compressed_.get(), &args.compressed_cache);
-  const bool fp8 = c.store_dtype == StoreDtype::kFp8E4m3;
-  QSA_TRY(q_out.allocate(memory, output->q_out.size(), error));
-  args.q_out = q_out.tensor(fp8 ? kDLUInt : kDLBfloat, fp8 ? 8 : 16, {n, c.num_heads, c.head_dim});
-  QSA_TRY(step_status.allocate(memory, sizeof(int32_t), error));
-  args.step_status = step_status.tensor(kDLInt, 32, {1});
+  args.ring_cache = cache_tensor(caches->ring.layout, ring_.get());
+  args.compressed_cache = cache_tensor(caches->compressed.layout, compressed_.get());
   args.stream = memory.stream();
 
   QsaPluginError e{};
@@ -316,9 +241,9 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
   ring_shadow_ = caches->ring.bytes;
   compressed_shadow_ = caches->compressed.bytes;
   if (code != QSA_PLUGIN_OK) return failed_call_status(code, e, name_, "step_update", error);
-  QSA_TRY(q_out.download_to(output->q_out.data(), output->q_out.size(), error));
+  QSA_TRY(step.q_out.download_to(output->q_out.data(), output->q_out.size(), error));
   int32_t status = 0;
-  QSA_TRY(step_status.download_to(&status, sizeof status, error));
+  QSA_TRY(step.step_status.download_to(&status, sizeof status, error));
   if (status == QSA_PLUGIN_STEP_OK) {
     output->step_status = StepStatus::kOk;
   } else if (status == QSA_PLUGIN_STEP_POSITION_OUT_OF_RANGE) {

@@ -18,11 +18,19 @@ BackendRegistry& BackendRegistry::global() {
 void BackendRegistry::add(const std::string& name, const std::string& description, BackendFactory factory,
                           bool hidden) {
   auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.name == name; });
-  Entry entry{name, description, std::move(factory), hidden};
+  Entry entry{name, description, std::move(factory), hidden, nullptr};
   if (it != entries_.end())
     *it = std::move(entry);
   else
     entries_.push_back(std::move(entry));
+}
+
+void BackendRegistry::add_on_devices(const std::string& name, const std::string& description,
+                                     DeviceBackendFactory factory, bool hidden) {
+  add(
+      name, description, [factory] { return factory(0); }, hidden);
+  for (Entry& e : entries_)
+    if (e.name == name) e.on_device = std::move(factory);
 }
 
 void BackendRegistry::add_family(const std::string& prefix, const std::string& description,
@@ -45,6 +53,12 @@ std::unique_ptr<Backend> BackendRegistry::create(const std::string& name) const 
   for (const Entry& e : entries_)
     if (e.name == name) return e.factory();
   if (const Family* f = family_of(name)) return f->factory(name);
+  return nullptr;
+}
+
+std::unique_ptr<Backend> BackendRegistry::create_on_device(const std::string& name, int device) const {
+  for (const Entry& e : entries_)
+    if (e.name == name) return e.on_device ? e.on_device(device) : nullptr;
   return nullptr;
 }
 

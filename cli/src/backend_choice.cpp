@@ -20,6 +20,10 @@ std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
   return backend;
 }
 
+std::unique_ptr<Backend> create_backend(const std::string& name, int device) {
+  return device < 0 ? BackendRegistry::global().create(name) : BackendRegistry::global().create_on_device(name, device);
+}
+
 std::vector<std::string> choose_backends(const std::vector<std::string>& requested,
                                          std::vector<std::string>* unavailable, Error* error) {
   std::vector<std::string> chosen;

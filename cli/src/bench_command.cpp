@@ -1,6 +1,6 @@
 // `qsacheck bench compare BASELINE.json CANDIDATE.json`: the regression gate over two benchmark
 // records (docs/bench-records.md). `qsacheck bench import`: converts a GPU run's text logs into
-// records marked imported. (`qsacheck bench` timing itself is not here yet.)
+// records marked imported. `qsacheck bench` itself (timing) is bench_run_command.cpp.
 
 #include <sys/stat.h>
 
@@ -97,8 +97,15 @@ int import_run(const ImportArgs& args) {
 }  // namespace
 
 void add_bench_commands(CLI::App& app, CommandJob* job) {
-  CLI::App* bench = app.add_subcommand("bench", "Benchmark records: compare two, import old text logs");
-  bench->require_subcommand(1);
+  CLI::App* bench = app.add_subcommand(
+      "bench",
+      "Time a backend's step update on the GPU and write a benchmark record; compare two records;\n"
+      "import old text logs. Each shape is checked through the checking engine before it is timed\n"
+      "(a disagreement is reported, not timed: exit 1). Exit 3 without a GPU or when a benchmark\n"
+      "could not be timed. docs/bench-records.md.\n"
+      "Example: qsacheck bench --backend cuda -o cuda.json && qsacheck bench compare base.json cuda.json");
+  bench->require_subcommand(0, 1);
+  add_bench_run_options(bench, job);
 
   CLI::App* cmp = bench->add_subcommand(
       "compare",

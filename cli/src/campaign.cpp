@@ -36,7 +36,7 @@ std::vector<CampaignJob> workload_campaign(const traces::Workload& workload, uin
 }
 
 JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
-                  const traces::RunOptions& options) {
+                  const traces::RunOptions& options, const std::function<bool()>& cancelled) {
   const auto start = std::chrono::steady_clock::now();
   JobResult result;
   result.workload = job.workload.name;
@@ -45,7 +45,7 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   result.scenario.config = simulator.config();
   traces::ScenarioRunner runner(simulator.config(), backend, options);
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {
-    if (stop_requested()) {
+    if (stop_requested() || (cancelled && cancelled())) {
       result.stopped = true;
       break;
     }

@@ -42,16 +42,18 @@ struct JobResult {
   bool stopped = false;               // a stop request (signal, time budget) ended it before its last step
   std::vector<std::string> declined;  // left out by the backend's capabilities (ScenarioRunner::declined)
   double seconds = 0;
+  int device = -1;  // the device of the backend instance that ran it (--devices); -1: a CPU backend
 };
 
 /// Progress of a running job: called every step.
 using ProgressFn =
     std::function<void(const CampaignJob& job, int64_t step, const traces::Coverage& so_far, double seconds)>;
 
-/// Runs one job on `backend` with every check; stops at the first failure or a stop request. `options`
-/// carries the float tolerance and where its figures accumulate.
+/// Runs one job on `backend` with every check; stops at the first failure, a stop request or when
+/// `cancelled()` turns true (a parallel campaign no longer needs it). `options` carries the float
+/// tolerance and where its figures accumulate.
 JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
-                  const traces::RunOptions& options = {});
+                  const traces::RunOptions& options = {}, const std::function<bool()>& cancelled = {});
 
 /// Shrinks a failing scenario: a candidate is kept while `backend` still fails on it (the same
 /// check) and the reference passes it. Returns the smaller scenario (what it has so far when a stop

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backend_choice.hpp"
+#include "campaign_settings.hpp"
 #include "checker.hpp"
 #include "commands.hpp"
 #include "float_tolerance_option.hpp"
@@ -14,6 +15,8 @@
 #include "number_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/backends/builtin.hpp"
+#include "qsa/backends/plugin_backend.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "stop_request.hpp"
@@ -26,6 +29,7 @@ namespace {
 struct CheckArguments {
   CheckOptions options;
   std::string steps, scenarios = "4", seed = "1", batches = "3000", time_budget;
+  std::string shard, jobs, devices, max_findings = "10";
   WorkerOptions worker;
 };
 
@@ -41,10 +45,30 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   Error tolerance_error;
   if (!parse_float_tolerance_flag(o.float_tolerance, &tolerance, &tolerance_error))
     throw traces::InputError(tolerance_error);
+  o.max_findings = parse_integer_option("--max-findings", a.max_findings, 1, int64_t{1} << 20);
+  if (!a.shard.empty()) {
+    o.shard = parse_shard_option(a.shard);
+    o.keep_going = true;  // a shard collects its findings; the merge judges the campaign
+  }
+  if (!a.devices.empty() && o.backends.empty())
+    throw traces::InputError(
+        Error{"--devices", -1, "needs-backend", "--devices spreads a GPU backend over GPUs: name it (--backend cuda)"});
+  if (!a.devices.empty()) o.devices = parse_devices_option(a.devices, backends::cuda_device_count());
+  o.jobs = a.jobs.empty() ? std::max<int64_t>(1, static_cast<int64_t>(o.devices.size()))
+                          : parse_integer_option("--jobs", a.jobs, 1, 256);
   apply_worker_options(a.worker, &o.backends);
   for (const std::string& name : o.backends) {
     Error error;
-    if (!open_backend(name, &error)) throw traces::InputError(error);
+    const auto backend = open_backend(name, &error);
+    if (!backend) throw traces::InputError(error);
+    if (o.jobs > 1 && dynamic_cast<const backends::PluginBackend*>(backend.get()) != nullptr)
+      throw traces::InputError(Error{"--jobs", -1, "plugin-single-threaded",
+                                     name + ": the plugin ABI does not promise calls from several threads at once "
+                                            "(docs/plugin-abi.md); check plugins with --jobs 1"});
+    if (!o.devices.empty() && !create_backend(name, o.devices[0]))
+      throw traces::InputError(Error{"--devices", -1, "not-a-device-backend",
+                                     name + " has no device ordinal (a CPU backend); --devices spreads GPU backends "
+                                            "(cuda) over GPUs; --jobs N runs any backend on N CPU threads"});
   }
   if (!o.workload.empty()) traces::workload_by_name(o.workload);
   ReportOutput(o.json_path).check();
@@ -77,7 +101,11 @@ void add_check_command(CLI::App& app, CommandJob* job) {
       "the reference after every step. With no arguments: the default campaign, about 30 s on 2 cores.\n"
       "Exit 0: every check ran and passed; 1: a disagreement (a shrunk reproducer is written and\n"
       "the replay command printed); 2: bad usage or input (one JSON line on stdout); 3: what ran\n"
-      "passed but something did not run, or the run was stopped (SIGINT, SIGTERM, --time-budget).");
+      "passed but something did not run, or the run was stopped (SIGINT, SIGTERM, --time-budget).\n"
+      "Scale out: --keep-going collects every finding; --shard K/N runs one part of the campaign and\n"
+      "`qsacheck merge` joins the parts; --jobs N uses N threads; --devices 0,1 uses two GPUs.\n"
+      "  qsacheck check --backend cuda --devices all --json report.json\n"
+      "  qsacheck check --shard 2/4 --json shard-2.json   # on 4 machines, then: qsacheck merge shard-*.json");
   check->add_option("--backend", a->options.backends, "Backend to check (repeatable); default every available one");
   auto* workload =
       check->add_option("--workload", a->options.workload, "Run only this workload model:\n" + traces::workload_help());
@@ -101,6 +129,25 @@ void add_check_command(CLI::App& app, CommandJob* job) {
                     "backend, a failure holding the finding and the replay command, skipped for what did not run");
   check->add_option("--out", a->options.out_dir, "Folder for reproducers (must exist and be writable)")
       ->capture_default_str();
+  check->add_flag("--keep-going", a->options.keep_going,
+                  "Do not stop at the first disagreement: every check and scenario runs, and every finding is\n"
+                  "counted; the first --max-findings (in campaign order) are listed with a shrunk reproducer each");
+  check
+      ->add_option("--max-findings", a->max_findings,
+                   "With --keep-going or --shard: findings listed and shrunk, 1 ... 2^20; the rest are counted\n"
+                   "and the report says how many were not listed")
+      ->capture_default_str();
+  check->add_option("--shard", a->shard,
+                    "Run shard K of N (K/N, N <= 2^16): scenario job i of the campaign runs on shard (i mod N)+1,\n"
+                    "the SPEC 8 examples and the batches on shard 1. Implies --keep-going. `qsacheck merge`\n"
+                    "joins the N reports into the unsharded one (docs/scale-out.md)");
+  check->add_option("--jobs", a->jobs,
+                    "Run the scenario jobs (and the shrinking) on N threads, 1 ... 256, each with its own backend\n"
+                    "instance; the report does not depend on N (default 1, or one per --devices entry)");
+  check->add_option("--devices", a->devices,
+                    "Spread the scenario jobs over these CUDA devices (0,1,... or all), one backend instance and\n"
+                    "stream per device (--jobs N: N instances, worker w on device w mod count); per-device\n"
+                    "figures in the report. GPU backends only (cuda); an error for a CPU backend");
   add_float_tolerance_option(check, &a->options.float_tolerance);
   add_worker_options(check, &a->worker);
   check->callback([=] {

@@ -1,11 +1,32 @@
 #include "check_report.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 
 #include "output.hpp"
 
 namespace qsa::cli {
+
+int64_t campaign_order(size_t backend_index, CampaignPhase phase, int64_t index) {
+  // 2^40 positions per phase: more than any batch count (2^30) or job count.
+  return ((static_cast<int64_t>(backend_index) * 4 + static_cast<int64_t>(phase)) << 40) + index;
+}
+
+RunFacts run_facts_now() {
+  RunFacts facts;
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) == 0) facts.host = name;
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  facts.started_at = date;
+  return facts;
+}
 
 bool CheckReport::failed() const {
   for (const CheckRow& r : rows)
@@ -42,9 +63,36 @@ std::string verdict_text(const CheckReport& r) {
   return "passed what ran; some checks did not run (exit 3; " + which + mode + stopped + ")";
 }
 
+namespace {
+
+// --keep-going: every listed finding with its reproducer, and what the cap left out.
+void print_findings(const CheckReport& r, std::FILE* out) {
+  if (r.findings_total == 0) return;
+  std::fprintf(out, "\n%lld finding(s)%s:\n", static_cast<long long>(r.findings_total),
+               r.findings.size() < static_cast<size_t>(r.findings_total) ? ", the first ones in campaign order" : "");
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const CheckFinding& f = r.findings[i];
+    std::fprintf(out, "  %zu. %s on %s%s: %s\n", i + 1, f.check.c_str(), f.backend.c_str(),
+                 f.device >= 0 ? (" (device " + std::to_string(f.device) + ")").c_str() : "", f.what.c_str());
+    if (!f.reproducer.empty())
+      std::fprintf(out, "     reproducer: %s\n     replay:     %s\n", f.reproducer.c_str(), f.replay_command.c_str());
+  }
+  const int64_t unlisted = r.findings_total - static_cast<int64_t>(r.findings.size());
+  if (unlisted > 0)
+    std::fprintf(out,
+                 "  ... and %lld more: the cap of --max-findings %lld was reached; they are counted in the table\n"
+                 "      but not listed or shrunk (raise --max-findings to see them)\n",
+                 static_cast<long long>(unlisted), static_cast<long long>(r.campaign.max_findings));
+}
+
+}  // namespace
+
 void print_report(const CheckReport& r, std::FILE* out) {
   std::fprintf(out, "\nqsacheck check: seed %llu, backends:", static_cast<unsigned long long>(r.seed));
   for (const std::string& b : r.backends) std::fprintf(out, " %s", b.c_str());
+  if (r.campaign.shard_count > 1)
+    std::fprintf(out, ", shard %lld/%lld", static_cast<long long>(r.campaign.shard_index),
+                 static_cast<long long>(r.campaign.shard_count));
   std::fprintf(out, ", float comparison %s%s\n", r.float_tolerance.to_string().c_str(),
                r.float_tolerance.exact() ? " (bit for bit)" : " (SPEC 6 tolerance mode: NOT an exact result)");
   std::fprintf(out, "\n%-58s %-12s %8s %7s %9s\n", "check", "backend", "cases", "failed", "seconds");
@@ -80,8 +128,11 @@ void print_report(const CheckReport& r, std::FILE* out) {
     if (row.failures > 0)
       std::fprintf(out, "\nFAILED %s on %s:\n  %s\n", row.check.c_str(), row.backend.c_str(),
                    row.first_failure.c_str());
-  if (!r.reproducer.empty())
+  if (r.campaign.keep_going) {
+    print_findings(r, out);
+  } else if (!r.reproducer.empty()) {
     std::fprintf(out, "\nreproducer: %s\nreplay:     %s\n", r.reproducer.c_str(), r.replay_command.c_str());
+  }
   std::fprintf(out, "\nRESULT: %s\n", verdict_text(r).c_str());
   std::fflush(out);
 }
@@ -99,6 +150,13 @@ nlohmann::json report_to_json(const CheckReport& r) {
       j["float_statistics"][backend] = {{"cache.compressed", traces::to_json(stats.compressed)},
                                         {"q_out", traces::to_json(stats.q_out)}};
   }
+  if (!r.float_worst_jobs.empty()) {
+    for (size_t b = 0; b < r.float_worst_jobs.size() && b < r.float_statistics.size(); ++b) {
+      auto& entry = j["float_statistics"][r.float_statistics[b].first];
+      entry["cache.compressed"]["worst_job"] = r.float_worst_jobs[b].first;
+      entry["q_out"]["worst_job"] = r.float_worst_jobs[b].second;
+    }
+  }
   j["checks"] = nlohmann::json::array();
   for (const CheckRow& row : r.rows)
     j["checks"].push_back({{"check", row.check},
@@ -106,7 +164,51 @@ nlohmann::json report_to_json(const CheckReport& r) {
                            {"cases", row.cases},
                            {"failures", row.failures},
                            {"seconds", row.seconds},
-                           {"first_failure", row.first_failure}});
+                           {"first_failure", row.first_failure},
+                           {"first_failure_order", row.first_failure_order}});
+  const CampaignIdentity& id = r.campaign;
+  j["campaign"] = {{"qsacheck_version", id.tool_version},
+                   {"commit", id.commit},
+                   {"spec_version", id.spec_version},
+                   {"settings_hash", id.settings_hash},
+                   {"shard", {{"index", id.shard_index}, {"count", id.shard_count}}},
+                   {"keep_going", id.keep_going},
+                   {"max_findings", id.max_findings},
+                   {"jobs_total", id.jobs_total}};
+  j["findings_total"] = r.findings_total;
+  j["findings_not_listed"] = r.findings_total - static_cast<int64_t>(r.findings.size());
+  j["findings"] = nlohmann::json::array();
+  for (const CheckFinding& f : r.findings)
+    j["findings"].push_back({{"order", f.order},
+                             {"backend", f.backend},
+                             {"check", f.check},
+                             {"job", f.job},
+                             {"workload", f.workload},
+                             {"seed", f.seed},
+                             {"step", f.step},
+                             {"finding", f.what},
+                             {"reproducer", f.reproducer},
+                             {"replay", f.replay_command},
+                             {"device", f.device}});
+  j["jobs"] = nlohmann::json::array();
+  for (const JobRecord& job : r.jobs)
+    j["jobs"].push_back({{"index", job.index},
+                         {"backend", job.backend},
+                         {"workload", job.workload},
+                         {"seed", job.seed},
+                         {"steps_run", job.steps_run},
+                         {"result", job.result},
+                         {"device", job.device},
+                         {"seconds", job.seconds}});
+  nlohmann::json devices = nlohmann::json::array();
+  for (const RunFacts::Device& d : r.run.devices)
+    devices.push_back({{"device", d.device}, {"jobs", d.jobs}, {"steps", d.steps}, {"seconds", d.seconds}});
+  j["run"] = {{"host", r.run.host},
+              {"started_at", r.run.started_at},
+              {"seconds", r.run.wall_seconds},
+              {"threads", r.run.threads},
+              {"devices", devices}};
+  if (!r.run.merged_from.is_null()) j["run"]["merged_from"] = r.run.merged_from;
   const traces::Coverage& c = r.coverage;
   j["coverage"] = {{"steps", c.steps},
                    {"rows", c.rows},

@@ -24,7 +24,70 @@ struct CheckRow {
   int64_t failures = 0;
   double seconds = 0;
   std::string first_failure;
+  int64_t first_failure_order = -1;  // campaign_order() of the first failure: a merge keeps the earliest
 };
+
+/// Where a finding lies in the unsharded campaign: backends in order, then per backend the SPEC 8
+/// examples, the generated batches, the invalid batches and the scenario jobs. Findings are listed
+/// (and capped by --max-findings) in this order, so every shard keeps the campaign's first ones.
+enum class CampaignPhase { kExamples = 0, kGeneratedBatches = 1, kInvalidBatches = 2, kScenarios = 3 };
+int64_t campaign_order(size_t backend_index, CampaignPhase phase, int64_t index);
+
+/// One disagreement of a --keep-going campaign (or the one of a campaign that stops at the first).
+struct CheckFinding {
+  int64_t order = 0;  // campaign_order()
+  std::string backend;
+  std::string check;     // the row's check
+  int64_t job = -1;      // scenario job index in the unsharded campaign; -1 for examples and batches
+  std::string workload;  // scenario findings
+  uint64_t seed = 0;
+  int64_t step = -1;
+  std::string what;  // the finding as the row's first_failure says it
+  std::string reproducer;
+  std::string replay_command;
+  int device = -1;  // the device the job ran on (--devices); -1 for a CPU backend
+};
+
+/// One scenario job as run: the merge checks that every job of the campaign ran exactly once.
+struct JobRecord {
+  int64_t index = 0;  // in the unsharded campaign
+  std::string backend;
+  std::string workload;
+  uint64_t seed = 0;
+  int64_t steps_run = 0;
+  std::string result;  // "passed", "failed", "stopped"
+  int device = -1;
+  double seconds = 0;
+};
+
+/// What makes several reports one campaign (`qsacheck merge` compares it).
+struct CampaignIdentity {
+  std::string tool_version, commit, spec_version;
+  std::string settings_hash;  // of every setting that shapes the jobs (campaign_settings.hpp)
+  int64_t shard_index = 1;    // K of --shard K/N; 1/1 unsharded
+  int64_t shard_count = 1;
+  bool keep_going = false;
+  int64_t max_findings = 0;
+  int64_t jobs_total = 0;  // scenario jobs per backend in the unsharded campaign
+};
+
+/// Figures of this run that are not the campaign's result: equal campaigns may differ in them.
+struct RunFacts {
+  std::string host;
+  std::string started_at;  // UTC, ISO 8601
+  double wall_seconds = 0;
+  int64_t threads = 1;  // --jobs
+  struct Device {
+    int device = -1;
+    int64_t jobs = 0, steps = 0;
+    double seconds = 0;
+  };
+  std::vector<Device> devices;           // per device (or CPU worker) figures
+  nlohmann::json merged_from = nullptr;  // merge: the shards' own run facts
+};
+
+/// This host's name and the date now (UTC, ISO 8601): the start of a run's facts.
+RunFacts run_facts_now();
 
 struct CheckReport {
   uint64_t seed = 0;
@@ -43,6 +106,14 @@ struct CheckReport {
   /// Tolerance mode: per backend, the row-ulp figures of its scenarios (a deque keeps the
   /// addresses the runs accumulate into).
   std::deque<std::pair<std::string, traces::StepFloatStatistics>> float_statistics;
+  /// Per backend: the job index whose element is the worst of compressed and q_out (a merge keeps
+  /// the earliest of equal distances, as one sequential run does); -1 when none.
+  std::vector<std::pair<int64_t, int64_t>> float_worst_jobs;
+  CampaignIdentity campaign;
+  std::vector<CheckFinding> findings;  // the first --max-findings, in campaign order
+  int64_t findings_total = 0;          // all of them, listed or not
+  std::vector<JobRecord> jobs;         // in job index order
+  RunFacts run;
 
   bool failed() const;
   /// 0 every check ran and passed, 1 a check failed, 3 passed but something did not run.

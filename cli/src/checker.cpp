@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <map>
-#include <set>
+#include <mutex>
 #include <sstream>
 
 #include "backend_choice.hpp"
 #include "float_tolerance_option.hpp"
+#include "job_pool.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
 #include "qsa/backends/worker_backend.hpp"
@@ -19,15 +19,30 @@
 #include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/limits.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/shrinker.hpp"
 #include "stop_request.hpp"
+#include "version.hpp"
 
 namespace qsa::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+const char* const kExamplesCheck = "SPEC 8 worked examples and ring survival";
+const char* const kGeneratedCheck = "metadata on generated batches (SPEC 7.4, reference)";
+const char* const kInvalidCheck = "validation errors on invalid batches (SPEC 1.4, reference)";
+
+// The line a finished job leaves on stderr.
+std::string job_line(const std::string& backend, const JobResult& r) {
+  const std::string label = backend + " " + r.workload + " seed " + std::to_string(r.seed);
+  if (r.failure) return "FAIL " + label + ": " + traces::to_string(*r.failure);
+  if (r.stopped) return label + ": stopped after " + std::to_string(r.steps_run) + " passing steps";
+  return label + ": " + std::to_string(r.steps_run) + " steps passed (" +
+         std::to_string(static_cast<int64_t>(r.seconds * 1000)) + " ms)";
+}
 
 // A backend name in a file name: a worker's command may hold blanks, quotes and long paths.
 std::string file_safe(std::string name) {
@@ -63,9 +78,17 @@ class WorkerTimeoutFor {
 
 }  // namespace
 
-Checker::Checker(CheckOptions options) : options_(std::move(options)) { report_.seed = options_.seed; }
+Checker::Checker(CheckOptions options) : options_(std::move(options)) {
+  report_.seed = options_.seed;
+  if (options_.shard.count > 1) options_.keep_going = true;  // a shard never stops at a finding
+  if (!options_.make_backend)
+    options_.make_backend = [](const std::string& name, int device) { return create_backend(name, device); };
+}
 
 CheckReport Checker::run() {
+  const auto start = Clock::now();
+  report_.run = run_facts_now();
+  report_.run.threads = std::max<int64_t>(1, options_.jobs);
   Error error;
   if (!parse_float_tolerance_flag(options_.float_tolerance, &tolerance_, &error)) {
     report_.setup_error = error;
@@ -78,22 +101,42 @@ CheckReport Checker::run() {
     return report_;
   }
   std::vector<CampaignJob> jobs;
+  CampaignSettings settings;
   try {
     jobs = campaign();
     // Every scenario's caches are sized now, before anything is allocated or run.
     for (const CampaignJob& job : jobs) traces::resolve_workload(job.workload, job.seed);
+    if (!options_.requests_csv.empty()) settings.requests_csv_text = traces::read_input_text(options_.requests_csv);
   } catch (const traces::InputError& e) {
     report_.setup_error = e.error();
     return report_;
   }
+  settings.backends = report_.backends;
+  settings.jobs = jobs;
+  settings.seed = options_.seed;
+  settings.batches = options_.batches;
+  settings.float_tolerance = tolerance_.to_string();
+  settings.max_findings = options_.keep_going ? options_.max_findings : 1;
+  report_.campaign =
+      CampaignIdentity{tool_version(),          git_commit(),          spec_version(),
+                       settings_hash(settings), options_.shard.index,  options_.shard.count,
+                       options_.keep_going,     settings.max_findings, static_cast<int64_t>(jobs.size())};
   for (size_t b = 0; b < report_.backends.size(); ++b) {
     const std::string& name = report_.backends[b];
-    auto backend = BackendRegistry::global().create(name);
-    run_spec_examples(name, *backend);
-    if (!report_.failed()) run_generated_batches(name, *backend);
-    if (!report_.failed()) run_invalid_batches(name, *backend);
-    if (!report_.failed() && report_.stopped_by.empty()) run_scenarios(name, *backend, jobs);
-    if (report_.failed()) break;
+    row_of_workload_.clear();
+    declined_.clear();
+    step_update_missing_ = false;
+    const bool go_on = options_.keep_going;
+    if (options_.shard.index == 1) {  // the examples and batches are shard 1's
+      auto backend = make_backend(name, device_of_worker(0));
+      run_spec_examples(b, name, *backend);
+      if (go_on || !report_.failed()) run_generated_batches(b, name, *backend);
+      if (go_on || !report_.failed()) run_invalid_batches(b, name, *backend);
+    } else {
+      add_rows_of_other_shards(name);
+    }
+    if ((go_on || !report_.failed()) && report_.stopped_by.empty()) run_scenarios(b, name, jobs);
+    if (!go_on && report_.failed()) break;
     if (!report_.stopped_by.empty()) {
       for (size_t rest = b + 1; rest < report_.backends.size(); ++rest)
         report_.not_run.push_back("every check of " + report_.backends[rest] + " (stopped by " + report_.stopped_by +
@@ -101,6 +144,14 @@ CheckReport Checker::run() {
       break;
     }
   }
+  if (options_.keep_going) {  // one order for every shard and thread count (a merge sorts the same way)
+    std::sort(report_.not_run.begin(), report_.not_run.end());
+    report_.not_run.erase(std::unique(report_.not_run.begin(), report_.not_run.end()), report_.not_run.end());
+  }
+  write_reproducers();
+  std::sort(report_.run.devices.begin(), report_.run.devices.end(),
+            [](const RunFacts::Device& x, const RunFacts::Device& y) { return x.device < y.device; });
+  report_.run.wall_seconds = since(start);
   return report_;
 }
 
@@ -119,24 +170,67 @@ std::vector<CampaignJob> Checker::campaign() const {
 
 int64_t Checker::steps_or(int64_t fallback) const { return options_.steps > 0 ? options_.steps : fallback; }
 
-void Checker::fail(CheckRow& row, const std::string& what) {
-  if (row.failures++ == 0) row.first_failure = what;
+int Checker::device_of_worker(int worker) const {
+  if (options_.devices.empty()) return -1;
+  return options_.devices[static_cast<size_t>(worker) % options_.devices.size()];
 }
 
-void Checker::run_spec_examples(const std::string& name, Backend& backend) {
+std::unique_ptr<Backend> Checker::make_backend(const std::string& name, int device) const {
+  auto backend = options_.make_backend(name, device);
+  if (!backend)
+    throw std::runtime_error("backend " + name + " could not be created on device " + std::to_string(device));
+  return backend;
+}
+
+bool Checker::fail(CheckRow& row, CheckFinding finding) {
+  if (row.failures++ == 0) {
+    row.first_failure = finding.what;
+    row.first_failure_order = finding.order;
+  }
+  ++report_.findings_total;
+  const size_t cap = options_.keep_going ? static_cast<size_t>(options_.max_findings) : SIZE_MAX;
+  if (report_.findings.size() >= cap) return false;
+  finding.backend = row.backend;
+  finding.check = row.check;
+  report_.findings.push_back(std::move(finding));
+  return true;
+}
+
+void Checker::add_pending(std::optional<MetadataInput> batch, std::string what, std::optional<JobResult> job) {
+  if (!options_.shrink) return;
+  pending_.push_back(Pending{report_.findings.size() - 1, std::move(batch), std::move(what), std::move(job)});
+}
+
+void Checker::add_rows_of_other_shards(const std::string& name) {
+  if (!options_.keep_going) return;
+  for (const char* check : {kExamplesCheck, kGeneratedCheck, kInvalidCheck}) report_.add(check, name);
+}
+
+void Checker::run_spec_examples(size_t b, const std::string& name, Backend& backend) {
   const auto start = Clock::now();
-  CheckRow& row = report_.add("SPEC 8 worked examples and ring survival", name);
+  const size_t row_index = report_.rows.size();
+  report_.add(kExamplesCheck, name);
+  auto example_failure = [&](int64_t index, const std::string& what) {
+    CheckFinding f;
+    f.order = campaign_order(b, CampaignPhase::kExamples, index);
+    f.what = what;
+    f.device = device_of_worker(0);
+    fail(report_.rows[row_index], std::move(f));
+  };
+  int64_t index = 0;
   for (const MetadataExample& example : spec_metadata_examples()) {
     const traces::MetadataRun run = traces::run_metadata(backend, example.input);
     if (is_declined(run.status, run.error)) {
       not_run(name, "SPEC 8 example " + example.name, run.error);
+      ++index;
       continue;
     }
-    ++row.cases;
+    ++report_.rows[row_index].cases;
     if (auto finding = traces::judge_metadata(example.input, run, traces::MetadataChecks{true, nullptr}))
-      fail(row, example.name + ": " + finding->to_string());
+      example_failure(index, example.name + ": " + finding->to_string());
     else if (auto diff = compare_with_example(example, run.output))
-      fail(row, example.name + ": " + *diff);
+      example_failure(index, example.name + ": " + *diff);
+    ++index;
   }
   Error declined;
   auto build = [&](const MetadataInput& in, MetadataOutput* out, Error* e) {
@@ -144,16 +238,17 @@ void Checker::run_spec_examples(const std::string& name, Backend& backend) {
     if (is_declined(status, *e)) declined = *e;
     return status;
   };
-  for (int64_t s = 0; s < 64 && declined.rule.empty(); ++s, ++row.cases)
-    if (auto failure = check_ring_survival(s, build); failure && declined.rule.empty()) fail(row, *failure);
+  for (int64_t s = 0; s < 64 && declined.rule.empty(); ++s, ++report_.rows[row_index].cases)
+    if (auto failure = check_ring_survival(s, build); failure && declined.rule.empty())
+      example_failure(index + s, *failure);
   if (!declined.rule.empty()) not_run(name, "ring survival", declined);
-  row.seconds = since(start);
+  report_.rows[row_index].seconds = since(start);
 }
 
-void Checker::run_generated_batches(const std::string& name, Backend& backend) {
+void Checker::run_generated_batches(size_t b, const std::string& name, Backend& backend) {
   const auto start = Clock::now();
   const size_t row_index = report_.rows.size();
-  report_.add("metadata on generated batches (SPEC 7.4, reference)", name);
+  report_.add(kGeneratedCheck, name);
   ProgressLine progress(options_.quiet);
   int64_t declined_batches = 0;
   for (int64_t i = 0; i < options_.batches; ++i) {
@@ -174,9 +269,12 @@ void Checker::run_generated_batches(const std::string& name, Backend& backend) {
       continue;
     }
     if (failure) {
-      fail(row, "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + "): " + *failure);
-      if (options_.shrink) write_batch_reproducer(name, "batch" + std::to_string(i), generated.input);
-      break;
+      CheckFinding f;
+      f.order = campaign_order(b, CampaignPhase::kGeneratedBatches, i);
+      f.what = "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + "): " + *failure;
+      f.device = device_of_worker(0);
+      if (fail(row, std::move(f))) add_pending(generated.input, "batch" + std::to_string(i), std::nullopt);
+      if (!options_.keep_going) break;
     }
     progress.update(name + ": metadata batch " + std::to_string(i + 1) + "/" + std::to_string(options_.batches));
   }
@@ -198,118 +296,212 @@ std::optional<std::string> Checker::check_batch(Backend& backend, const Metadata
   return std::nullopt;
 }
 
-void Checker::write_batch_reproducer(const std::string& name, const std::string& what, const MetadataInput& input) {
-  const std::string file = options_.out_dir + "/qsacheck-failure-" + file_safe(name) + "-" + what + ".json";
+void Checker::write_batch_reproducer(CheckFinding& finding, const std::string& what, const MetadataInput& input) {
+  const std::string file = options_.out_dir + "/qsacheck-failure-" + file_safe(finding.backend) + "-" + what + ".json";
   if (auto why = write_file_atomically(file, json_text(traces::metadata_input_to_json(input)) + "\n")) {
     report_.unwritten.push_back("the reproducer " + file + " (" + *why + ")");
     return;
   }
-  report_.reproducer = file;
-  report_.replay_command = replay_command(name, file);
+  finding.reproducer = file;
+  finding.replay_command = replay_command(finding.backend, file);
 }
 
-void Checker::run_invalid_batches(const std::string& name, Backend& backend) {
+void Checker::run_invalid_batches(size_t b, const std::string& name, Backend& backend) {
   const auto start = Clock::now();
-  CheckRow& row = report_.add("validation errors on invalid batches (SPEC 1.4, reference)", name);
+  const size_t row_index = report_.rows.size();
+  report_.add(kInvalidCheck, name);
   const int64_t count = std::max<int64_t>(1, options_.batches / 10);
   for (int64_t i = 0; i < count; ++i) {
-    ++row.cases;
+    ++report_.rows[row_index].cases;
     traces::Rng rng = traces::Rng(options_.seed ^ 0x1a7a11dULL).fork(static_cast<uint64_t>(i));
     const traces::GeneratedBatch generated = traces::random_invalid_metadata_input(rng);
     Error declined;  // stays empty: validation comes before any capability (docs/decisions.md)
     if (auto failure = check_batch(backend, generated.input, &declined)) {
-      fail(row, "invalid batch " + std::to_string(i) + ": " + *failure);
-      if (options_.shrink) write_batch_reproducer(name, "invalid-batch" + std::to_string(i), generated.input);
-      break;
+      CheckFinding f;
+      f.order = campaign_order(b, CampaignPhase::kInvalidBatches, i);
+      f.what = "invalid batch " + std::to_string(i) + ": " + *failure;
+      f.device = device_of_worker(0);
+      if (fail(report_.rows[row_index], std::move(f)))
+        add_pending(generated.input, "invalid-batch" + std::to_string(i), std::nullopt);
+      if (!options_.keep_going) break;
     }
   }
-  row.seconds = since(start);
+  report_.rows[row_index].seconds = since(start);
 }
 
-void Checker::run_scenarios(const std::string& name, Backend& backend, const std::vector<CampaignJob>& jobs) {
+void Checker::run_scenarios(size_t b, const std::string& name, const std::vector<CampaignJob>& jobs) {
   ProgressLine progress(options_.quiet);
-  bool step_update_missing = false;
-  std::set<std::string> declined;                 // what the backend's capabilities left out, once each
-  std::map<std::string, size_t> row_of_workload;  // indices: rows_ grows while we hold them
-  traces::RunOptions run_options;
-  run_options.float_tolerance = tolerance_;
+  std::mutex progress_mutex;  // workers report progress from their threads
+  if (options_.keep_going)    // every workload's row, in campaign order, whichever jobs this shard runs
+    for (const CampaignJob& job : jobs)
+      if (row_of_workload_.emplace(job.workload.name, report_.rows.size()).second)
+        report_.add("scenarios: " + job.workload.name, name);
+  std::vector<int64_t> mine;  // this shard's jobs, as indices into the unsharded campaign
+  for (int64_t i = 0; i < static_cast<int64_t>(jobs.size()); ++i)
+    if (options_.shard.owns(i)) mine.push_back(i);
+  const int workers = static_cast<int>(std::max<int64_t>(1, options_.jobs));
+  std::vector<std::unique_ptr<Backend>> backends(static_cast<size_t>(workers));  // one per worker, made there
+  std::vector<std::optional<JobResult>> results(mine.size());
+  std::vector<traces::StepFloatStatistics> statistics(mine.size(), traces::StepFloatStatistics(tolerance_.ulps));
+  const int64_t reported = run_pool(
+      static_cast<int64_t>(mine.size()), workers, !options_.keep_going,
+      [&](int64_t k, int worker, const std::function<bool()>& cancelled) {
+        if (stop_requested()) return false;
+        auto& backend = backends[static_cast<size_t>(worker)];
+        if (!backend) backend = make_backend(name, device_of_worker(worker));
+        traces::RunOptions run_options;
+        run_options.float_tolerance = tolerance_;
+        if (!tolerance_.exact()) run_options.float_statistics = &statistics[static_cast<size_t>(k)];
+        const CampaignJob& job = jobs[static_cast<size_t>(mine[static_cast<size_t>(k)])];
+        JobResult result = run_job(
+            job, *backend,
+            [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, double seconds) {
+              std::ostringstream os;
+              os << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", "
+                 << c.rows << " rows, " << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
+              std::lock_guard<std::mutex> lock(progress_mutex);
+              progress.update(os.str());
+            },
+            run_options, cancelled);
+        result.device = device_of_worker(worker);
+        const bool failed = result.failure.has_value();
+        if (!failed) result.scenario = {};  // only a failing one is shrunk
+        if (!cancelled()) {                 // the line each job leaves, as it ends
+          std::lock_guard<std::mutex> lock(progress_mutex);
+          progress.finish(job_line(name, result));
+        }
+        results[static_cast<size_t>(k)] = std::move(result);
+        return failed;
+      });
   if (!tolerance_.exact()) {
     report_.float_statistics.emplace_back(name, traces::StepFloatStatistics(tolerance_.ulps));
-    run_options.float_statistics = &report_.float_statistics.back().second;
+    report_.float_worst_jobs.emplace_back(-1, -1);
   }
-  for (size_t job_index = 0; job_index < jobs.size(); ++job_index) {
-    const CampaignJob& job = jobs[job_index];
-    if (stop_requested()) {
-      note_stop(std::to_string(jobs.size() - job_index) + " of " + std::to_string(jobs.size()) + " scenarios on " +
-                name);
-      break;
+  int64_t not_started = 0;
+  for (int64_t k = 0; k < reported; ++k) {
+    std::optional<JobResult>& result = results[static_cast<size_t>(k)];
+    if (!result) {
+      ++not_started;
+      continue;
     }
-    if (row_of_workload.count(job.workload.name) == 0) {
-      row_of_workload[job.workload.name] = report_.rows.size();
-      report_.add("scenarios: " + job.workload.name, name);
+    const int64_t index = mine[static_cast<size_t>(k)];
+    if (!tolerance_.exact()) {
+      auto& into = report_.float_statistics.back().second;
+      const auto& from = statistics[static_cast<size_t>(k)];
+      if (traces::absorb(into.compressed, from.compressed)) report_.float_worst_jobs.back().first = index;
+      if (traces::absorb(into.q_out, from.q_out)) report_.float_worst_jobs.back().second = index;
     }
-    const auto start = Clock::now();
-    const JobResult result = run_job(
-        job, backend,
-        [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, double seconds) {
-          std::ostringstream os;
-          os << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", "
-             << c.rows << " rows, " << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
-          progress.update(os.str());
-        },
-        run_options);
-    CheckRow& row = report_.rows[row_of_workload[job.workload.name]];
-    ++row.cases;
-    row.seconds += since(start);
-    report_.coverage += result.coverage;
-    step_update_missing |= !result.step_update_ran && result.declined.empty();
-    for (const std::string& what : result.declined)
-      if (declined.insert(job.workload.name + ": " + what).second)
-        report_.not_run.push_back("scenarios of " + job.workload.name + " on " + name + ": " + what);
-    if (result.failure) {
-      report_.first_failure_step = result.failure->step;
-      fail(row, "seed " + std::to_string(job.seed) + ", " + traces::to_string(*result.failure));
-      progress.finish("FAIL " + name + " " + job.workload.name + " seed " + std::to_string(job.seed) + ": " +
-                      traces::to_string(*result.failure));
-      if (options_.shrink && !result.failure->invalid_scenario) write_reproducer(name, result, progress);
-      return;
-    }
-    if (result.stopped) {
-      progress.finish(name + " " + job.workload.name + " seed " + std::to_string(job.seed) + ": stopped after " +
-                      std::to_string(result.steps_run) + " passing steps");
-      note_stop("seed " + std::to_string(job.seed) + " of " + job.workload.name + " from step " +
-                std::to_string(result.steps_run) + ", and " + std::to_string(jobs.size() - job_index - 1) +
-                " more scenarios on " + name);
-      break;
-    }
-    progress.finish(name + " " + job.workload.name + " seed " + std::to_string(job.seed) + ": " +
-                    std::to_string(result.steps_run) + " steps passed (" +
-                    std::to_string(static_cast<int64_t>(result.seconds * 1000)) + " ms)");
+    const bool failed = result->failure.has_value();
+    take_job_result(b, name, index, std::move(*result));
+    if (failed && !options_.keep_going) return;
   }
-  if (step_update_missing)
+  if (not_started > 0)
+    note_stop(std::to_string(not_started) + " of " + std::to_string(mine.size()) + " scenarios on " + name);
+  if (step_update_missing_)
     report_.not_run.push_back("step update on " + name +
                               ": the backend does not implement it (its metadata was checked)");
+}
+
+void Checker::take_job_result(size_t b, const std::string& name, int64_t index, JobResult result) {
+  if (row_of_workload_.count(result.workload) == 0) {
+    row_of_workload_[result.workload] = report_.rows.size();
+    report_.add("scenarios: " + result.workload, name);
+  }
+  CheckRow& row = report_.rows[row_of_workload_[result.workload]];
+  ++row.cases;
+  row.seconds += result.seconds;
+  report_.coverage += result.coverage;
+  for (const std::string& what : result.declined)
+    if (declined_.insert(result.workload + ": " + what).second)
+      report_.not_run.push_back("scenarios of " + result.workload + " on " + name + ": " + what);
+  JobRecord record{index,    name,          result.workload, result.seed, result.steps_run,
+                   "passed", result.device, result.seconds};
+  if (result.failure)
+    record.result = "failed";
+  else if (result.stopped)
+    record.result = "stopped";
+  report_.jobs.push_back(record);
+  step_update_missing_ |= !result.step_update_ran && result.declined.empty();
+  if (result.device >= 0) {
+    auto it = std::find_if(report_.run.devices.begin(), report_.run.devices.end(),
+                           [&](const RunFacts::Device& d) { return d.device == result.device; });
+    if (it == report_.run.devices.end()) it = report_.run.devices.insert(it, RunFacts::Device{result.device});
+    ++it->jobs;
+    it->steps += result.steps_run;
+    it->seconds += result.seconds;
+  }
+  if (result.failure) {
+    if (report_.first_failure_step < 0) report_.first_failure_step = result.failure->step;
+    CheckFinding f;
+    f.order = campaign_order(b, CampaignPhase::kScenarios, index);
+    f.job = index;
+    f.workload = result.workload;
+    f.seed = result.seed;
+    f.step = result.failure->step;
+    f.what = "seed " + std::to_string(result.seed) + ", " + traces::to_string(*result.failure);
+    f.device = result.device;
+    const bool replayable = !result.failure->invalid_scenario;
+    if (fail(row, std::move(f)) && replayable) add_pending(std::nullopt, "", std::move(result));
+    return;
+  }
+  if (result.stopped)
+    note_stop("seed " + std::to_string(result.seed) + " of " + result.workload + " from step " +
+              std::to_string(result.steps_run) + " on " + name);
 }
 
 void Checker::not_run(const std::string& name, const std::string& what, const Error& why) {
   report_.not_run.push_back(what + " on " + name + ": " + why.message);
 }
 
-void Checker::write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress) {
-  const bool fault = result.failure->field == kWorkerFaultField;
-  const WorkerTimeoutFor candidate_timeout(fault ? kFaultCandidateTimeout : backends::worker_timeout());
-  progress.finish("shrinking the failing scenario (" + std::to_string(result.scenario.steps.size()) + " steps" +
-                  (fault ? ", a worker fault: at most " + std::to_string(kFaultCandidateTimeout.count() / 1000) +
-                               " s a call, " + std::to_string(static_cast<int>(kFaultShrinkSeconds)) + " s in all"
-                         : std::string()) +
-                  ") ...");
-  const traces::Scenario small = shrink_failure(
-      result.scenario, *result.failure, name, tolerance_,
-      [&](const traces::Scenario& s, int64_t tries) {
-        progress.update("shrinking: " + std::to_string(tries) + " tries, " + std::to_string(s.steps.size()) +
-                        " steps left");
-      },
-      fault ? kFaultShrinkSeconds : 0);
+void Checker::write_reproducers() {
+  ProgressLine progress(options_.quiet);
+  std::mutex progress_mutex;
+  // Shrinking is the costly part: the scenario findings shrink on the --jobs threads at once.
+  std::vector<size_t> scenario_pending;
+  for (size_t i = 0; i < pending_.size(); ++i)
+    if (pending_[i].job) scenario_pending.push_back(i);
+  std::vector<traces::Scenario> shrunk(scenario_pending.size());
+  if (!scenario_pending.empty())
+    progress.finish("shrinking " + std::to_string(scenario_pending.size()) + " failing scenario(s) ...");
+  // A worker fault shrinks like any failure, but each call of a candidate has at most
+  // kFaultCandidateTimeout (the timeout is process-wide: set before the threads start) and the
+  // shrink kFaultShrinkSeconds; the replays of the shrunk scenarios below run under it too.
+  bool any_fault = false;
+  for (size_t i : scenario_pending) any_fault |= pending_[i].job->failure->field == kWorkerFaultField;
+  const WorkerTimeoutFor candidate_timeout(any_fault ? kFaultCandidateTimeout : backends::worker_timeout());
+  run_pool(static_cast<int64_t>(scenario_pending.size()), static_cast<int>(std::max<int64_t>(1, options_.jobs)), false,
+           [&](int64_t k, int, const std::function<bool()>&) {
+             const Pending& p = pending_[scenario_pending[static_cast<size_t>(k)]];
+             const std::string& backend = report_.findings[p.finding].backend;
+             const bool fault = p.job->failure->field == kWorkerFaultField;
+             shrunk[static_cast<size_t>(k)] = shrink_failure(
+                 p.job->scenario, *p.job->failure, backend, tolerance_,
+                 [&](const traces::Scenario& s, int64_t tries) {
+                   std::lock_guard<std::mutex> lock(progress_mutex);
+                   progress.update("shrinking " + backend + " seed " + std::to_string(p.job->seed) + ": " +
+                                   std::to_string(tries) + " tries, " + std::to_string(s.steps.size()) + " steps left");
+                 },
+                 fault ? kFaultShrinkSeconds : 0);
+             return false;
+           });
+  size_t next_shrunk = 0;
+  for (Pending& p : pending_) {
+    CheckFinding& finding = report_.findings[p.finding];
+    if (p.batch)
+      write_batch_reproducer(finding, p.batch_what, *p.batch);
+    else
+      write_scenario_reproducer(finding, *p.job, shrunk[next_shrunk++], progress);
+    if (report_.reproducer.empty() && !finding.reproducer.empty()) {
+      report_.reproducer = finding.reproducer;
+      report_.replay_command = finding.replay_command;
+    }
+  }
+  pending_.clear();
+}
+
+void Checker::write_scenario_reproducer(CheckFinding& finding, const JobResult& result, const traces::Scenario& small,
+                                        ProgressLine& progress) {
+  const std::string& name = finding.backend;
   const std::string file = options_.out_dir + "/qsacheck-repro-" + file_safe(name) + "-" + result.workload + "-" +
                            std::to_string(result.seed) + ".scenario";
   std::ostringstream text;
@@ -318,16 +510,16 @@ void Checker::write_reproducer(const std::string& name, const JobResult& result,
     report_.unwritten.push_back("the reproducer " + file + " (" + *why + ")");
     return;
   }
-  report_.reproducer = file;
-  report_.replay_command =
-      replay_command(name, file) + (tolerance_.exact() ? "" : " --float-tolerance " + tolerance_.to_string());
   auto backend = BackendRegistry::global().create(name);
   traces::RunOptions options;
   options.float_tolerance = tolerance_;
   const auto again = traces::run_scenario(small, *backend, options);
-  progress.finish("shrunk to " + std::to_string(small.steps.size()) + " steps, " +
-                  std::to_string(traces::requests_of(small).size()) + " requests; it fails " +
-                  (again ? traces::to_string(*again) : std::string("(no longer fails?)")));
+  progress.finish("shrunk " + name + " " + result.workload + " seed " + std::to_string(result.seed) + " to " +
+                  std::to_string(small.steps.size()) + " steps, " + std::to_string(traces::requests_of(small).size()) +
+                  " requests; it fails " + (again ? traces::to_string(*again) : std::string("(no longer fails?)")));
+  finding.reproducer = file;
+  finding.replay_command =
+      replay_command(name, file) + (tolerance_.exact() ? "" : " --float-tolerance " + tolerance_.to_string());
 }
 
 void Checker::note_stop(const std::string& what_is_left) {

@@ -5,12 +5,16 @@
 // failure into a reproducer.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "campaign.hpp"
+#include "campaign_settings.hpp"
 #include "check_report.hpp"
 #include "progress_line.hpp"
 
@@ -30,6 +34,13 @@ struct CheckOptions {
   std::string float_tolerance = "exact";  // --float-tolerance: exact or row-ulp:N
   bool shrink = true;                     // shrink the first failing scenario and write a reproducer
   bool quiet = false;                     // no progress lines, no report (the caller prints)
+  bool keep_going = false;                // every check and job runs; findings are collected
+  int64_t max_findings = 10;              // --keep-going: findings listed and shrunk (the rest counted)
+  ShardSpec shard;                        // --shard K/N (implies keep_going)
+  int64_t jobs = 1;                       // --jobs: threads running scenario jobs (and shrinking)
+  std::vector<int> devices;               // --devices: worker w uses devices[w % size]; empty: CPU or device 0
+  /// Creates a backend instance on a device (-1: the backend's default); tests pass a stand-in.
+  std::function<std::unique_ptr<Backend>(const std::string& name, int device)> make_backend;
 };
 
 class Checker {
@@ -44,21 +55,43 @@ class Checker {
 
  private:
   int64_t steps_or(int64_t fallback) const;
-  void fail(CheckRow& row, const std::string& what);
-  void run_spec_examples(const std::string& name, Backend& backend);
-  void run_generated_batches(const std::string& name, Backend& backend);
-  void run_invalid_batches(const std::string& name, Backend& backend);
+  /// Counts a failure on `row`; true when the finding is listed (within --max-findings), so the
+  /// caller may keep what its reproducer needs.
+  bool fail(CheckRow& row, CheckFinding finding);
+  void add_pending(std::optional<MetadataInput> batch, std::string what, std::optional<JobResult> job);
+  void run_spec_examples(size_t b, const std::string& name, Backend& backend);
+  void run_generated_batches(size_t b, const std::string& name, Backend& backend);
+  void run_invalid_batches(size_t b, const std::string& name, Backend& backend);
+  void add_rows_of_other_shards(const std::string& name);
   /// A failure, or nullopt; *declined is set when the input lies outside the backend's capabilities.
   std::optional<std::string> check_batch(Backend& backend, const MetadataInput& input, Error* declined);
   void not_run(const std::string& name, const std::string& what, const Error& why);
-  void write_batch_reproducer(const std::string& name, const std::string& what, const MetadataInput& input);
-  void run_scenarios(const std::string& name, Backend& backend, const std::vector<CampaignJob>& jobs);
-  void write_reproducer(const std::string& name, const JobResult& result, ProgressLine& progress);
+  void write_batch_reproducer(CheckFinding& finding, const std::string& what, const MetadataInput& input);
+  void run_scenarios(size_t b, const std::string& name, const std::vector<CampaignJob>& jobs);
+  /// Processes one finished job, in job order: rows, coverage, findings, what it declined.
+  void take_job_result(size_t b, const std::string& name, int64_t index, JobResult result);
+  void write_reproducers();
+  void write_scenario_reproducer(CheckFinding& finding, const JobResult& result, const traces::Scenario& small,
+                                 ProgressLine& progress);
   void note_stop(const std::string& what_is_left);
+  int device_of_worker(int worker) const;
+  std::unique_ptr<Backend> make_backend(const std::string& name, int device) const;
+
+  // A listed finding's input, kept until the campaign ends and its reproducer is written.
+  struct Pending {
+    size_t finding = 0;  // index into report_.findings
+    std::optional<MetadataInput> batch;
+    std::string batch_what;  // "batch12", "invalid-batch3"
+    std::optional<JobResult> job;
+  };
 
   CheckOptions options_;
   traces::FloatTolerance tolerance_;  // parsed from options_.float_tolerance
   CheckReport report_;
+  std::vector<Pending> pending_;
+  std::map<std::string, size_t> row_of_workload_;  // of the backend being checked; indices into rows
+  std::set<std::string> declined_;                 // what the backend's capabilities left out, once each
+  bool step_update_missing_ = false;               // a job of the backend ran without a step update
 };
 
 }  // namespace qsa::cli

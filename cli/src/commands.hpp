@@ -19,7 +19,10 @@ void add_record_expected_command(CLI::App& app, CommandJob* job);
 void add_simulate_command(CLI::App& app, CommandJob* job);
 void add_mutants_command(CLI::App& app, CommandJob* job);
 void add_bench_commands(CLI::App& app, CommandJob* job);
+/// The options of `qsacheck bench` itself (timing), used when no subcommand of bench is given.
+void add_bench_run_options(CLI::App* bench, CommandJob* job);
 void add_report_command(CLI::App& app, CommandJob* job);
 void add_backends_command(CLI::App& app, CommandJob* job);
+void add_merge_command(CLI::App& app, CommandJob* job);
 
 }  // namespace qsa::cli

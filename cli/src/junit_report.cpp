@@ -1,5 +1,6 @@
 #include "junit_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -111,8 +112,12 @@ JunitSuite check_junit(const CheckReport& report) {
       c.message = row.first_failure;
       c.details =
           std::to_string(row.failures) + " of " + std::to_string(row.cases) + " failed; first: " + row.first_failure;
-      if (!report.reproducer.empty()) c.details += "\nreproducer: " + report.reproducer;
-      if (!report.replay_command.empty()) c.details += "\nreplay: " + report.replay_command;
+      // The row's own first listed finding (--keep-going lists several, each with its reproducer).
+      const auto finding = std::find_if(report.findings.begin(), report.findings.end(), [&](const CheckFinding& f) {
+        return f.backend == row.backend && f.check == row.check;
+      });
+      if (finding != report.findings.end() && !finding->reproducer.empty())
+        c.details += "\nreproducer: " + finding->reproducer + "\nreplay: " + finding->replay_command;
     }
     suite.cases.push_back(std::move(c));
   }

@@ -38,6 +38,25 @@ TEST(Junit, EscapesMarkupAndReplacesWhatXmlCannotHold) {
   EXPECT_NE(xml.find("tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"1.500\""), std::string::npos) << xml;
 }
 
+TEST(Junit, EachFailedRowOfAKeepGoingReportNamesItsOwnReproducer) {
+  CheckReport report;
+  report.campaign.keep_going = true;
+  for (const char* check : {"scenarios: default", "scenarios: ratios", "scenarios: tiny-blocks"})
+    report.rows.push_back(CheckRow{check, "bug:x", 2, 1, 0, std::string("first of ") + check, 0});
+  report.findings.push_back(
+      CheckFinding{1, "bug:x", "scenarios: default", 0, "default", 1, 3, "f", "a.scenario", "replay a", -1});
+  report.findings.push_back(
+      CheckFinding{2, "bug:x", "scenarios: ratios", 1, "ratios", 2, 3, "f", "b.scenario", "replay b", -1});
+  // The third row's finding was beyond --max-findings: no reproducer, and none of another row.
+  const JunitSuite suite = check_junit(report);
+  ASSERT_GE(suite.cases.size(), 3u);
+  EXPECT_NE(suite.cases[0].details.find("reproducer: a.scenario\nreplay: replay a"), std::string::npos)
+      << suite.cases[0].details;
+  EXPECT_NE(suite.cases[1].details.find("reproducer: b.scenario\nreplay: replay b"), std::string::npos)
+      << suite.cases[1].details;
+  EXPECT_EQ(suite.cases[2].details.find("reproducer"), std::string::npos) << suite.cases[2].details;
+}
+
 TEST(Junit, AReplayReportGivesATestcasePerFileAndSkipsWhatDidNotRun) {
   const nlohmann::json report = {{"backend", "plugin:x.so"},
                                  {"files",

@@ -12,11 +12,13 @@
 namespace qsa::cuda {
 
 struct CudaBackend::DeviceState {
+  int device = -1;  // where the stream and buffers were made; -1 before the first call
   cudaStream_t stream = nullptr;
   std::unique_ptr<MetadataBuffers> buffers;
   std::unique_ptr<StepBuffers> step;
 
   ~DeviceState() {
+    if (device >= 0) cudaSetDevice(device);  // free on the device they live on
     buffers.reset();
     step.reset();
     if (stream != nullptr) cudaStreamDestroy(stream);
@@ -55,7 +57,13 @@ Status CudaBackend::prepare(const MetadataInput& input, Error* error) {
       if (error != nullptr) *error = Error{"backend", -1, "unavailable", "cuda cannot run here: " + reason};
       return Status::kUnavailable;
     }
+  }
+  // The current device is per host thread: every call makes this instance's current before any
+  // device work (after the host-side checks above, which need no device).
+  QSA_CUDA_TRY(cudaSetDevice(device_ordinal_), error);
+  if (d.stream == nullptr) {
     QSA_CUDA_TRY(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking), error);
+    d.device = device_ordinal_;
   }
   if (!d.buffers || !d.buffers->fits(input)) {
     // Grow geometrically so that a campaign of growing batches reallocates rarely.

@@ -21,6 +21,15 @@ Status probe_device(std::string* reason) {
   return Status::kOk;
 }
 
+int device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
 std::string device_description() {
   if (probe_device(nullptr) != Status::kOk) return {};
   cudaDeviceProp prop{};

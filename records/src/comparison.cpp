@@ -7,6 +7,7 @@
 
 #include "qsa/records/benchmark_name.hpp"
 #include "qsa/records/mann_whitney.hpp"
+#include "qsa/records/repetitions.hpp"
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::records {
@@ -14,12 +15,6 @@ namespace {
 
 // Google Benchmark's compare.py warns below 9 repetitions: the U test has little power there.
 constexpr int kRecommendedRepetitions = 9;
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 double counter_or(const Entry& entry, const char* name, double fallback) {
   const auto it = entry.counters.find(name);

@@ -193,6 +193,10 @@ nlohmann::ordered_json record_to_json(const Record& record) {
     json["cpu_time"] = fraction ? e.cpu_time_ns : e.cpu_time_ns / 1e3;
     json["time_unit"] = "us";
     for (const auto& [key, value] : e.counters) json[key] = value;
+    if (e.error) {
+      json["error_occurred"] = true;
+      json["error_message"] = e.error_message;
+    }
     benchmarks.push_back(std::move(json));
   }
   nlohmann::ordered_json out;

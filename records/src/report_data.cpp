@@ -88,19 +88,24 @@ ReportData build_report_data(std::vector<Record> records, const CompareOptions& 
   std::vector<std::vector<BenchmarkTimes>> times;
   for (const Record& r : data.records) times.push_back(benchmark_times(r));
 
-  // The newest record of each family draws its shapes.
+  // Each backend's newest record of a family draws its shapes (so ours and a plugin timed in other
+  // runs stand side by side); the family's newest record states the floor and the ceiling.
   std::map<std::string, size_t> family_at;
+  std::map<std::pair<std::string, std::string>, size_t> backend_record;
   for (size_t r = data.records.size(); r-- > 0;) {
     for (const BenchmarkTimes& b : times[r]) {
       const BenchmarkName name = split_benchmark_name(b.key);
       if (!is_shape_benchmark(name) || b.median_ns <= 0) continue;
       auto [it, added] = family_at.emplace(name.family, data.families.size());
       if (added) {
-        data.families.push_back(FamilyShapes{name.family, r, {}, {}, {}, -1, -1});
+        data.families.push_back(FamilyShapes{name.family, r, {}, {}, {}, {}, -1, -1});
         floor_and_ceiling(data.records[r], times[r], &data.families.back());
       }
       FamilyShapes& family = data.families[it->second];
-      if (family.record != r) continue;
+      if (backend_record.emplace(std::make_pair(name.family, name.backend), r).first->second != r) continue;
+      if (r != family.record &&
+          std::find(family.other_records.begin(), family.other_records.end(), r) == family.other_records.end())
+        family.other_records.push_back(r);
       const std::string shape = shape_label(name);
       if (std::find(family.shapes.begin(), family.shapes.end(), shape) == family.shapes.end())
         family.shapes.push_back(shape);

@@ -88,6 +88,8 @@ void environment_table(const ReportData& data, std::ostringstream& out) {
 void shapes_table(const FamilyShapes& f, const ReportData& data, std::ostringstream& out) {
   out << "<p class=\"note\">From " << html_escape(data.records[f.record].source) << " ("
       << html_escape(record_label(data.records[f.record])) << ")";
+  for (size_t r : f.other_records)
+    out << ", " << html_escape(data.records[r].source) << " (" << html_escape(record_label(data.records[r])) << ")";
   char text[96];
   if (f.floor_us > 0) {
     std::snprintf(text, sizeof(text), "; empty-kernel floor %.2f us", f.floor_us);

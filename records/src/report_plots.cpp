@@ -148,7 +148,13 @@ void history_plot(const ReportData& data, const std::string& family, const std::
     if (h.family == family) series.push_back(&h);
   if (series.empty()) return;
   const std::string file = "history-" + safe_file_part(family) + ".svg";
-  const std::string title = family + " (" + series.front()->backend + "): median time per record, regressions circled";
+  // Several backends under test (ours and a plugin, say): each series is named with its backend.
+  std::vector<std::string> backends;
+  for (const HistorySeries* h : series)
+    if (std::find(backends.begin(), backends.end(), h->backend) == backends.end()) backends.push_back(h->backend);
+  std::string backend_list;
+  for (const std::string& b : backends) backend_list += (backend_list.empty() ? "" : ", ") + b;
+  const std::string title = family + " (" + backend_list + "): median time per record, regressions circled";
   std::ostringstream s;
   s << begin_plot(Plot{file, "history", family, title}, 1100, 620, dir, out)
     << "set logscale y\nset ylabel 'median time per step (us, log scale)'\n";
@@ -184,7 +190,8 @@ void history_plot(const ReportData& data, const std::string& family, const std::
   s << "EOD\nplot ";
   for (size_t i = 0; i < series.size(); ++i)
     s << (i ? ", " : "") << block << " using 1:" << i + 3 << (i ? "" : ":xtic(2)") << " with linespoints lw 1.5 lc "
-      << i + 1 << " pt " << (i % 13) + 1 << " title " << quoted(series[i]->shape);
+      << i + 1 << " pt " << (i % 13) + 1 << " title "
+      << quoted(backends.size() > 1 ? series[i]->backend + " " + series[i]->shape : series[i]->shape);
   s << ", " << block << "_regressions using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#d62728' title 'regression'\n";
   out->script += s.str();
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "qsa/traces/float_comparator.hpp"
+#include "qsa/traces/json_reader.hpp"
 
 namespace qsa::traces {
 namespace {
@@ -115,6 +116,55 @@ nlohmann::json to_json(const FloatStatistics& s) {
                   {"expected", s.worst.expected},
                   {"actual", s.worst.actual}};
   return j;
+}
+
+FloatStatistics float_statistics_from_json(const nlohmann::json& json, const std::string& context) {
+  JsonObjectReader r(json, context);
+  FloatStatistics s(r.integer("ulps"));
+  s.elements = r.integer("elements");
+  s.identical = r.integer("bit_identical");
+  r.number("bit_identical_share");  // derived from the two above
+  s.beyond = r.integer("beyond_tolerance");
+  const nlohmann::json& histogram = r.raw("row_ulp_histogram");
+  const std::vector<std::string> labels = row_ulp_bin_labels(s.ulps);
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (!histogram.is_object() || !histogram.contains(labels[i]))
+      r.fail("row_ulp_histogram", static_cast<int64_t>(i), "missing", "no bin \"" + labels[i] + "\"");
+    s.histogram[i] = json_integer(histogram[labels[i]], context + "row_ulp_histogram." + labels[i], -1);
+  }
+  if (const nlohmann::json* worst = r.optional_raw("worst")) {
+    JsonObjectReader w(*worst, context + "worst.");
+    const nlohmann::json& distance = w.raw("distance_row_ulps");
+    if (distance == "inf")
+      s.worst.distance = INFINITY;
+    else if (distance.is_number())
+      s.worst.distance = distance.get<double>();
+    else
+      w.fail("distance_row_ulps", -1, "wrong-type", "a number or \"inf\"");
+    s.worst.request = w.integer("request");
+    s.worst.position = w.integer("position");
+    s.worst.head = w.integer("head");
+    s.worst.row = w.integer("row");
+    s.worst.element = w.integer("element");
+    s.worst.expected = w.string("expected");
+    s.worst.actual = w.string("actual");
+    w.reject_unknown_fields();
+  }
+  r.reject_unknown_fields();
+  return s;
+}
+
+bool absorb(FloatStatistics& into, const FloatStatistics& from) {
+  into.elements += from.elements;
+  into.identical += from.identical;
+  into.beyond += from.beyond;
+  for (size_t i = 0; i < into.histogram.size() && i < from.histogram.size(); ++i)
+    into.histogram[i] += from.histogram[i];
+  if (from.worst.distance > into.worst.distance) {
+    into.worst = from.worst;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace qsa::traces

@@ -14,4 +14,7 @@ void register_builtin_backends(BackendRegistry& registry);
 /// Whether this build includes the CUDA backend.
 bool cuda_support_built();
 
+/// CUDA devices on this machine (0 without CUDA support, a driver or a device).
+int cuda_device_count();
+
 }  // namespace qsa::backends

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "qsa/backend.hpp"
+#include "qsa/backends/device_step.hpp"
 #include "qsa/backends/registry.hpp"
 #include "qsa/step_types.hpp"
+#include "qsacheck/plugin.h"
 
 namespace qsa::backends {
 
@@ -36,6 +38,12 @@ class PluginBackend final : public Backend {
   [[nodiscard]] Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output,
                                    Error* error) override;
 
+  /// The step update on the device for timing (qsa/backends/device_step.hpp): a CUDA plugin that
+  /// declares QSA_PLUGIN_FEATURE_GRAPH_CAPTURABLE; its own metadata of the step (when its step
+  /// update reads it) is built and checked once here, outside the timed launches.
+  [[nodiscard]] Status prepare_device_step(const StepInput& input, const StepCaches& caches, int64_t sets,
+                                           std::unique_ptr<DeviceStep>* out, Error* error);
+
   /// The loaded library (nullptr when loading failed).
   const PluginLibrary* library() const { return library_.get(); }
   /// The loader's error when probe() fails.
@@ -43,6 +51,8 @@ class PluginBackend final : public Backend {
 
  private:
   Status run_metadata(const MetadataInput& input, PluginMetadataBuffers* buffers, Error* error);
+  Status step_metadata(const StepInput& input, PluginMetadataBuffers* compressed, PluginMetadataBuffers* ring,
+                       QsaPluginStepArgs* args, Error* error);
   Status sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device, std::vector<uint8_t>* shadow,
                     Error* error);
   Error capability_error(const std::string& missing) const;

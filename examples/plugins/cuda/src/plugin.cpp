@@ -27,13 +27,14 @@ const QsaPluginCapabilities kCapabilities = {
     QSA_PLUGIN_DTYPE_BF16 | QSA_PLUGIN_DTYPE_FP8_E4M3,
     QSA_PLUGIN_FEATURE_STEP_UPDATE | QSA_PLUGIN_FEATURE_MROPE | QSA_PLUGIN_FEATURE_RING_POSITIONS |
         QSA_PLUGIN_FEATURE_STRIDED_BLOCK_TABLE | QSA_PLUGIN_FEATURE_PADDED_CACHE_STRIDES |
-        QSA_PLUGIN_FEATURE_CONCURRENT_INSTANCES | QSA_PLUGIN_FEATURE_STEP_USES_METADATA,
-    {32, 512},     // head_dim (shared-memory rows of 512 floats)
-    {2, 512},      // rotary_dim
-    {1, 1 << 16},  // num_heads
-    {1, 1024},     // compress_ratio
-    {1, 1 << 20},  // storage_block_size
-    {1, 1 << 20},  // ring_capacity
+        QSA_PLUGIN_FEATURE_CONCURRENT_INSTANCES | QSA_PLUGIN_FEATURE_STEP_USES_METADATA |
+        QSA_PLUGIN_FEATURE_GRAPH_CAPTURABLE,  // step_update only queues work (qsacheck bench times it)
+    {32, 512},                                // head_dim (shared-memory rows of 512 floats)
+    {2, 512},                                 // rotary_dim
+    {1, 1 << 16},                             // num_heads
+    {1, 1024},                                // compress_ratio
+    {1, 1 << 20},                             // storage_block_size
+    {1, 1 << 20},                             // ring_capacity
 };
 
 int32_t fail(QsaPluginError* error, int32_t code, const char* what, cudaError_t err) {

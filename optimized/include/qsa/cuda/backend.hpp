@@ -38,6 +38,11 @@ class CudaBackend : public Backend {
   /// launch (the step kernel may start while the metadata kernel ends); plain launches by default.
   void set_programmatic_launch(bool on) { programmatic_launch_ = on; }
 
+  /// The CUDA device this instance runs on (default 0): every call makes it current on the
+  /// calling thread first, and the stream and buffers live there (`qsacheck check --devices`).
+  void set_device(int device) { device_ordinal_ = device; }
+  int device() const { return device_ordinal_; }
+
   std::string name() const override { return name_; }
   Status probe(std::string* reason) const override;
   [[nodiscard]] Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override;
@@ -51,6 +56,7 @@ class CudaBackend : public Backend {
   MetadataLauncher launcher_;
   StepLauncher step_launcher_;
   bool programmatic_launch_ = false;
+  int device_ordinal_ = 0;
   std::unique_ptr<DeviceState> device_;
 };
 

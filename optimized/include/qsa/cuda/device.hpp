@@ -12,6 +12,9 @@ namespace qsa::cuda {
 /// detected", "CUDA driver version is insufficient", ...). Never throws, never aborts.
 Status probe_device(std::string* reason);
 
+/// The number of CUDA devices (0 without a driver or device); never throws.
+int device_count();
+
 /// Name and compute capability of device 0, e.g. "NVIDIA H200 (sm_90, 132 SMs)"; empty if none.
 std::string device_description();
 

@@ -1,7 +1,8 @@
 #pragma once
 // What `qsacheck report` draws, computed from the records alone (no drawing here): the records in
-// history order, each benchmark family's shapes in the newest record that has it (time per backend,
-// the floor, the copy ceiling), and the history of every shape with the regressions marked.
+// history order; each benchmark family's shapes, each backend from its newest record (time per
+// backend; the floor and the copy ceiling of the family's newest record); and the history of every
+// shape with the regressions marked.
 
 #include <string>
 #include <vector>
@@ -25,7 +26,8 @@ struct ShapePoint {
 
 struct FamilyShapes {
   std::string family;                 // "BM_StepUpdate"
-  size_t record = 0;                  // index into ReportData::records
+  size_t record = 0;                  // index into ReportData::records: the family's newest
+  std::vector<size_t> other_records;  // older records holding the newest points of other backends
   std::vector<std::string> shapes;    // in file order
   std::vector<std::string> backends;  // in file order
   std::vector<ShapePoint> points;

@@ -59,4 +59,14 @@ struct StepFloatStatistics {
 
 nlohmann::json to_json(const FloatStatistics& stats);
 
+/// The inverse of to_json() (`qsacheck merge` reads reports); throws InputError naming the field
+/// (prefixed by `context`) on a malformed value.
+FloatStatistics float_statistics_from_json(const nlohmann::json& json, const std::string& context);
+
+/// Adds `from`'s counts to `into` (the same N), as if `from`'s rows were tallied after `into`'s:
+/// `from`'s worst element replaces `into`'s only when strictly farther. Returns whether it did.
+/// Jobs run apart (threads, shards) are combined with it in job order, so the result is the
+/// sequential run's.
+bool absorb(FloatStatistics& into, const FloatStatistics& from);
+
 }  // namespace qsa::traces

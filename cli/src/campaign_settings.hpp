@@ -1,0 +1,45 @@
+#pragma once
+// The options that split a campaign (--shard K/N, --jobs N, --devices LIST, --max-findings N) and
+// the hash of every setting that shapes its jobs: shards of one campaign share the hash, and
+// `qsacheck merge` refuses reports whose hashes differ.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "campaign.hpp"
+
+namespace qsa::cli {
+
+/// K/N of --shard: job i of the unsharded campaign belongs to shard (i mod N) + 1.
+struct ShardSpec {
+  int64_t index = 1;  // K, 1 ... N
+  int64_t count = 1;  // N, 1 ... 2^16
+  bool owns(int64_t job) const { return job % count == index - 1; }
+  std::string to_string() const { return std::to_string(index) + "/" + std::to_string(count); }
+};
+
+/// Parses "K/N"; throws InputError {field "--shard", rule "not-a-shard" or "out-of-range"}.
+ShardSpec parse_shard_option(const std::string& text);
+
+/// Parses "0,1,3" or "all" against `available` devices; throws InputError {field "--devices",
+/// index: the list position, rule "not-an-integer", "out-of-range", "duplicate" or "no-device"}.
+std::vector<int> parse_devices_option(const std::string& text, int available);
+
+/// What shapes the jobs of a campaign: the backends, the job list (workload, seed, steps), the
+/// batches, the float comparison and the findings cap. The shard, --jobs, --devices and output
+/// paths are left out, so every shard of a campaign has the same hash.
+struct CampaignSettings {
+  std::vector<std::string> backends;
+  std::vector<CampaignJob> jobs;
+  std::string requests_csv_text;  // the CSV's content, so two files of one name differ
+  uint64_t seed = 0;
+  int64_t batches = 0;
+  std::string float_tolerance;
+  int64_t max_findings = 0;
+};
+
+/// traces::digest_bytes (FORMAT.md) over the settings as canonical JSON: 16 hex digits.
+std::string settings_hash(const CampaignSettings& settings);
+
+}  // namespace qsa::cli

@@ -1,0 +1,178 @@
+#include "check_report_reader.hpp"
+
+#include "float_tolerance_option.hpp"
+#include "qsa/traces/json_reader.hpp"
+
+namespace qsa::cli {
+namespace {
+
+using traces::JsonObjectReader;
+
+uint64_t unsigned_field(JsonObjectReader& r, const char* field) {
+  const nlohmann::json& value = r.raw(field);
+  if (!value.is_number_unsigned()) r.fail(field, -1, "wrong-type", "expected an integer in [0, 2^64-1]");
+  return value.get<uint64_t>();
+}
+
+std::vector<std::string> strings(JsonObjectReader& r, const char* field) {
+  const nlohmann::json& value = r.raw(field);
+  std::vector<std::string> out;
+  if (!value.is_array()) r.fail(field, -1, "wrong-type", "expected an array of strings");
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (!value[i].is_string()) r.fail(field, static_cast<int64_t>(i), "wrong-type", "expected a string");
+    out.push_back(value[i].get<std::string>());
+  }
+  return out;
+}
+
+const nlohmann::json& array_field(JsonObjectReader& r, const char* field) {
+  const nlohmann::json& value = r.raw(field);
+  if (!value.is_array()) r.fail(field, -1, "wrong-type", "expected an array");
+  return value;
+}
+
+std::string item(const std::string& context, const char* field, size_t i) {
+  return context + field + "[" + std::to_string(i) + "].";
+}
+
+traces::Coverage coverage_from(const nlohmann::json& json, const std::string& context) {
+  JsonObjectReader r(json, context);
+  traces::Coverage c;
+  c.steps = r.integer("steps");
+  c.rows = r.integer("rows");
+  c.requests = r.integer("requests");
+  c.groups_closed = r.integer("groups_closed");
+  c.ring_wraps = r.integer("ring_wraps");
+  c.drafts_rejected = r.integer("drafts_rejected");
+  c.preemptions = r.integer("preemptions");
+  c.prefix_hits = r.integer("prefix_hits");
+  c.padded_steps = r.integer("padded_steps");
+  c.negative_common_slots = r.integer("negative_common_slots");
+  c.mrope_steps = r.integer("mrope_steps");
+  c.fp8_steps = r.integer("fp8_steps");
+  r.reject_unknown_fields();
+  return c;
+}
+
+CampaignIdentity campaign_from(const nlohmann::json& json, const std::string& context) {
+  JsonObjectReader r(json, context);
+  CampaignIdentity id;
+  id.tool_version = r.string("qsacheck_version");
+  id.commit = r.string("commit");
+  id.spec_version = r.string("spec_version");
+  id.settings_hash = r.string("settings_hash");
+  JsonObjectReader shard(r.raw("shard"), context + "shard.");
+  id.shard_index = shard.integer("index");
+  id.shard_count = shard.integer("count");
+  shard.reject_unknown_fields();
+  id.keep_going = r.boolean("keep_going");
+  id.max_findings = r.integer("max_findings");
+  id.jobs_total = r.integer("jobs_total");
+  r.reject_unknown_fields();
+  return id;
+}
+
+// The statistics of one float output, and the job holding its worst element.
+traces::FloatStatistics statistics_from(const nlohmann::json& json, const std::string& context, int64_t* worst_job) {
+  nlohmann::json copy = json;
+  *worst_job = -1;
+  if (copy.is_object() && copy.contains("worst_job")) {
+    *worst_job = traces::json_integer(copy["worst_job"], context + "worst_job", -1);
+    copy.erase("worst_job");
+  }
+  return traces::float_statistics_from_json(copy, context);
+}
+
+}  // namespace
+
+CheckReport report_from_json(const nlohmann::json& json, const std::string& context) {
+  JsonObjectReader r(json, context);
+  CheckReport report;
+  report.seed = unsigned_field(r, "seed");
+  report.backends = strings(r, "backends");
+  Error error;
+  const std::string tolerance = r.string("float_tolerance");
+  if (!parse_float_tolerance_flag(tolerance, &report.float_tolerance, &error))
+    r.fail("float_tolerance", -1, error.rule, error.message);
+  if (const nlohmann::json* stats = r.optional_raw("float_statistics")) {
+    if (!stats->is_object()) r.fail("float_statistics", -1, "wrong-type", "expected an object per backend");
+    for (const auto& [backend, outputs] : stats->items()) {
+      const std::string where = context + "float_statistics." + backend + ".";
+      JsonObjectReader o(outputs, where);
+      traces::StepFloatStatistics s;
+      std::pair<int64_t, int64_t> worst{-1, -1};
+      s.compressed = statistics_from(o.raw("cache.compressed"), where + "cache.compressed.", &worst.first);
+      s.q_out = statistics_from(o.raw("q_out"), where + "q_out.", &worst.second);
+      o.reject_unknown_fields();
+      report.float_statistics.emplace_back(backend, s);
+      report.float_worst_jobs.push_back(worst);
+    }
+  }
+  const nlohmann::json& checks = array_field(r, "checks");
+  for (size_t i = 0; i < checks.size(); ++i) {
+    JsonObjectReader c(checks[i], item(context, "checks", i));
+    CheckRow row;
+    row.check = c.string("check");
+    row.backend = c.string("backend");
+    row.cases = c.integer("cases");
+    row.failures = c.integer("failures");
+    row.seconds = c.number("seconds");
+    row.first_failure = c.string("first_failure");
+    row.first_failure_order = c.integer("first_failure_order");
+    c.reject_unknown_fields();
+    report.rows.push_back(row);
+  }
+  report.coverage = coverage_from(r.raw("coverage"), context + "coverage.");
+  report.not_run = strings(r, "not_run");
+  report.unavailable = strings(r, "unavailable_backends");
+  if (r.has("stopped_by")) report.stopped_by = r.string("stopped_by");
+  if (const nlohmann::json* repro = r.optional_raw("reproducer")) {
+    JsonObjectReader p(*repro, context + "reproducer.");
+    report.reproducer = p.string("file");
+    report.replay_command = p.string("replay");
+    p.reject_unknown_fields();
+  }
+  report.campaign = campaign_from(r.raw("campaign"), context + "campaign.");
+  report.findings_total = r.integer("findings_total");
+  const nlohmann::json& findings = array_field(r, "findings");
+  for (size_t i = 0; i < findings.size(); ++i) {
+    JsonObjectReader f(findings[i], item(context, "findings", i));
+    CheckFinding finding;
+    finding.order = f.integer("order");
+    finding.backend = f.string("backend");
+    finding.check = f.string("check");
+    finding.job = f.integer("job");
+    finding.workload = f.string("workload");
+    finding.seed = unsigned_field(f, "seed");
+    finding.step = f.integer("step");
+    finding.what = f.string("finding");
+    finding.reproducer = f.string("reproducer");
+    finding.replay_command = f.string("replay");
+    finding.device = static_cast<int>(f.integer("device"));
+    f.reject_unknown_fields();
+    report.findings.push_back(finding);
+  }
+  const nlohmann::json& jobs = array_field(r, "jobs");
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    JsonObjectReader j(jobs[i], item(context, "jobs", i));
+    JobRecord job;
+    job.index = j.integer("index");
+    job.backend = j.string("backend");
+    job.workload = j.string("workload");
+    job.seed = unsigned_field(j, "seed");
+    job.steps_run = j.integer("steps_run");
+    job.result = j.string("result");
+    job.device = static_cast<int>(j.integer("device"));
+    job.seconds = j.number("seconds");
+    j.reject_unknown_fields();
+    report.jobs.push_back(job);
+  }
+  report.run.merged_from = r.raw("run");  // kept whole: the merge lists the shards' run facts
+  // Derived from the fields above (recomputed by the merge) or the writer's own: read, not trusted.
+  report.unwritten = strings(r, "unwritten_outputs");
+  for (const char* derived : {"exit_code", "passed", "verdict", "findings_not_listed"}) r.raw(derived);
+  r.reject_unknown_fields();
+  return report;
+}
+
+}  // namespace qsa::cli

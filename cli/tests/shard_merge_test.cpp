@@ -1,0 +1,144 @@
+// Scale-out (issue 22): a campaign split into shards and merged gives the unsharded --keep-going
+// report, counts and findings alike, on the reference and on a planted bug; merge refuses
+// reports that are not one campaign; --jobs does not change the report.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "report_normalizer.hpp"
+#include "run_command.hpp"
+
+namespace qsa {
+namespace {
+
+using testing::read_file;
+using testing::run_qsacheck;
+using testing::temp_dir;
+
+// Small enough for CI, the sanitizer build included (every workload, 10 steps each), large enough
+// that a planted bug fails many jobs on every shard.
+constexpr int kCap = 2;  // listed findings: each is shrunk, the costly part of a failing run
+const std::string kCampaign = "--steps 10 --batches 20 --max-findings " + std::to_string(kCap);
+
+nlohmann::json report(const std::string& file) { return nlohmann::json::parse(read_file(file), nullptr, false); }
+
+// Runs the campaign as 4 shards and merges them; returns the merged report's file.
+std::string sharded_and_merged(const std::string& backend, const std::string& dir, int expected_exit) {
+  std::string files;
+  for (int k = 1; k <= 4; ++k) {
+    const std::string file = dir + "/shard-" + std::to_string(k) + ".json";
+    const auto r = run_qsacheck("check --backend " + backend + " " + kCampaign + " --shard " + std::to_string(k) +
+                                "/4 --out " + dir + " --json " + file);
+    EXPECT_EQ(r.exit_code, expected_exit) << "shard " << k << ": " << r.out;
+    files += " " + file;
+  }
+  const auto merged = run_qsacheck("merge" + files + " -o " + dir + "/merged.json");
+  EXPECT_EQ(merged.exit_code, expected_exit) << merged.out;
+  return dir + "/merged.json";
+}
+
+std::string unsharded(const std::string& backend, const std::string& dir, const std::string& extra, int expected_exit) {
+  const std::string file = dir + "/unsharded" + std::to_string(extra.size()) + ".json";
+  const auto r = run_qsacheck("check --backend " + backend + " " + kCampaign + " --keep-going " + extra + " --out " +
+                              dir + " --json " + file);
+  EXPECT_EQ(r.exit_code, expected_exit) << r.out;
+  return file;
+}
+
+TEST(ShardedCampaign, FourShardsMergeIntoTheUnshardedReportOnTheReference) {
+  const std::string dir = temp_dir();
+  const auto merged = report(sharded_and_merged("reference", dir, 0));
+  const auto whole = report(unsharded("reference", dir, "", 0));
+  ASSERT_FALSE(merged.is_discarded());
+  ASSERT_FALSE(whole.is_discarded());
+  EXPECT_EQ(testing::without_run_facts(merged), testing::without_run_facts(whole))
+      << "diff: " << nlohmann::json::diff(testing::without_run_facts(whole), testing::without_run_facts(merged));
+  EXPECT_EQ(merged["jobs"].size(), merged["campaign"]["jobs_total"].get<size_t>());
+  EXPECT_GT(merged["coverage"]["steps"].get<int64_t>(), 0);
+  EXPECT_EQ(merged["run"]["merged_from"].size(), 4u);
+}
+
+TEST(ShardedCampaign, FourShardsMergeIntoTheUnshardedReportOnAPlantedBug) {
+  const std::string dir = temp_dir();
+  const auto merged = report(sharded_and_merged("bug:ring-read-after-commit", dir, 1));
+  const auto whole = report(unsharded("bug:ring-read-after-commit", dir, "", 1));
+  ASSERT_FALSE(merged.is_discarded());
+  EXPECT_EQ(testing::without_run_facts(merged), testing::without_run_facts(whole))
+      << "diff: " << nlohmann::json::diff(testing::without_run_facts(whole), testing::without_run_facts(merged));
+  // Every shard found something, so the cap had to pick the campaign's first findings.
+  EXPECT_GT(merged["findings_total"].get<int64_t>(), 4 * kCap) << "the planted bug should fail many jobs";
+  ASSERT_EQ(merged["findings"].size(), static_cast<size_t>(kCap));
+  EXPECT_EQ(merged["findings_not_listed"], merged["findings_total"].get<int64_t>() - kCap);
+  int64_t previous = -1;
+  for (const auto& finding : merged["findings"]) {
+    EXPECT_GT(finding["order"].get<int64_t>(), previous) << "findings are listed in campaign order";
+    previous = finding["order"].get<int64_t>();
+    EXPECT_FALSE(finding["reproducer"].get<std::string>().empty()) << finding;
+  }
+  const std::string repro = merged["findings"][0]["reproducer"];
+  EXPECT_EQ(run_qsacheck("replay --backend bug:ring-read-after-commit " + repro).exit_code, 1)
+      << "the listed reproducer fails on the planted bug";
+}
+
+TEST(ShardedCampaign, FloatStatisticsMergeAsOneRunWouldCountThem) {
+  // Tolerance mode: histograms summed, the worst element the farthest and, on a tie, the earliest job's.
+  const std::string dir = temp_dir();
+  const std::string options =
+      "--backend upstream-like --float-tolerance row-ulp:2 --workload mrope-fp8 --scenarios 6 --steps 8 --batches 5";
+  std::string files;
+  for (int k = 1; k <= 3; ++k) {
+    files += " " + dir + "/t" + std::to_string(k) + ".json";
+    EXPECT_EQ(run_qsacheck("check " + options + " --shard " + std::to_string(k) + "/3 --json " + dir + "/t" +
+                           std::to_string(k) + ".json")
+                  .exit_code,
+              0);
+  }
+  ASSERT_EQ(run_qsacheck("merge" + files + " -o " + dir + "/merged.json").exit_code, 0);
+  ASSERT_EQ(run_qsacheck("check " + options + " --keep-going --json " + dir + "/whole.json").exit_code, 0);
+  const auto merged = report(dir + "/merged.json"), whole = report(dir + "/whole.json");
+  ASSERT_TRUE(whole.contains("float_statistics")) << whole;
+  EXPECT_GT(whole["float_statistics"]["upstream-like"]["q_out"]["row_ulp_histogram"]["1"].get<int64_t>(), 0)
+      << "the backend should differ by a row-ulp somewhere, or the statistics prove nothing";
+  EXPECT_EQ(testing::without_run_facts(merged), testing::without_run_facts(whole))
+      << "diff: " << nlohmann::json::diff(testing::without_run_facts(whole), testing::without_run_facts(merged));
+}
+
+TEST(ShardedCampaign, ThreadsDoNotChangeTheReport) {
+  const std::string dir = temp_dir();
+  const auto one = report(unsharded("bug:ring-read-after-commit", dir, "", 1));
+  const auto three = report(unsharded("bug:ring-read-after-commit", dir, "--jobs 3", 1));
+  EXPECT_EQ(three["run"]["threads"], 3);
+  EXPECT_EQ(testing::without_run_facts(one), testing::without_run_facts(three))
+      << "diff: " << nlohmann::json::diff(testing::without_run_facts(one), testing::without_run_facts(three));
+}
+
+TEST(MergeCommand, RefusesReportsThatAreNotOneCampaign) {
+  const std::string dir = temp_dir();
+  auto shard = [&](const std::string& name, const std::string& options) {
+    const std::string file = dir + "/" + name + ".json";
+    run_qsacheck("check --backend reference --steps 5 --batches 5 " + options + " --json " + file);
+    return file;
+  };
+  const std::string s1 = shard("s1", "--shard 1/3"), s2 = shard("s2", "--shard 2/3"), s3 = shard("s3", "--shard 3/3");
+  const std::string other_seed = shard("other", "--shard 3/3 --seed 2");
+  const std::string stops = shard("stops", "");
+  auto refused = [&](const std::string& files, const std::string& field, const std::string& rule) {
+    const auto r = run_qsacheck("merge " + files);
+    EXPECT_EQ(r.exit_code, 2) << files << ": " << r.out;
+    const auto line = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(line.is_discarded()) << "stdout must be the one JSON error line: " << r.out;
+    EXPECT_EQ(line["field"], field) << r.out;
+    EXPECT_EQ(line["rule"], rule) << r.out;
+  };
+  EXPECT_EQ(run_qsacheck("merge " + s3 + " " + s1 + " " + s2).exit_code, 0) << "any order";
+  refused(s1 + " " + s2, "campaign.shard.index", "missing-shard");
+  refused(s1 + " " + s2 + " " + s2 + " " + s3, "campaign.shard.index", "duplicate-shard");
+  refused(s1 + " " + s2 + " " + other_seed, "campaign.settings_hash", "different-settings");
+  refused(stops, "campaign.keep_going", "not-keep-going");
+}
+
+}  // namespace
+}  // namespace qsa
