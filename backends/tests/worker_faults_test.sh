@@ -79,7 +79,7 @@ expect 1 "FAILED SPEC 8 worked examples.*" 30 "$qsacheck" check --backend "$(w s
 # A plugin that aborts at its third step update, isolated: a finding at step 2, shrunk (a crash is
 # a failure of its own kind; each candidate starts a fresh worker) to a reproducer of 3 steps that
 # replays the same fault.
-expect 1 "step 2: step-update-worker-crashed.*signal 6.*shrunk to 3 steps.*it fails step 2: step-update-worker-crashed" 90 "$qsacheck" check --isolate \
+expect 1 "step 2: step-update-worker-crashed.*signal 6.*shrunk .* to 3 steps, 1 requests; it fails step 2: step-update-worker-crashed" 90 "$qsacheck" check --isolate \
   --backend "plugin:$aborting" --workload default --scenarios 1 --steps 20 --batches 10 --out "$work"
 repro=$(ls "$work"/qsacheck-repro-isolated_plugin_*.scenario 2>/dev/null | head -1)
 if [ -z "$repro" ]; then
