@@ -158,6 +158,7 @@ WorkerBackend::WorkerBackend(std::string name)
     }
   }
   command_ = join_worker_command(argv);
+  argv_ = argv;
   if (start(argv) != Status::kOk) process_->end(std::chrono::milliseconds(0));
 }
 
@@ -218,6 +219,29 @@ Status WorkerBackend::earlier_fault(Error* error) const {
   return Status::kInternalError;
 }
 
+// The first call after a fault starts a fresh worker (so --keep-going goes on with the next scenario
+// or batch instead of answering the old fault forever), with fresh shared memory: the old one may be
+// half written. At most kMaxWorkerRestarts times per backend, so a worker that hangs at every call
+// costs a bounded number of timeouts; after that, or when the restart's handshake fails, every
+// call answers the fault.
+Status WorkerBackend::restart_after_fault(Error* error) {
+  if (!fault_) return Status::kOk;
+  if (restarts_ >= kMaxWorkerRestarts) return earlier_fault(error);
+  ++restarts_;
+  process_ = std::make_unique<WorkerProcess>();
+  shm_ = std::make_unique<SharedRegion>();
+  persistent_ = Persistent{};
+  if (start(argv_) != Status::kOk) {
+    process_->end(std::chrono::milliseconds(0));
+    ready_ = true;                   // it was available: its calls keep answering the fault, not "unavailable"
+    restarts_ = kMaxWorkerRestarts;  // no more tries
+    fault_->message += " (restarting it failed: " + load_error_.message + ")";
+    return earlier_fault(error);
+  }
+  fault_.reset();
+  return Status::kOk;
+}
+
 Status WorkerBackend::fail(const std::string& rule, const std::string& message, Error* error) {
   fault_ = process_->fault(rule, message);
   *error = *fault_;
@@ -271,6 +295,7 @@ Status WorkerBackend::build_metadata(const MetadataInput& input, MetadataOutput*
     *error = capability_error(*missing);
     return Status::kNotImplemented;
   }
+  QSA_TRY(restart_after_fault(error));
   const int64_t id = ++calls_;
   json request = {{"op", "metadata"},
                   {"id", id},
@@ -357,7 +382,7 @@ Status WorkerBackend::step_update(const StepInput& input, StepCaches* caches, St
     *error = capability_error(*missing);
     return Status::kNotImplemented;
   }
-  if (fault_) return earlier_fault(error);  // the shared memory may be half written: nothing is copied
+  QSA_TRY(restart_after_fault(error));  // the old shared memory may be half written: nothing is copied
   const StepConfig& c = input.config;
   const int64_t id = ++calls_;
   bool caches_changed = false;

@@ -3,7 +3,7 @@
 # a wrong-sized buffer or another call's reply is a finding (exit 1) naming the rule and what the
 # worker printed, within the timeout; a plugin that aborts under --isolate is a finding with a
 # reproducer; every worker process (and its children) is gone when qsacheck ends, SIGTERM and a
-# second SIGINT included. Handshake failures (exit 2) are cases of cli/tests/bad_inputs/.
+# second SIGINT included; under --keep-going each fault restarts the worker. Handshake failures (exit 2) are cases of cli/tests/bad_inputs/.
 # Usage: worker_faults_test.sh QSACHECK FAULT_WORKER ABORTING_PLUGIN RECORDED_TRACE
 set -u
 qsacheck=$1 worker=$2 aborting=$3 recorded=$4
@@ -88,6 +88,18 @@ else
   expect 1 "step 2: step-update-worker-crashed" 30 "$qsacheck" replay --isolate \
     --backend "plugin:$aborting" "$repro"
 fi
+
+# --keep-going: after each crash the next call starts a fresh worker, so both scenarios run and each
+# fails at its own third step update (an answer of the old fault would say "earlier call").
+expect 1 "2 finding\(s\):" 90 "$qsacheck" check --isolate --keep-going --backend "plugin:$aborting" \
+  --workload default --scenarios 2 --steps 20 --batches 10 --out "$work" --json "$work/keep-going.json"
+python3 - "$work/keep-going.json" >>"$work/out" 2>&1 <<'PY' || fail "--keep-going did not restart the worker"
+import json, sys
+report = json.load(open(sys.argv[1]))
+whats = [f["finding"] for f in report["findings"]]
+assert len(whats) == 2, whats
+assert all("step 2: step-update-worker-crashed" in w and "earlier call" not in w for w in whats), whats
+PY
 
 # SIGTERM while the worker hangs (in check's first metadata call): the campaign stops once the call
 # ends (the timeout: a finding) and the worker's group goes with it. Then replay, which keeps

@@ -210,15 +210,24 @@ void Checker::run_spec_examples(size_t b, const std::string& name, Backend& back
   const auto start = Clock::now();
   const size_t row_index = report_.rows.size();
   report_.add(kExamplesCheck, name);
+  bool failed = false, stopped = false;
   auto example_failure = [&](int64_t index, const std::string& what) {
     CheckFinding f;
     f.order = campaign_order(b, CampaignPhase::kExamples, index);
     f.what = what;
     f.device = device_of_worker(0);
     fail(report_.rows[row_index], std::move(f));
+    failed = true;
+  };
+  // Like every check, the first failure ends it unless --keep-going (a worker that hangs would
+  // otherwise cost every later example a restart and a timeout).
+  auto go_on = [&] {
+    stopped = stopped || stop_requested();
+    return (options_.keep_going || !failed) && !stopped;
   };
   int64_t index = 0;
   for (const MetadataExample& example : spec_metadata_examples()) {
+    if (!go_on()) break;
     const traces::MetadataRun run = traces::run_metadata(backend, example.input);
     if (is_declined(run.status, run.error)) {
       not_run(name, "SPEC 8 example " + example.name, run.error);
@@ -238,10 +247,12 @@ void Checker::run_spec_examples(size_t b, const std::string& name, Backend& back
     if (is_declined(status, *e)) declined = *e;
     return status;
   };
-  for (int64_t s = 0; s < 64 && declined.rule.empty(); ++s, ++report_.rows[row_index].cases)
+  for (int64_t s = 0; s < 64 && declined.rule.empty() && go_on(); ++s, ++report_.rows[row_index].cases)
     if (auto failure = check_ring_survival(s, build); failure && declined.rule.empty())
       example_failure(index + s, *failure);
   if (!declined.rule.empty()) not_run(name, "ring survival", declined);
+  if (stopped) note_stop("the SPEC 8 examples and ring survival cases after case " +
+                         std::to_string(report_.rows[row_index].cases) + " on " + name);
   report_.rows[row_index].seconds = since(start);
 }
 

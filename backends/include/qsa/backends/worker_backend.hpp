@@ -7,7 +7,8 @@
 // (kNotImplemented, rule missing-capability). Buffers cross in shared memory, only small JSON
 // headers over pipes. A worker that crashes, exits, hangs past the timeout or breaks the protocol
 // makes the call fail with kInternalError and field "worker" (is_worker_fault()): a finding, never
-// a crash or a hang of qsacheck. A worker that does not complete the handshake is unavailable.
+// a crash or a hang of qsacheck; the next call starts a fresh worker. A worker that does not
+// complete the handshake is unavailable.
 
 #include <chrono>
 #include <memory>
@@ -58,6 +59,7 @@ class WorkerBackend final : public Backend {
  private:
   Status start(const std::vector<std::string>& argv);
   Status call(const nlohmann::json& request, const std::string& what, nlohmann::json* reply, Error* error);
+  Status restart_after_fault(Error* error);
   Status earlier_fault(Error* error) const;
   Status fail(const std::string& rule, const std::string& message, Error* error);  // ends the worker
   Status worker_error(const nlohmann::json& reply, const char* call, Error* error);
@@ -71,7 +73,9 @@ class WorkerBackend final : public Backend {
   WorkerHello hello_;
   Error load_error_;
   bool ready_ = false;          // the handshake succeeded
-  std::optional<Error> fault_;  // the first fault: every later call answers it
+  std::vector<std::string> argv_;  // the command, to restart it after a fault
+  std::optional<Error> fault_;     // the last fault, until a restart clears it
+  int64_t restarts_ = 0;
   int64_t calls_ = 0;
   // The part of the shared memory that lives across steps: both caches and the RoPE table.
   struct Persistent {
@@ -81,6 +85,10 @@ class WorkerBackend final : public Backend {
     std::shared_ptr<const std::vector<Bf16>> cos_sin_source;
   } persistent_;
 };
+
+/// Restarts of one backend's worker after faults (each fault is a finding; a worker that fails
+/// at every call is not restarted forever).
+inline constexpr int64_t kMaxWorkerRestarts = 16;
 
 /// The per-call timeout (`--worker-timeout`, default 60 s) for every backend created after it.
 void set_worker_timeout(std::chrono::milliseconds timeout);
