@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include "check_report.hpp"
 #include "commands.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
@@ -35,7 +36,8 @@ int simulate(const std::string& workload, uint64_t seed, int64_t steps, const st
                         {"seed", seed},
                         {"steps", s.steps.size()},
                         {"requests", c.requests},
-                        {"rows", c.rows}},
+                        {"rows", c.rows},
+                        {"coverage", coverage_to_json(c)}},
                        kExitOk);
 }
 

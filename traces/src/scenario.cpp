@@ -1,6 +1,7 @@
 #include "qsa/traces/scenario.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "qsa/traces/rng.hpp"
@@ -65,12 +66,24 @@ Coverage& Coverage::operator+=(const Coverage& o) {
   return *this;
 }
 
+namespace {
+
+// Committed positions p in [start, end) with p >= period and p mod period = 0.
+int64_t wraps_between(int64_t start, int64_t end, int64_t period) {
+  auto below = [&](int64_t x) { return x > 0 ? (x - 1) / period : 0; };  // multiples m >= 1 with m * period < x
+  return below(end) - below(start);
+}
+
+}  // namespace
+
 Coverage coverage_of(const Scenario& s) {
+  // docs/workloads.md "Coverage figures" defines each count.
   Coverage c;
   std::set<int64_t> requests;
-  std::set<int64_t> started;
+  std::map<int32_t, int64_t> writer;  // physical compressed block -> the request that last wrote a row into it
   const int64_t cr = s.config.compress_ratio;
   const int64_t r = s.config.ring_capacity;
+  const int64_t b = s.config.block_size;
   for (const StepRecord& step : s.steps) {
     ++c.steps;
     if (s.config.mrope) ++c.mrope_steps;
@@ -78,16 +91,27 @@ Coverage coverage_of(const Scenario& s) {
     if (step.padded_requests > 0 || step.padding_tokens > 0) ++c.padded_steps;
     c.rows += step.padding_tokens;
     c.preemptions += static_cast<int64_t>(step.preempted.size());
-    for (int64_t id : step.preempted) started.erase(id);  // its next chunk starts again from 0
     for (const ChunkRecord& chunk : step.chunks) {
       c.rows += chunk.length;
       requests.insert(chunk.request);
-      if (started.insert(chunk.request).second && chunk.start > 0) ++c.prefix_hits;
+      if (chunk.start > 0 && b > 0) {
+        // A hit reads blocks written before this step: the writers as they were when it began.
+        const auto logical = static_cast<size_t>((chunk.start - 1) / b);
+        if (logical < chunk.blocks.size()) {
+          const auto w = writer.find(chunk.blocks[logical]);
+          if (w == writer.end() || w->second != chunk.request) ++c.prefix_hits;
+        }
+      }
       c.drafts_rejected += chunk.length - chunk.accepted;
       c.negative_common_slots += static_cast<int64_t>(chunk.negative_common_slots.size());
       const int64_t end = chunk.start + chunk.accepted;
       c.groups_closed += end / cr - chunk.start / cr;
-      c.ring_wraps += end / r - chunk.start / r;
+      c.ring_wraps += wraps_between(chunk.start, end, r);
+    }
+    for (const ChunkRecord& chunk : step.chunks) {
+      if (chunk.length <= 0 || b <= 0) continue;
+      for (int64_t l = chunk.start / b; l <= (chunk.start + chunk.length - 1) / b; ++l)
+        if (l < static_cast<int64_t>(chunk.blocks.size())) writer[chunk.blocks[static_cast<size_t>(l)]] = chunk.request;
     }
   }
   c.requests = static_cast<int64_t>(requests.size());
