@@ -7,6 +7,8 @@
 // relies on that: requests are independent).
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -95,5 +97,19 @@ struct Coverage {
 };
 
 Coverage coverage_of(const Scenario& scenario);
+
+/// coverage_of one step at a time, for a run that reports as it goes (linear in the steps).
+class CoverageCounter {
+ public:
+  explicit CoverageCounter(const ScenarioConfig& config) : config_(config) {}
+  void add(const StepRecord& step);
+  const Coverage& coverage() const { return coverage_; }
+
+ private:
+  ScenarioConfig config_;
+  Coverage coverage_;
+  std::set<int64_t> requests_;
+  std::map<int32_t, int64_t> writer_;  // physical compressed block -> the request that last wrote a row into it
+};
 
 }  // namespace qsa::traces
