@@ -1,6 +1,8 @@
 // Reading the lines of a request file (csv_fields.hpp).
 #include "csv_fields.hpp"
 
+#include <sstream>
+
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::traces {
@@ -82,6 +84,25 @@ int64_t parse_timestamp_us(const LineContext& ctx, const std::string& text, int6
     for (size_t i = used; i < 6; ++i) micros *= 10;
   }
   return seconds * 1000000 + micros;
+}
+
+CsvLines read_csv_lines(const std::string& text, const LineContext& ctx) {
+  std::istringstream file(text);
+  std::string line;
+  if (!std::getline(file, line)) ctx.fail("input", 1, "empty", "no header line");
+  // Spreadsheets start a UTF-8 CSV with a byte-order mark: it is not part of the first column's name.
+  if (line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+  CsvLines csv;
+  csv.header = split_fields(line);
+  for (int64_t number = 2; std::getline(file, line); ++number) {
+    if (trim(line).empty()) continue;
+    std::vector<std::string> fields = split_fields(line);
+    if (fields.size() != csv.header.size())
+      ctx.fail("input", number, "wrong-field-count",
+               std::to_string(fields.size()) + " fields where the header has " + std::to_string(csv.header.size()));
+    csv.rows.emplace_back(number, std::move(fields));
+  }
+  return csv;
 }
 
 std::optional<size_t> column_of(const std::vector<std::string>& header, const std::string& name) {

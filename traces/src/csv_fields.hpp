@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace qsa::traces {
@@ -24,6 +25,15 @@ class LineContext {
   std::string path_;
   std::string word_;
 };
+
+/// A CSV's header and its non-blank lines, each with as many fields as the header (else
+/// {input, line, wrong-field-count}); a byte-order mark before the header is skipped, no header
+/// is {input, 1, empty}.
+struct CsvLines {
+  std::vector<std::string> header;
+  std::vector<std::pair<int64_t, std::vector<std::string>>> rows;  // (1-based line, fields)
+};
+CsvLines read_csv_lines(const std::string& text, const LineContext& ctx);
 
 std::string trim(const std::string& s);
 /// Comma-separated fields, each trimmed of blanks and a carriage return.

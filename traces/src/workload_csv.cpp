@@ -1,7 +1,6 @@
 // A workload fitted to a user's CSV of requests (see workload_from_requests_csv in workloads.hpp).
 #include <algorithm>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,12 +17,8 @@ Workload workload_from_requests_csv(const std::string& path) {
 
 Workload workload_from_requests_csv_text(const std::string& text, const std::string& path) {
   const LineContext ctx(path);
-  std::istringstream file(text);
-  std::string line;
-  if (!std::getline(file, line)) ctx.fail("input", 1, "empty", "no header line");
-  // Spreadsheets start a UTF-8 CSV with a byte-order mark: it is not part of the first column's name.
-  if (line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
-  const std::vector<std::string> header = split_fields(line);
+  const CsvLines csv = read_csv_lines(text, ctx);
+  const std::vector<std::string>& header = csv.header;
 
   // Our own column names first, then Azure's.
   std::string prompt_name = "prompt_tokens", output_name = "output_tokens";
@@ -42,12 +37,7 @@ Workload workload_from_requests_csv_text(const std::string& text, const std::str
 
   std::vector<int64_t> prompts, outputs;
   std::optional<int64_t> first_us, last_us;
-  for (int64_t number = 2; std::getline(file, line); ++number) {
-    if (trim(line).empty()) continue;
-    const std::vector<std::string> fields = split_fields(line);
-    if (fields.size() != header.size())
-      ctx.fail("input", number, "wrong-field-count",
-               std::to_string(fields.size()) + " fields where the header has " + std::to_string(header.size()));
+  for (const auto& [number, fields] : csv.rows) {
     prompts.push_back(parse_tokens(ctx, fields[*prompt_col], prompt_name, number));
     outputs.push_back(parse_tokens(ctx, fields[*output_col], output_name, number));
     if (time_col) {

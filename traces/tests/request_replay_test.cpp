@@ -37,6 +37,17 @@ RequestLog shared_prefix_log() {
   return parse_request_log(kSharedPrefixLog, "shared-prefix.jsonl", RequestLogFormat::kJsonl, 64);
 }
 
+// The error a replay of the log with these options is refused with.
+Error refusal(const ReplayOptions& options) {
+  try {
+    workload_from_request_log(shared_prefix_log(), options);
+  } catch (const InputError& e) {
+    return e.error();
+  }
+  ADD_FAILURE() << "the replay was not refused";
+  return {};
+}
+
 struct Replayed {
   Scenario scenario;
   std::map<int64_t, int64_t> first_start;  // request -> start of its first chunk
@@ -135,13 +146,8 @@ TEST(RequestReplay, ALengthScaleDividesLengthsAndTheHashBlock) {
   }
   EXPECT_EQ(block_sizes, (std::set<int64_t>{16, 64}));
   options.length_scale = 3;  // 64 / 3 positions: not whole
-  try {
-    workload_from_request_log(shared_prefix_log(), options);
-    ADD_FAILURE() << "a scale that does not divide the hash block must be refused";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.error().field, "--length-scale");
-    EXPECT_EQ(e.error().rule, "not-a-divisor");
-  }
+  EXPECT_EQ(refusal(options).field, "--length-scale");
+  EXPECT_EQ(refusal(options).rule, "not-a-divisor");
 }
 
 TEST(RequestReplay, WindowsAreParsedAndCheckedAgainstTheLog) {
@@ -151,14 +157,9 @@ TEST(RequestReplay, WindowsAreParsedAndCheckedAgainstTheLog) {
   EXPECT_EQ(parse_request_window("3:").to, -1);
   for (const char* bad : {"3", "a:4", "5:5", "9:3", "-1:4"}) EXPECT_THROW(parse_request_window(bad), InputError) << bad;
   ReplayOptions options;
-  options.window = parse_request_window("7:");
-  try {
-    workload_from_request_log(shared_prefix_log(), options);
-    ADD_FAILURE() << "a window past the log must be refused";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.error().field, "--window");
-    EXPECT_EQ(e.error().rule, "out-of-range");
-  }
+  options.window = parse_request_window("7:");  // the log holds requests 0 ... 6
+  EXPECT_EQ(refusal(options).field, "--window");
+  EXPECT_EQ(refusal(options).rule, "out-of-range");
 }
 
 TEST(RequestReplay, AnAzureCsvLogReplaysWithoutHits) {
