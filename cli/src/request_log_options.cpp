@@ -1,5 +1,6 @@
 #include "request_log_options.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -76,8 +77,21 @@ ReplaySummary summarize_replay(const traces::Workload& w, const traces::Scenario
   std::set<int64_t> finished;
   for (const traces::StepRecord& step : s.steps) {
     finished.insert(step.finished.begin(), step.finished.end());
-    for (const traces::ChunkRecord& chunk : step.chunks)
+    for (const traces::ChunkRecord& chunk : step.chunks) {
       r.largest_position = std::max(r.largest_position, chunk.start + chunk.length - 1);
+      for (int64_t p = chunk.start; p < chunk.start + chunk.length;) {  // one bin at a time
+        size_t bin = 0;
+        int64_t bin_end = 64;
+        while (p >= bin_end) {
+          ++bin;
+          bin_end *= 2;
+        }
+        if (r.rows_by_position.size() <= bin) r.rows_by_position.resize(bin + 1, 0);
+        const int64_t rows = std::min(chunk.start + chunk.length, bin_end) - p;
+        r.rows_by_position[bin] += rows;
+        p += rows;
+      }
+    }
   }
   r.finished = static_cast<int64_t>(finished.size());
   return r;
@@ -115,7 +129,10 @@ std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& 
   os << request_log_figures_text(*w.schedule) << "replayed: " << r.finished << " of " << r.window_requests << " requests finished in " << r.steps
      << " steps (limit " << r.step_limit << "); " << r.coverage.prefix_hits << " prefix hits ("
      << share(r.coverage.prefix_hits, r.window_requests) << " of the requests), " << r.coverage.preemptions
-     << " preemptions, largest position " << r.largest_position << "; a step is " << traces::kReplayStepMs << " ms x "
+     << " preemptions, largest position " << r.largest_position << "; rows written by position:";
+  for (size_t i = 0; i < r.rows_by_position.size(); ++i)
+    os << (i == 0 ? " <64 " : " <" + std::to_string(int64_t{64} << i) + " ") << r.rows_by_position[i];
+  os << "; a step is " << traces::kReplayStepMs << " ms x "
      << o.time_compression << ", lengths / " << o.length_scale << ", budget " << o.token_budget
      << " tokens, preemption " << o.preempt_per_mille << " per mille\n";
   return os.str();
@@ -145,6 +162,7 @@ nlohmann::json replay_summary_json(const traces::Workload& w, const ReplaySummar
             {"prefix_hits", r.coverage.prefix_hits},
             {"preemptions", r.coverage.preemptions},
             {"largest_position", r.largest_position},
+            {"rows_by_position", r.rows_by_position},
             {"step_ms", traces::kReplayStepMs * o.time_compression},
             {"length_scale", o.length_scale},
             {"token_budget", o.token_budget},

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -47,6 +48,8 @@ struct ReplaySummary {
   int64_t steps = 0;
   int64_t step_limit = 0;
   int64_t largest_position = -1;  // the largest position a chunk wrote
+  /// Rows written by position: [0] positions 0-63, then [i] positions 2^(i+5) ... 2^(i+6)-1.
+  std::vector<int64_t> rows_by_position;
   traces::Coverage coverage;
 };
 ReplaySummary summarize_replay(const traces::Workload& workload, const traces::Scenario& scenario);

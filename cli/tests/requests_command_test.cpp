@@ -38,6 +38,7 @@ TEST(SimulateRequests, WritesTheLogsScenarioWithTheLogsFiguresBesideWhatItExerci
   EXPECT_EQ(summary["coverage"]["prefix_hits"], 4);
   EXPECT_LE(replayed["steps"].get<int64_t>(), replayed["step_limit"].get<int64_t>());
   EXPECT_EQ(replayed["largest_position"], 318);  // request 0: prompt 200 + 120 outputs, the last one never written
+  EXPECT_EQ(replayed["rows_by_position"].size(), 4u);  // positions below 64, 128, 256, 512
 
   // The file is the simulator's scenario of that workload, and it replays.
   traces::ReplayOptions options;

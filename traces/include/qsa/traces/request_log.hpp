@@ -50,7 +50,7 @@ struct RequestLog {
 /// before the previous line's), missing-column, wrong-field-count, not-an-integer.
 RequestLog read_request_log(const std::string& path, RequestLogFormat format,
                             int64_t hash_block_tokens = kDefaultHashBlockTokens);
-/// The same from the text (`path` only names it in errors); the fuzz and unit tests' entry point.
+/// The same from the text (`path` only names it in errors); the unit tests' entry point.
 RequestLog parse_request_log(const std::string& text, const std::string& path, RequestLogFormat format,
                              int64_t hash_block_tokens = kDefaultHashBlockTokens);
 
