@@ -28,9 +28,9 @@ namespace {
 // The options as typed: numbers are parsed by number_options.hpp, so a bad one names its option.
 struct CheckArguments {
   CheckOptions options;
+  RequestLogArguments requests_log;
   std::string steps, scenarios = "4", seed = "1", batches = "3000", time_budget;
   std::string shard, jobs, devices, max_findings = "10";
-  RequestLogArguments requests_log;
 };
 
 // Everything that can be known bad before the campaign: numbers, names, output paths.
