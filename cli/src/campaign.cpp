@@ -44,19 +44,21 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   traces::Simulator simulator(job.workload, job.seed);
   result.scenario.config = simulator.config();
   traces::ScenarioRunner runner(simulator.config(), backend, options);
+  traces::CoverageCounter coverage(simulator.config());
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {
     if (stop_requested() || (cancelled && cancelled())) {
       result.stopped = true;
       break;
     }
     result.scenario.steps.push_back(simulator.next());
+    coverage.add(result.scenario.steps.back());
     result.failure = runner.step(result.scenario.steps.back());
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (result.failure) break;
     ++result.steps_run;
-    if (progress) progress(job, i + 1, traces::coverage_of(result.scenario), result.seconds);
+    if (progress) progress(job, i + 1, coverage.coverage(), result.seconds);
   }
-  result.coverage = traces::coverage_of(result.scenario);
+  result.coverage = coverage.coverage();
   result.step_update_ran = runner.step_update_supported();
   result.declined.assign(runner.declined().begin(), runner.declined().end());
   return result;

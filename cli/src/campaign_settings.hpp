@@ -33,6 +33,7 @@ struct CampaignSettings {
   std::vector<std::string> backends;
   std::vector<CampaignJob> jobs;
   std::string requests_csv_text;  // the CSV's content, so two files of one name differ
+  std::string requests_log_text;  // --requests: the replay options, then the log's content
   uint64_t seed = 0;
   int64_t batches = 0;
   std::string float_tolerance;

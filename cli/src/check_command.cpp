@@ -19,6 +19,7 @@
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
+#include "request_log_options.hpp"
 #include "stop_request.hpp"
 #include "worker_options.hpp"
 
@@ -28,6 +29,7 @@ namespace {
 // The options as typed: numbers are parsed by number_options.hpp, so a bad one names its option.
 struct CheckArguments {
   CheckOptions options;
+  RequestLogArguments requests_log;
   std::string steps, scenarios = "4", seed = "1", batches = "3000", time_budget;
   std::string shard, jobs, devices, max_findings = "10";
   WorkerOptions worker;
@@ -71,6 +73,7 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
                                             "(cuda) over GPUs; --jobs N runs any backend on N CPU threads"});
   }
   if (!o.workload.empty()) traces::workload_by_name(o.workload);
+  if (!a.requests_log.path.empty()) o.requests_log = parse_request_log_arguments(a.requests_log);
   ReportOutput(o.json_path).check();
   if (!o.junit_path.empty()) check_output_file(o.junit_path, "--junit");
   check_output_directory(o.out_dir, "--out");
@@ -84,6 +87,10 @@ int run_check(const CheckOptions& options, double time_budget) {
   const CheckReport report = Checker(options).run();
   if (report.setup_error) return report_error(*report.setup_error);
   print_report(report, output.human_file());
+  if (!options.requests_log.path.empty() && !report.setup_error) {  // the log beside the coverage above
+    const std::string log = request_log_figures_text(*request_log_workload(options.requests_log).schedule);
+    std::fprintf(output.human_file(), "\n%s", log.c_str());
+  }
   for (const std::string& what : report.unwritten) output.lost(what);
   if (!options.junit_path.empty()) write_junit(options.junit_path, check_junit(report), &output);
   return output.finish(report_to_json(report), report.exit_code());
@@ -109,10 +116,15 @@ void add_check_command(CLI::App& app, CommandJob* job) {
   check->add_option("--backend", a->options.backends, "Backend to check (repeatable); default every available one");
   auto* workload =
       check->add_option("--workload", a->options.workload, "Run only this workload model:\n" + traces::workload_help());
-  check->add_option("--requests-csv", a->options.requests_csv, "Workload from your own CSV of prompt/output lengths")
-      ->excludes(workload);
-  check->add_option("--steps", a->steps, "Steps per scenario, 1 ... 2^24 (default 600, 1000 in the default campaign)");
-  check->add_option("--scenarios", a->scenarios, "Scenarios per workload with --workload or --requests-csv, 1 ... 2^16")
+  auto* requests_csv =
+      check->add_option("--requests-csv", a->options.requests_csv, "Workload from your own CSV of prompt/output lengths")
+          ->excludes(workload);
+  add_request_log_options(check, &a->requests_log)->excludes(workload)->excludes(requests_csv);
+  check->add_option("--steps", a->steps,
+                    "Steps per scenario, 1 ... 2^24 (default 600, 1000 in the default campaign, the log's step\n"
+                    "limit with --requests)");
+  check->add_option("--scenarios", a->scenarios,
+                    "Scenarios per workload with --workload, --requests-csv or --requests, 1 ... 2^16")
       ->capture_default_str();
   check->add_option("--seed", a->seed, "Campaign seed, 0 ... 2^64-1 (every scenario and batch derives from it)")
       ->capture_default_str();

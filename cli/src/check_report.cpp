@@ -137,6 +137,21 @@ void print_report(const CheckReport& r, std::FILE* out) {
   std::fflush(out);
 }
 
+nlohmann::json coverage_to_json(const traces::Coverage& c) {
+  return {{"steps", c.steps},
+          {"rows", c.rows},
+          {"requests", c.requests},
+          {"groups_closed", c.groups_closed},
+          {"ring_wraps", c.ring_wraps},
+          {"drafts_rejected", c.drafts_rejected},
+          {"preemptions", c.preemptions},
+          {"prefix_hits", c.prefix_hits},
+          {"padded_steps", c.padded_steps},
+          {"negative_common_slots", c.negative_common_slots},
+          {"mrope_steps", c.mrope_steps},
+          {"fp8_steps", c.fp8_steps}};
+}
+
 nlohmann::json report_to_json(const CheckReport& r) {
   nlohmann::json j;
   j["seed"] = r.seed;
@@ -209,19 +224,7 @@ nlohmann::json report_to_json(const CheckReport& r) {
               {"threads", r.run.threads},
               {"devices", devices}};
   if (!r.run.merged_from.is_null()) j["run"]["merged_from"] = r.run.merged_from;
-  const traces::Coverage& c = r.coverage;
-  j["coverage"] = {{"steps", c.steps},
-                   {"rows", c.rows},
-                   {"requests", c.requests},
-                   {"groups_closed", c.groups_closed},
-                   {"ring_wraps", c.ring_wraps},
-                   {"drafts_rejected", c.drafts_rejected},
-                   {"preemptions", c.preemptions},
-                   {"prefix_hits", c.prefix_hits},
-                   {"padded_steps", c.padded_steps},
-                   {"negative_common_slots", c.negative_common_slots},
-                   {"mrope_steps", c.mrope_steps},
-                   {"fp8_steps", c.fp8_steps}};
+  j["coverage"] = coverage_to_json(r.coverage);
   j["not_run"] = r.not_run;
   j["verdict"] = verdict_text(r);
   if (!r.stopped_by.empty()) j["stopped_by"] = r.stopped_by;

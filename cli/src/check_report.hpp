@@ -127,5 +127,7 @@ void print_report(const CheckReport& report, std::FILE* out);
 /// "passed (reference only: ...; no kernel checked)", "FAILED", ...: the words after "RESULT: ".
 std::string verdict_text(const CheckReport& report);
 nlohmann::json report_to_json(const CheckReport& report);
+/// The `coverage` object of a report (docs/workloads.md "Coverage figures"), also in `simulate`'s.
+nlohmann::json coverage_to_json(const traces::Coverage& coverage);
 
 }  // namespace qsa::cli

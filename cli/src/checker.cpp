@@ -107,6 +107,9 @@ CheckReport Checker::run() {
     // Every scenario's caches are sized now, before anything is allocated or run.
     for (const CampaignJob& job : jobs) traces::resolve_workload(job.workload, job.seed);
     if (!options_.requests_csv.empty()) settings.requests_csv_text = traces::read_input_text(options_.requests_csv);
+    if (!options_.requests_log.path.empty())
+      settings.requests_log_text =
+          options_.requests_log.settings_text() + "\n" + traces::read_input_text(options_.requests_log.path);
   } catch (const traces::InputError& e) {
     report_.setup_error = e.error();
     return report_;
@@ -156,6 +159,10 @@ CheckReport Checker::run() {
 }
 
 std::vector<CampaignJob> Checker::campaign() const {
+  if (!options_.requests_log.path.empty()) {
+    const traces::Workload log = request_log_workload(options_.requests_log);
+    return workload_campaign(log, options_.seed, options_.scenarios, steps_or(log.schedule->step_limit));
+  }
   if (!options_.requests_csv.empty())
     return workload_campaign(traces::workload_from_requests_csv(options_.requests_csv), options_.seed,
                              options_.scenarios, steps_or(600));

@@ -17,6 +17,7 @@
 #include "campaign_settings.hpp"
 #include "check_report.hpp"
 #include "progress_line.hpp"
+#include "request_log_options.hpp"
 
 namespace qsa::cli {
 
@@ -24,6 +25,7 @@ struct CheckOptions {
   std::vector<std::string> backends;
   std::string workload;
   std::string requests_csv;
+  RequestLogChoice requests_log;  // --requests: a request log replayed (path empty: none)
   int64_t steps = 0;      // 0: the campaign's default
   int64_t scenarios = 4;  // with --workload or --requests-csv
   uint64_t seed = 1;

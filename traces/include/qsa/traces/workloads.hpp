@@ -5,6 +5,7 @@
 // sizes). docs/workloads.md describes each one and how the Azure tables were fitted.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct Geometry {
   int64_t num_speculative_tokens = 3;  // drafts
   int64_t block_size = 16;             // B
 };
+
+struct RequestSchedule;  // request_replay.hpp
 
 struct Workload {
   std::string name;
@@ -59,6 +62,10 @@ struct Workload {
 
   /// Non-empty: each scenario is one of these, drawn from the seed (the `adversarial` mix).
   std::vector<Workload> mix;
+
+  /// Non-null: the requests of a log arrive as logged (request_replay.hpp) instead of the tables'
+  /// draws and the arrival rate; the tables then only size the caches.
+  std::shared_ptr<const RequestSchedule> schedule;
 };
 
 /// Mean arrivals per step in thousandths: `arrivals_per_step_milli`, or for a trace-fitted
