@@ -117,6 +117,7 @@ CheckReport Checker::run() {
   settings.batches = options_.batches;
   settings.float_tolerance = tolerance_.to_string();
   settings.max_findings = options_.keep_going ? options_.max_findings : 1;
+  settings.geometry = options_.geometry.to_string();
   report_.campaign =
       CampaignIdentity{tool_version(),          git_commit(),          spec_version(),
                        settings_hash(settings), options_.shard.index,  options_.shard.count,
@@ -156,6 +157,12 @@ CheckReport Checker::run() {
 }
 
 std::vector<CampaignJob> Checker::campaign() const {
+  std::vector<CampaignJob> jobs = unshaped_campaign();
+  for (CampaignJob& job : jobs) job.workload = traces::with_geometry(job.workload, options_.geometry);
+  return jobs;
+}
+
+std::vector<CampaignJob> Checker::unshaped_campaign() const {
   if (!options_.requests_csv.empty())
     return workload_campaign(traces::workload_from_requests_csv(options_.requests_csv), options_.seed,
                              options_.scenarios, steps_or(600));

@@ -1,10 +1,12 @@
-// `qsacheck simulate --workload NAME [--seed S] [--steps N] FILE`: writes a simulated scenario.
+// `qsacheck simulate --workload NAME [--seed S] [--steps N] [geometry flags] FILE`: writes a
+// simulated scenario.
 
 #include <memory>
 #include <sstream>
 #include <string>
 
 #include "commands.hpp"
+#include "geometry_options.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
@@ -17,8 +19,10 @@
 namespace qsa::cli {
 namespace {
 
-int simulate(const std::string& workload, uint64_t seed, int64_t steps, const std::string& path, ReportOutput output) {
-  const traces::Scenario s = traces::simulate(traces::workload_by_name(workload), seed, steps);
+int simulate(const traces::Workload& model, uint64_t seed, int64_t steps, const std::string& path,
+             ReportOutput output) {
+  const std::string& workload = model.name;
+  const traces::Scenario s = traces::simulate(model, seed, steps);
   std::ostringstream text;
   traces::write_scenario(text, s);
   if (auto why = write_file_atomically(path, text.str()))
@@ -46,7 +50,8 @@ void add_simulate_command(CLI::App& app, CommandJob* job) {
       "simulate",
       "Write the scenario a workload model produces (traces/FORMAT.md, no digests), e.g. to read it\n"
       "or to record a trace: qsacheck simulate --workload prefix-sharing --steps 200 FILE, then\n"
-      "qsacheck record-expected FILE. The same workload, seed and steps give the same file.");
+      "qsacheck record-expected FILE. The same workload, seed and steps give the same file.\n"
+      "At the model's geometry: qsacheck simulate --preset production --steps 200 FILE");
   auto workload = std::make_shared<std::string>("default");
   auto seed = std::make_shared<std::string>("1");
   auto steps = std::make_shared<std::string>("200");
@@ -56,16 +61,19 @@ void add_simulate_command(CLI::App& app, CommandJob* job) {
   cmd->add_option("--seed", *seed, "Scenario seed, 0 ... 2^64-1")->capture_default_str();
   cmd->add_option("--steps", *steps, "Steps, 1 ... 2^20 (fewer when a bounded workload ends first)")
       ->capture_default_str();
+  auto geometry = std::make_shared<GeometryOptions>();
+  add_geometry_options(cmd, geometry.get());
   cmd->add_option("--json", *json_path, "Also write a summary as JSON to FILE; - writes it alone on stdout");
   cmd->add_option("file", *file, "Scenario file to write")->required();
   cmd->callback([=] {
     const uint64_t s = parse_seed_option("--seed", *seed);
     const int64_t n = parse_integer_option("--steps", *steps, 1, int64_t{1} << 20);
-    traces::workload_by_name(*workload);
+    const traces::Workload model =
+        traces::with_geometry(traces::workload_by_name(*workload), parse_geometry_options(*geometry));
     check_output_file(*file, "file");
     ReportOutput output(*json_path);
     output.check();
-    *job = [=] { return simulate(*workload, s, n, *file, output); };
+    *job = [=] { return simulate(model, s, n, *file, output); };
   });
 }
 

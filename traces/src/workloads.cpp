@@ -8,6 +8,7 @@
 
 #include "qsa/ring_capacity.hpp"
 #include "qsa/traces/azure_fit.hpp"
+#include "qsa/traces/geometry_choice.hpp"
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::traces {
@@ -135,6 +136,24 @@ Workload make_mrope_fp8() {
   return w;
 }
 
+// The model's geometry (production_geometry(): D 128, rd 64, HQ 4, C 4, B 16, 3 drafts) on the
+// default scheduler: MRoPE on and off, each with bf16 and fp8 e4m3 caches, one per scenario.
+Workload make_production() {
+  Workload base = make_default();
+  base.name = "production";
+  base.description =
+      "the model's geometry: D=128, rd=64, HQ=4, C=4, B=16, 3 drafts (R=8); MRoPE (11, 11, 10) on or off, bf16 or "
+      "fp8 e4m3";
+  GeometryChoice geometry = production_geometry();
+  Workload w = with_geometry(base, geometry);  // production-bf16, production-fp8_e4m3 (MRoPE on)
+  geometry.mrope = false;
+  for (Workload member : with_geometry(base, geometry).mix) {
+    member.name += "-no-mrope";
+    w.mix.push_back(member);
+  }
+  return w;
+}
+
 Workload make_adversarial() {
   Workload w = make_default();
   w.name = "adversarial";
@@ -182,6 +201,7 @@ const std::vector<Entry>& catalog() {
       {"prefix-sharing", make_prefix_sharing},
       {"mrope-fp8", make_mrope_fp8},
       {"adversarial", make_adversarial},
+      {"production", make_production},
       {"azure-code",
        [] {
          return make_azure("azure-code",
