@@ -429,6 +429,7 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
   ++row.cases;
   row.seconds += result.seconds;
   report_.coverage += result.coverage;
+  report_.kernel_path_steps[result.cuda_kernel_path] += result.coverage.steps;
   for (const std::string& what : result.declined)
     if (declined_.insert(result.workload + ": " + what).second)
       report_.not_run.push_back("scenarios of " + result.workload + " on " + name + ": " + what);
