@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "output.hpp"
+#include "qsa/backends/cuda_kernel_path.hpp"
 #include "qsa/backends/registry.hpp"
 #include "qsa/traces/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -15,8 +16,10 @@ std::vector<CampaignJob> default_campaign(uint64_t seed) {
   // Round robin over the workloads, so every workload runs early and a bug shows soon.
   std::vector<std::vector<CampaignJob>> per_workload;
   for (const std::string& name : traces::workload_names()) {
-    const int64_t scenarios = name == "adversarial" ? 12 : 6;
-    per_workload.push_back(workload_campaign(traces::workload_by_name(name), seed, scenarios, 1000));
+    // adversarial mixes eight workloads; layouts takes the kernel's 20 paths in turn, briefly.
+    const int64_t scenarios = name == "adversarial" ? 12 : name == "layouts" ? 20 : 6;
+    const int64_t steps = name == "layouts" ? 150 : 1000;
+    per_workload.push_back(workload_campaign(traces::workload_by_name(name), seed, scenarios, steps));
   }
   size_t total = 0;
   for (const auto& list : per_workload) total += list.size();
@@ -43,6 +46,7 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   result.seed = job.seed;
   traces::Simulator simulator(job.workload, job.seed);
   result.scenario.config = simulator.config();
+  result.cuda_kernel_path = backends::cuda_step_kernel_path(simulator.config());
   traces::ScenarioRunner runner(simulator.config(), backend, options);
   traces::CoverageCounter coverage(simulator.config());
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {

@@ -38,6 +38,7 @@ struct JobResult {
   traces::Coverage coverage;  // of the steps run
   std::optional<traces::RunFailure> failure;
   traces::Scenario scenario;  // the steps run, up to and including a failing one
+  std::string cuda_kernel_path;  // backends::cuda_step_kernel_path of its config
   bool step_update_ran = true;
   bool stopped = false;               // a stop request (signal, time budget) ended it before its last step
   std::vector<std::string> declined;  // left out by the backend's capabilities (ScenarioRunner::declined)

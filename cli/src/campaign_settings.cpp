@@ -70,6 +70,7 @@ std::string settings_hash(const CampaignSettings& s) {
                                     {"float_tolerance", s.float_tolerance},
                                     {"max_findings", s.max_findings}};
   if (!s.requests_log_text.empty()) canonical["requests_log"] = s.requests_log_text;  // absent: hashes stay as before
+  if (!s.geometry.empty()) canonical["geometry"] = s.geometry;  // so hashes without it stay as they were
   const std::string text = canonical.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return traces::digest_hex(traces::digest_bytes(text.data(), text.size()));
 }

@@ -38,6 +38,7 @@ struct CampaignSettings {
   int64_t batches = 0;
   std::string float_tolerance;
   int64_t max_findings = 0;
+  std::string geometry;  // traces::GeometryChoice::to_string(); empty: each workload's own
 };
 
 /// traces::digest_bytes (FORMAT.md) over the settings as canonical JSON: 16 hex digits.

@@ -11,6 +11,7 @@
 #include "checker.hpp"
 #include "commands.hpp"
 #include "float_tolerance_option.hpp"
+#include "geometry_options.hpp"
 #include "junit_report.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
@@ -33,6 +34,7 @@ struct CheckArguments {
   std::string steps, scenarios = "4", seed = "1", batches = "3000", time_budget;
   std::string shard, jobs, devices, max_findings = "10";
   WorkerOptions worker;
+  GeometryOptions geometry;
 };
 
 // Everything that can be known bad before the campaign: numbers, names, output paths.
@@ -40,6 +42,7 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   CheckOptions o = a.options;
   if (!a.steps.empty()) o.steps = parse_integer_option("--steps", a.steps, 1, int64_t{1} << 24);
   o.scenarios = parse_integer_option("--scenarios", a.scenarios, 1, int64_t{1} << 16);
+  o.geometry = parse_geometry_options(a.geometry);
   o.seed = parse_seed_option("--seed", a.seed);
   o.batches = parse_integer_option("--batches", a.batches, 0, int64_t{1} << 30);
   *time_budget = a.time_budget.empty() ? 0 : parse_seconds_option("--time-budget", a.time_budget);
@@ -72,7 +75,7 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
                                      name + " has no device ordinal (a CPU backend); --devices spreads GPU backends "
                                             "(cuda) over GPUs; --jobs N runs any backend on N CPU threads"});
   }
-  if (!o.workload.empty()) traces::workload_by_name(o.workload);
+  if (!o.workload.empty()) traces::with_geometry(traces::workload_by_name(o.workload), o.geometry);
   if (!a.requests_log.path.empty()) o.requests_log = parse_request_log_arguments(a.requests_log);
   ReportOutput(o.json_path).check();
   if (!o.junit_path.empty()) check_output_file(o.junit_path, "--junit");
@@ -120,6 +123,7 @@ void add_check_command(CLI::App& app, CommandJob* job) {
       check->add_option("--requests-csv", a->options.requests_csv, "Workload from your own CSV of prompt/output lengths")
           ->excludes(workload);
   add_request_log_options(check, &a->requests_log)->excludes(workload)->excludes(requests_csv);
+  add_geometry_options(check, &a->geometry);
   check->add_option("--steps", a->steps,
                     "Steps per scenario, 1 ... 2^24 (default 600, 1000 in the default campaign, the log's step\n"
                     "limit with --requests)");

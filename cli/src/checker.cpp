@@ -120,6 +120,7 @@ CheckReport Checker::run() {
   settings.batches = options_.batches;
   settings.float_tolerance = tolerance_.to_string();
   settings.max_findings = options_.keep_going ? options_.max_findings : 1;
+  settings.geometry = options_.geometry.to_string();
   report_.campaign =
       CampaignIdentity{tool_version(),          git_commit(),          spec_version(),
                        settings_hash(settings), options_.shard.index,  options_.shard.count,
@@ -159,6 +160,12 @@ CheckReport Checker::run() {
 }
 
 std::vector<CampaignJob> Checker::campaign() const {
+  std::vector<CampaignJob> jobs = unshaped_campaign();
+  for (CampaignJob& job : jobs) job.workload = traces::with_geometry(job.workload, options_.geometry);
+  return jobs;
+}
+
+std::vector<CampaignJob> Checker::unshaped_campaign() const {
   if (!options_.requests_log.path.empty()) {
     const traces::Workload log = request_log_workload(options_.requests_log);
     return workload_campaign(log, options_.seed, options_.scenarios, steps_or(log.schedule->step_limit));
@@ -429,6 +436,7 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
   ++row.cases;
   row.seconds += result.seconds;
   report_.coverage += result.coverage;
+  report_.kernel_path_steps[result.cuda_kernel_path] += result.coverage.steps;
   for (const std::string& what : result.declined)
     if (declined_.insert(result.workload + ": " + what).second)
       report_.not_run.push_back("scenarios of " + result.workload + " on " + name + ": " + what);

@@ -1,4 +1,5 @@
-// `qsacheck simulate --workload NAME [--seed S] [--steps N] FILE`: writes a simulated scenario.
+// `qsacheck simulate --workload NAME [--seed S] [--steps N] [geometry flags] FILE`: writes a
+// simulated scenario.
 // `qsacheck simulate --requests LOG [replay options] FILE`: writes the scenario a request log
 // produces (docs/workloads.md "Request logs") and states the log's figures beside what it exercised.
 
@@ -8,6 +9,7 @@
 
 #include "check_report.hpp"
 #include "commands.hpp"
+#include "geometry_options.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
@@ -24,6 +26,7 @@ namespace {
 struct SimulateJob {
   std::string workload;  // a workload model's name; empty with a request log
   RequestLogChoice log;  // with --requests
+  traces::GeometryChoice geometry;
   uint64_t seed = 1;
   int64_t steps = 0;  // 0 with a log: the log's step limit
   std::string path;
@@ -31,7 +34,8 @@ struct SimulateJob {
 
 int simulate(const SimulateJob& job, ReportOutput output) {
   const bool replay = !job.log.path.empty();
-  const traces::Workload w = replay ? request_log_workload(job.log) : traces::workload_by_name(job.workload);
+  const traces::Workload w = traces::with_geometry(
+      replay ? request_log_workload(job.log) : traces::workload_by_name(job.workload), job.geometry);
   const int64_t steps = job.steps > 0 ? job.steps : w.schedule->step_limit;
   const traces::Scenario s = traces::simulate(w, job.seed, steps);
   std::ostringstream text;
@@ -70,6 +74,7 @@ void add_simulate_command(CLI::App& app, CommandJob* job) {
       "Write the scenario a workload model produces (traces/FORMAT.md, no digests), e.g. to read it\n"
       "or to record a trace: qsacheck simulate --workload prefix-sharing --steps 200 FILE, then\n"
       "qsacheck record-expected FILE. The same workload, seed and steps give the same file.\n"
+      "At the model's geometry: qsacheck simulate --preset production --steps 200 FILE.\n"
       "With --requests LOG: the scenario a request log produces, every request of the window run to\n"
       "its end (exit 3 if one did not finish within --steps), the log's figures beside what the\n"
       "scenario exercised: qsacheck simulate --requests trace.jsonl --window 0:500 FILE");
@@ -88,16 +93,19 @@ void add_simulate_command(CLI::App& app, CommandJob* job) {
                       "is the log's step limit, twice the positions its requests commit")
           ->capture_default_str();
   add_request_log_options(cmd, log.get())->excludes(workload_option);
+  auto geometry = std::make_shared<GeometryOptions>();
+  add_geometry_options(cmd, geometry.get());
   cmd->add_option("--json", *json_path, "Also write a summary as JSON to FILE; - writes it alone on stdout");
   cmd->add_option("file", *file, "Scenario file to write")->required();
   cmd->callback([=] {
     SimulateJob j;
     j.seed = parse_seed_option("--seed", *seed);
     j.path = *file;
+    j.geometry = parse_geometry_options(*geometry);
     if (log->path.empty()) {
       j.workload = *workload;
       j.steps = parse_integer_option("--steps", *steps, 1, int64_t{1} << 20);
-      traces::workload_by_name(*workload);
+      traces::with_geometry(traces::workload_by_name(*workload), j.geometry);
     } else {
       j.log = parse_request_log_arguments(*log);
       j.steps = steps_option->count() > 0 ? parse_integer_option("--steps", *steps, 1, int64_t{1} << 20) : 0;
