@@ -68,6 +68,15 @@ const std::vector<MutantInfo>& mutant_catalog() {
       // boundary: about one element in 2^16, so it needs a simulated scenario's many rows.
       {Bug::kSumOfSquaresSequential, "bug:sum-of-squares-sequential",
        "RMSNorm sums the squares left to right instead of the pairwise tree", "many-rows"},
+      {Bug::kBf16RoundHalfAway, "bug:bf16-round-half-away",
+       "every bf16 rounding (pool, norm, RoPE) breaks ties away from zero instead of to even", "rounding-ties"},
+      {Bug::kBf16Truncation, "bug:bf16-truncation",
+       "every bf16 rounding (pool, norm, RoPE) truncates the binary32 value (drops its low 16 bits)", ""},
+      {Bug::kFlushSubnormals, "bug:flush-subnormals",
+       "subnormal inputs and results are flushed to zero in pooling, RMSNorm and RoPE (DAZ + FTZ, -ftz=true)",
+       "subnormals"},
+      {Bug::kE4m3Truncation, "bug:e4m3-truncation",
+       "the fp8 e4m3 store truncates towards zero instead of rounding to nearest even (saturation kept)", "fp8"},
   };
   return catalog;
 }
