@@ -73,8 +73,8 @@ uint64_t query_hash(uint64_t seed, const Origin& o, int64_t head) {
   return hash_words(origin_hash(seed, kQueryStream, o), static_cast<uint64_t>(head));
 }
 
-void plain_query(uint64_t seed, const Origin& o, int64_t head, int64_t head_dim, Bf16* out) {
-  Rng rng(query_hash(seed, o, head));
+void plain_query(uint64_t hash, int64_t head_dim, Bf16* out) {
+  Rng rng(hash);
   random_row(rng, 4, head_dim, out);
 }
 
@@ -198,7 +198,7 @@ bool on_e4m3_tie(Bf16 x) {
 
 RowContent::RowContent(const ScenarioConfig& config, const StepConfig& step)
     : seed_(config.seed), head_dim_(config.head_dim), rotary_dim_(config.rotary_dim), version_(config.content_version) {
-  if (version_ < 2 || head_dim_ <= 0 || static_cast<int64_t>(step.w_q.size()) < head_dim_) return;
+  if (version_ < 2 || head_dim_ <= 0 || head_dim_ > 512 || static_cast<int64_t>(step.w_q.size()) < head_dim_) return;
   // The smallest k >= 3 for which the reference's rrms of a sum of squares D * 4^k is exactly 2^-k.
   float rrms = 0;
   for (int k = 3; k <= 48 && exponent_ == 0; ++k) {
@@ -225,6 +225,9 @@ RowContent::RowContent(const ScenarioConfig& config, const StepConfig& step)
       if (fp8 && d >= rotary_dim_ && on_e4m3_tie(bf16_from_float(y))) e4m3_tie_[d].push_back(n);
     }
   }
+  boundary_rows_.resize(static_cast<size_t>(kBoundaryPool * head_dim_));
+  for (int64_t i = 0; i < kBoundaryPool; ++i)
+    boundary_row(hash_words(seed_, kBoundaryStream, static_cast<uint64_t>(i)), boundary_rows_.data() + i * head_dim_);
 }
 
 RowClass RowContent::key_class(const Origin& o) const {
@@ -233,9 +236,13 @@ RowClass RowContent::key_class(const Origin& o) const {
 }
 
 RowClass RowContent::query_class(const Origin& o, int64_t head) const {
+  return query_class_of(query_hash(seed_, o, head));
+}
+
+RowClass RowContent::query_class_of(uint64_t hash) const {
   if (version_ < 2) return RowClass::kPlain;
-  const RowClass c = class_of(query_hash(seed_, o, head), kBoundaryQueryRowsPer64);
-  return c == RowClass::kBoundary && exponent_ == 0 ? RowClass::kPlain : c;
+  const RowClass c = class_of(hash, kBoundaryQueryRowsPer64);
+  return c == RowClass::kBoundary && boundary_rows_.empty() ? RowClass::kPlain : c;
 }
 
 void RowContent::key(const Origin& o, Bf16* out) const {
@@ -245,35 +252,42 @@ void RowContent::key(const Origin& o, Bf16* out) const {
 }
 
 void RowContent::query(const Origin& o, int64_t head, Bf16* out) const {
-  switch (query_class(o, head)) {
+  const uint64_t hash = query_hash(seed_, o, head);
+  switch (query_class_of(hash)) {
     case RowClass::kPlain:
-      plain_query(seed_, o, head, head_dim_, out);
+      plain_query(hash, head_dim_, out);
       return;
     case RowClass::kSpecial:
-      plain_query(seed_, o, head, head_dim_, out);
-      add_special_values(query_hash(seed_, o, head), 0, head_dim_, rotary_dim_, out);
+      plain_query(hash, head_dim_, out);
+      add_special_values(hash, 0, head_dim_, rotary_dim_, out);
       return;
-    case RowClass::kBoundary:
-      boundary_query(query_hash(seed_, o, head), out);
+    case RowClass::kBoundary: {
+      // One of the pool's rows, negated for half of the rows (a tie stays a tie).
+      const uint64_t pick = Rng::mix(hash ^ kBoundaryStream);
+      const Bf16* row = boundary_rows_.data() + (pick % kBoundaryPool) * static_cast<uint64_t>(head_dim_);
+      const auto sign = static_cast<Bf16>((pick >> 32 & 1u) != 0 ? 0x8000u : 0u);
+      for (int64_t d = 0; d < head_dim_; ++d) out[d] = static_cast<Bf16>(row[d] ^ sign);
       return;
+    }
   }
 }
 
-void RowContent::boundary_query(uint64_t hash, Bf16* out) const {
+void RowContent::boundary_row(uint64_t hash, Bf16* out) const {
   Rng rng(hash ^ kBoundaryStream);
   const int64_t d_count = head_dim_;
-  std::vector<int64_t> n(static_cast<size_t>(d_count), 0);
+  std::array<int64_t, 512> n{};  // D <= 512 (the constructor leaves exponent_ 0 otherwise)
   // Four balancing elements, distinct, anywhere in the row.
-  std::vector<int64_t> balance;
-  while (balance.size() < 4) {
+  std::array<int64_t, 4> balance{-1, -1, -1, -1};
+  for (size_t i = 0; i < balance.size();) {
     const auto d = static_cast<int64_t>(rng.below(static_cast<uint64_t>(d_count)));
-    if (std::find(balance.begin(), balance.end(), d) == balance.end()) balance.push_back(d);
+    if (std::find(balance.begin(), balance.end(), d) == balance.end()) balance[i++] = d;
   }
+  auto balancing = [&balance](int64_t d) { return std::find(balance.begin(), balance.end(), d) != balance.end(); };
   const int64_t target = 1024 * d_count;  // the sum of squares of n: x = n * 2^(k-5) gives D * 4^k
   int64_t sum = 0;
   int64_t left = d_count - 4;  // elements still to pick besides the balancing ones
   for (int64_t d = 0; d < d_count; ++d) {
-    if (std::find(balance.begin(), balance.end(), d) != balance.end()) continue;
+    if (balancing(d)) continue;
     // The magnitude the remaining elements need on average; this one is drawn around it.
     const auto want = static_cast<int64_t>(
         std::sqrt(static_cast<double>(std::max<int64_t>(0, target - sum)) / static_cast<double>(left + 4)));
@@ -288,16 +302,16 @@ void RowContent::boundary_query(uint64_t hash, Bf16* out) const {
       n[d] = rng.range(want / 2, want + want / 2);
     } else {
       // A random candidate within a factor of two of `want`, else the closest one.
-      std::vector<int16_t> close;
-      for (int16_t c : *list)
-        if (2 * c >= want && c <= 2 * want) close.push_back(c);
-      if (close.empty()) {
-        int16_t best = (*list)[0];
+      auto close = [want](int16_t c) { return 2 * c >= want && c <= 2 * want; };
+      const auto count = static_cast<uint64_t>(std::count_if(list->begin(), list->end(), close));
+      if (count > 0) {
+        uint64_t k = rng.below(count);
         for (int16_t c : *list)
-          if (std::abs(c - want) < std::abs(best - want)) best = c;
-        close.push_back(best);
+          if (close(c) && k-- == 0) n[d] = c;
+      } else {
+        n[d] = *std::min_element(list->begin(), list->end(),
+                                 [want](int16_t a, int16_t b) { return std::abs(a - want) < std::abs(b - want); });
       }
-      n[d] = close[rng.below(close.size())];
     }
     if (rng.chance(1, 2)) n[d] = -n[d];
     sum += n[d] * n[d];
@@ -305,7 +319,7 @@ void RowContent::boundary_query(uint64_t hash, Bf16* out) const {
   // The balancing elements make the sum of squares exactly 1024 * D (x = n * 2^(k-5)).
   int64_t rest = target - sum;
   for (int64_t d = 0; d < d_count && (rest < 0 || rest > 4 * 255 * 255); ++d) {
-    if (std::find(balance.begin(), balance.end(), d) != balance.end()) continue;
+    if (balancing(d)) continue;
     const int64_t want = rest < 0 ? 0 : 255;
     rest += n[d] * n[d] - want * want;
     n[d] = want;
@@ -317,7 +331,8 @@ void RowContent::boundary_query(uint64_t hash, Bf16* out) const {
     return;
   }
   for (size_t i = 0; i < 4; ++i) n[balance[i]] = rng.chance(1, 2) ? -parts[i] : parts[i];
-  for (int64_t d = 0; d < d_count; ++d) out[d] = bf16_from_float(std::ldexp(static_cast<float>(n[d]), exponent_ - 5));
+  const float unit = std::ldexp(1.0f, exponent_ - 5);  // exact: n has at most 8 significant bits
+  for (int64_t d = 0; d < d_count; ++d) out[d] = bf16_from_float(static_cast<float>(n[d]) * unit);
 }
 
 std::optional<Origin> decode_key_origin(const Bf16* key, int64_t head_dim) {

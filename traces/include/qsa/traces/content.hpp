@@ -81,8 +81,13 @@ class RowContent {
   /// (content version 1, or an eps too large to be absorbed by any representable 4^k).
   int boundary_exponent() const { return exponent_; }
 
+  /// Boundary rows are drawn (and negated for half of the rows) from a pool of this many, built
+  /// once per scenario: building one costs about 2 us, copying one nothing.
+  static constexpr int64_t kBoundaryPool = 256;
+
  private:
-  void boundary_query(uint64_t hash, Bf16* out) const;
+  void boundary_row(uint64_t hash, Bf16* out) const;  // one row of the pool
+  RowClass query_class_of(uint64_t query_hash) const;
 
   uint64_t seed_ = 1;
   int64_t head_dim_ = 32;
@@ -93,6 +98,7 @@ class RowContent {
   // tie with an even / odd neighbour towards zero, within one binary32 ulp of a tie, or (fp8
   // scenarios, elements [rd, D)) rounds to a bf16 value that is an e4m3 tie.
   std::vector<std::vector<int16_t>> tie_even_, tie_odd_, near_tie_, e4m3_tie_;
+  std::vector<Bf16> boundary_rows_;  // [kBoundaryPool, D]; empty without boundary rows
 };
 
 /// Whether a binary32 value lies on a bf16 rounding tie (its low 16 bits are 0x8000), or within
