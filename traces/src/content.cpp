@@ -154,18 +154,6 @@ bool four_squares(int64_t r, std::array<int64_t, 4>* parts) {
 
 }  // namespace
 
-std::string to_string(RowClass c) {
-  switch (c) {
-    case RowClass::kPlain:
-      return "plain";
-    case RowClass::kBoundary:
-      return "boundary";
-    case RowClass::kSpecial:
-      return "special";
-  }
-  return "unknown";
-}
-
 bool on_bf16_tie(float x) {
   if (!std::isfinite(x)) return false;
   uint32_t bits = 0;

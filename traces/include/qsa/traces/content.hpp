@@ -46,7 +46,6 @@ enum class RowClass : uint8_t {
   kBoundary,  // a query row whose RMSNorm results sit on bf16 ties (and, stored as fp8, e4m3 ties)
   kSpecial,   // a few elements are special: subnormals, +-infinity, NaN, +-max finite, -0
 };
-std::string to_string(RowClass row_class);
 
 /// Shares of content version 2, out of 64 rows (per head for queries).
 inline constexpr uint64_t kSpecialRowsPer64 = 1;         // keys and queries
