@@ -30,6 +30,12 @@
 #   devices:    (not in the default list) `qsacheck check --backend cuda` with and without
 #               --devices 0 (and --devices all when the host has more), the reports compared without
 #               their run facts (issue 22's closing run; devices-*.json in $OUT).
+#   worker:     (not in the default list; QSA_PHASES=worker) the Triton example worker
+#               (../examples/workers/triton, Python 3.12 + torch + triton): it must fail exact mode
+#               and pass --float-tolerance row-ulp:1 on the default campaign at 100 steps per
+#               scenario, its planted bug must be caught at row-ulp:1; then the example CUDA plugin's
+#               default campaign in-process and through qsacheck-worker-host (--isolate) for the
+#               steps per second through a worker against in-process.
 # Files go to $OUT (./gpu-logs when OUT is unset), 8 at most (the device tool brings back 8):
 # summary.txt (the environment, then every step's result; also printed), tests.log (tests and
 # replays), qsacheck.log and check.json, sanitizers.log, bench.log (both benchmarks, and ncu),
@@ -278,12 +284,14 @@ if phase qbench; then
   grep -E "^(shape|  *shape:|BM_|RESULT|median|benchmark|baseline:|candidate:)|REGRESSION|not timed" "$OUT/qbench.log" | head -120 | tee -a "$SUMMARY" > /dev/null
 fi
 
-# campaign_rate NAME BACKEND: the default campaign on BACKEND, then its steps per second (the
-# coverage line's steps over the wall time) in the summary.
+# campaign_rate NAME BACKEND [ARGS...]: the default campaign on BACKEND (with ARGS), then its steps
+# per second (the coverage line's steps over the wall time) in the summary.
 campaign_rate() {
   local name=$1 backend=$2 start end steps
+  shift 2
   start=$(date +%s.%N)
-  step "qsacheck check --backend $name (default campaign)" qsacheck.log 400 ./qsacheck check --backend "$backend"
+  step "qsacheck check --backend $name (default campaign$([ $# -gt 0 ] && echo " $*"))" qsacheck.log 400 \
+    ./qsacheck check --backend "$backend" "$@"
   end=$(date +%s.%N)
   steps=$(grep -E "^coverage: [0-9]+ steps" "$OUT/qsacheck.log" | tail -1 | awk '{print $2}')
   note "         $name: ${steps:-?} steps in $(awk -v n="${steps:-0}" -v a="$start" -v b="$end" \
@@ -307,6 +315,31 @@ if phase plugin; then
     failed=1
   fi
   campaign_rate "cuda" cuda
+fi
+
+if phase worker; then
+  triton="worker:python3 $PWD/../examples/workers/triton/qsa_triton_worker.py"
+  export PYTHONPATH="$PWD/../python${PYTHONPATH:+:$PYTHONPATH}"
+  # The first call compiles the kernel: a generous timeout per call.
+  step "qsacheck backends --backend triton worker (handshake)" qsacheck.log 120 ./qsacheck backends \
+    --backend "$triton" --worker-timeout 100
+  step "triton worker fails exact mode (exit 1 expected)" qsacheck.log 200 sh -c \
+    './qsacheck check --backend "$1" --workload default --scenarios 1 --steps 100 --batches 200 --worker-timeout 100 \
+     --out "$2"; test $? -eq 1' sh "$triton" "$OUT"
+  start=$(date +%s.%N)
+  step "triton worker passes row-ulp:1 (default campaign, 100 steps per scenario)" qsacheck.log 420 ./qsacheck check \
+    --backend "$triton" --float-tolerance row-ulp:1 --steps 100 --worker-timeout 100 --out "$OUT"
+  end=$(date +%s.%N)
+  steps=$(grep -E "^coverage: [0-9]+ steps" "$OUT/qsacheck.log" | tail -1 | awk '{print $2}')
+  note "         triton worker: ${steps:-?} steps in $(awk -v n="${steps:-0}" -v a="$start" -v b="$end" \
+    'BEGIN { printf "%.1f s = %.1f steps/s", b - a, n / (b - a) }')"
+  grep -E "bit-identical" "$OUT/qsacheck.log" | tail -2 | sed 's/^/         /' | tee -a "$SUMMARY"
+  step "triton worker --bug rope-sign-slip caught at row-ulp:1 (exit 1 expected)" qsacheck.log 200 sh -c \
+    './qsacheck check --backend "$1 --bug rope-sign-slip" --float-tolerance row-ulp:1 --workload default \
+     --scenarios 1 --steps 100 --batches 200 --worker-timeout 100 --out "$2"; test $? -eq 1' sh "$triton" "$OUT"
+  plugin="plugin:$PWD/libqsa_example_cuda.so"
+  campaign_rate "plugin:libqsa_example_cuda.so, in-process" "$plugin" --steps 200
+  campaign_rate "isolated:plugin:libqsa_example_cuda.so, through qsacheck-worker-host" "isolated:$plugin" --steps 200
 fi
 
 # Optional (QSA_NCU=1): Nsight Compute on a few launches of the kernels (durations, throughput).

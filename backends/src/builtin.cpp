@@ -4,6 +4,7 @@
 
 #include "qsa/backends/planted.hpp"
 #include "qsa/backends/plugin_backend.hpp"
+#include "qsa/backends/worker_backend.hpp"
 #include "qsa/reference/backend.hpp"
 
 #ifdef QSA_HAVE_CUDA
@@ -42,6 +43,7 @@ void register_builtin_backends(BackendRegistry& registry) {
           registry, bug.name, bug.description, [name = bug.name] { return make_planted_backend(name); },
           /*hidden=*/true);
   register_plugin_backends(registry);  // plugin:PATH[#VARIANT], never listed
+  register_worker_backends(registry);  // worker:COMMAND, isolated:BACKEND, never listed
 }
 
 bool cuda_support_built() {

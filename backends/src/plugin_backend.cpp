@@ -33,27 +33,6 @@ Status read_metadata(const PluginMetadataBuffers& b, MetadataOutput* out, Error*
   return Status::kOk;
 }
 
-// A failing plugin call as a Status. UNSUPPORTED on an input the capabilities admit is a fault.
-Status call_failure(int32_t code, const QsaPluginError& e, const std::string& name, const char* call, Error* error) {
-  const std::string message = text(e.message, sizeof e.message);
-  switch (code) {
-    case QSA_PLUGIN_INVALID_INPUT:
-      *error = Error{text(e.field, sizeof e.field), e.index, text(e.rule, sizeof e.rule), message};
-      return Status::kInvalidInput;
-    case QSA_PLUGIN_UNSUPPORTED:
-      *error = Error{"plugin", -1, "declined-admitted-input",
-                     name + " " + call + " answered UNSUPPORTED for an input its capabilities admit: " + message};
-      return Status::kInternalError;
-    case QSA_PLUGIN_DEVICE_ERROR:
-      *error = Error{"plugin", -1, "device-error", name + " " + call + ": " + message};
-      return Status::kDeviceError;
-    default:
-      *error = Error{"plugin", -1, "plugin-error",
-                     name + " " + call + " returned code " + std::to_string(code) + ": " + message};
-      return Status::kInternalError;
-  }
-}
-
 std::shared_ptr<PluginInstance> open_instance(const std::shared_ptr<PluginLibrary>& library, const std::string& variant,
                                               int device_ordinal, Error* error) {
   static std::mutex mutex;
@@ -165,7 +144,7 @@ Status PluginBackend::run_metadata(const MetadataInput& in, PluginMetadataBuffer
   e.index = -1;
   const int32_t code = library_->table().build_metadata(instance_->handle, &args, &e);
   QSA_TRY(memory.synchronize(error));
-  if (code != QSA_PLUGIN_OK) return call_failure(code, e, name_, "build_metadata", error);
+  if (code != QSA_PLUGIN_OK) return failed_call_status(code, e, name_, "build_metadata", error);
   return Status::kOk;
 }
 
@@ -261,7 +240,7 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
   QSA_TRY(compressed_->download_to(caches->compressed.bytes.data(), caches->compressed.bytes.size(), error));
   ring_shadow_ = caches->ring.bytes;
   compressed_shadow_ = caches->compressed.bytes;
-  if (code != QSA_PLUGIN_OK) return call_failure(code, e, name_, "step_update", error);
+  if (code != QSA_PLUGIN_OK) return failed_call_status(code, e, name_, "step_update", error);
   QSA_TRY(step.q_out.download_to(output->q_out.data(), output->q_out.size(), error));
   int32_t status = 0;
   QSA_TRY(step.step_status.download_to(&status, sizeof status, error));

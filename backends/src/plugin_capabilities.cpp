@@ -1,7 +1,11 @@
 #include "qsa/backends/plugin_capabilities.hpp"
 
+#include <cstring>
+
 namespace qsa::backends {
 namespace {
+
+std::string text(const char* chars, size_t capacity) { return std::string(chars, strnlen(chars, capacity)); }
 
 std::string range_text(const QsaPluginRange& r) {
   return "[" + std::to_string(r.min) + ", " + std::to_string(r.max) + "]";
@@ -9,7 +13,7 @@ std::string range_text(const QsaPluginRange& r) {
 
 std::optional<std::string> outside(const char* name, int64_t value, const QsaPluginRange& r) {
   if (value >= r.min && value <= r.max) return std::nullopt;
-  return std::string(name) + " " + std::to_string(value) + " (the plugin admits " + range_text(r) + ")";
+  return std::string(name) + " " + std::to_string(value) + " (its capabilities admit " + range_text(r) + ")";
 }
 
 uint32_t kind_bit(CacheKind kind) {
@@ -27,6 +31,27 @@ uint32_t kind_bit(CacheKind kind) {
 bool has(uint32_t features, uint32_t bit) { return (features & bit) != 0; }
 
 }  // namespace
+
+Status failed_call_status(int32_t code, const QsaPluginError& e, const std::string& name, const char* call,
+                          Error* error) {
+  const std::string message = text(e.message, sizeof e.message);
+  switch (code) {
+    case QSA_PLUGIN_INVALID_INPUT:
+      *error = Error{text(e.field, sizeof e.field), e.index, text(e.rule, sizeof e.rule), message};
+      return Status::kInvalidInput;
+    case QSA_PLUGIN_UNSUPPORTED:
+      *error = Error{"plugin", -1, "declined-admitted-input",
+                     name + " " + call + " answered UNSUPPORTED for an input its capabilities admit: " + message};
+      return Status::kInternalError;
+    case QSA_PLUGIN_DEVICE_ERROR:
+      *error = Error{"plugin", -1, "device-error", name + " " + call + ": " + message};
+      return Status::kDeviceError;
+    default:
+      *error = Error{"plugin", -1, "plugin-error",
+                     name + " " + call + " returned code " + std::to_string(code) + ": " + message};
+      return Status::kInternalError;
+  }
+}
 
 bool is_strided(const BlockTable& t) {
   if (t.rows <= 0 || t.cols <= 0) return false;

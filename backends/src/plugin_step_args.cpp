@@ -1,13 +1,6 @@
 #include "plugin_step_args.hpp"
 
 namespace qsa::backends {
-namespace {
-
-std::vector<int32_t> narrow(const std::vector<int64_t>& values) {  // validated: every value fits int32
-  return std::vector<int32_t>(values.begin(), values.end());
-}
-
-}  // namespace
 
 Status upload_batch(PluginMemory& memory, const Batch& batch, PluginMetadataBuffers* b, Error* error) {
   const std::vector<int32_t> qsl = narrow(batch.query_start_loc);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "adapter_support.hpp"
 #include "plugin_memory.hpp"
 #include "qsa/status.hpp"
 #include "qsa/step_types.hpp"
@@ -13,17 +14,6 @@
 #include "qsacheck/plugin.h"
 
 namespace qsa::backends {
-
-template <typename T>
-size_t bytes_of(const std::vector<T>& v) {
-  return v.size() * sizeof(T);
-}
-
-// Returns a failing Status from the enclosing function (the plugin code's one early return).
-#define QSA_TRY(call)                                     \
-  do {                                                    \
-    if (Status s_ = (call); s_ != Status::kOk) return s_; \
-  } while (0)
 
 // The buffers of one metadata build, alive until its outputs are read (or the step that uses them ends).
 struct PluginMetadataBuffers {

@@ -3,10 +3,11 @@
 # the host example plugin built out of tree against find_package(qsacheck), a C99 compile through
 # pkg-config, then through the installed qsacheck: backends, check (the default campaign at STEPS
 # steps per scenario, 100 by default), replay of traces/recorded/, the fuzz corpus replays with
-# QSA_FUZZ_BACKEND, and `mutants --backend` (both planted variants must be caught).
-# Usage: installed_plugin_test.sh BUILD_DIR SOURCE_DIR FUZZ_METADATA FUZZ_SCENARIO [STEPS]
+# QSA_FUZZ_BACKEND, check --isolate (the installed qsacheck-worker-host), the installed Python module
+# with the NumPy example worker, and `mutants --backend` (both planted variants must be caught).
+# Usage: installed_plugin_test.sh BUILD_DIR SOURCE_DIR FUZZ_METADATA FUZZ_SCENARIO [STEPS [NUMPY_PYTHON]]
 set -eu -o pipefail
-build=$1 source=$2 fuzz_metadata=$3 fuzz_scenario=$4 steps=${5:-100}
+build=$1 source=$2 fuzz_metadata=$3 fuzz_scenario=$4 steps=${5:-100} python=${6:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 step() { echo "== $*"; }
@@ -40,6 +41,18 @@ for target in "$fuzz_metadata" "$fuzz_scenario"; do
   QSA_FUZZ_BACKEND="$plugin" "$target" "$source/fuzz/corpus/$name" "$source/fuzz/regressions/$name" 2>&1 |
     grep -E "checked against|no finding|finding"
 done
+step "qsacheck check --isolate (the plugin inside the installed qsacheck-worker-host)"
+"$qsacheck" check --isolate --backend "$plugin" --workload default --scenarios 1 --steps "$steps" --out "$work"
+if [ -n "$python" ]; then
+  step "the installed Python module: the NumPy example worker"
+  PYTHONPATH="$work/prefix/lib/python3/dist-packages" "$python" -c "import qsacheck_worker, sys; \
+assert qsacheck_worker.__file__.startswith(sys.argv[1]), qsacheck_worker.__file__" "$work/prefix"
+  PYTHONPATH="$work/prefix/lib/python3/dist-packages" "$qsacheck" check \
+    --backend worker:"$python $source/examples/workers/numpy/qsa_numpy_worker.py" --workload default --scenarios 1 \
+    --steps "$steps" --batches 100 --out "$work"
+else
+  step "no python3 with NumPy here: the installed module is checked by python.* where NumPy is"
+fi
 step "qsacheck mutants --backend $plugin (both planted variants caught)"
 "$qsacheck" mutants --backend "$plugin" --steps "$steps"
 echo "PASS"

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "padded_caches.hpp"
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/backends/plugin_library.hpp"
 #include "qsa/reference/backend.hpp"
@@ -47,35 +48,8 @@ TEST(PluginBackend, HostExamplePassesScenariosOfEveryFeature) {
 
 TEST(PluginBackend, HostExampleMatchesTheReferenceOnPaddedCachesAndStridedTables) {
   const traces::Scenario scenario = simulate("default", 3, 40);
-  traces::ScenarioState state(scenario.config);
-  StepCaches ours = traces::make_poisoned_caches(scenario.config);
-  for (CacheBuffer* cache : {&ours.ring, &ours.compressed}) {  // pad rows by 3 and blocks by 5 elements
-    CacheLayout& l = cache->layout;
-    l.row_stride = l.width + 3;
-    l.block_stride = l.rows * l.row_stride + 5;
-    cache->bytes.assign(static_cast<size_t>(l.size_bytes()), kPoisonByte);
-  }
-  StepCaches theirs = ours;
   PluginBackend plugin(kHost);
-  reference::ReferenceBackend reference;
-  for (size_t i = 0; i < scenario.steps.size(); ++i) {
-    StepInput input = state.step_input(scenario.steps[i], static_cast<int64_t>(i));
-    std::vector<std::vector<int32_t>> rows;
-    for (int64_t r = 0; r < input.block_table.rows; ++r) {
-      rows.emplace_back();
-      for (int64_t c = 0; c < input.block_table.cols; ++c) rows.back().push_back(input.block_table.at(r, c));
-    }
-    input.block_table = BlockTable::column_major(rows);
-    StepOutput expected = make_poisoned_step_output(input);
-    StepOutput actual = expected;
-    Error error;
-    ASSERT_EQ(reference.step_update(input, &ours, &expected, &error), Status::kOk) << to_string(error);
-    ASSERT_EQ(plugin.step_update(input, &theirs, &actual, &error), Status::kOk) << to_string(error);
-    ASSERT_EQ(expected.q_out, actual.q_out) << "step " << i;
-    ASSERT_EQ(ours.ring.bytes, theirs.ring.bytes) << "step " << i;
-    ASSERT_EQ(ours.compressed.bytes, theirs.compressed.bytes) << "step " << i;
-    state.apply(scenario.steps[i], static_cast<int64_t>(i));
-  }
+  expect_reference_results_on_padded_caches(scenario, plugin);
 }
 
 TEST(PluginBackend, PlantedVariantsAreSelectedByName) {

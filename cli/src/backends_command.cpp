@@ -11,6 +11,9 @@
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/backends/plugin_capabilities.hpp"
 #include "qsa/backends/plugin_library.hpp"
+#include "qsa/backends/worker_backend.hpp"
+#include "qsa/backends/worker_protocol.hpp"
+#include "worker_options.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -24,6 +27,16 @@ void print_plugin(const backends::PluginLibrary& library) {
   std::printf("  variants      %d\n", t.num_variants);
   for (int32_t i = 0; i < t.num_variants; ++i)
     std::printf("    #%-20s %s\n", t.variants[i].name, t.variants[i].description ? t.variants[i].description : "");
+}
+
+void print_worker(const backends::WorkerBackend& worker) {
+  const backends::WorkerHello& h = worker.hello();
+  std::printf("  worker        %s (protocol %d, SPEC %s)\n", h.name.c_str(), backends::kWorkerProtocolVersion,
+              h.spec_version.c_str());
+  std::printf("  command       %s\n", worker.command().c_str());
+  std::printf("  build         %s\n", h.build_info.c_str());
+  for (const auto& [key, value] : backends::describe_capabilities(h.capabilities))
+    if (key != "memory") std::printf("  %-13s %s\n", key.c_str(), value.c_str());
 }
 
 int run_backends(const std::vector<std::string>& requested) {
@@ -42,6 +55,8 @@ int run_backends(const std::vector<std::string>& requested) {
     std::printf("%s\n  description   %s\n", name.c_str(), registry.description(name).c_str());
     if (plugin != nullptr)
       print_plugin(*plugin->library());
+    else if (auto* worker = dynamic_cast<backends::WorkerBackend*>(backend.get()))
+      print_worker(*worker);
     else
       std::printf("  capabilities  built in: every input of the contract\n");
     std::string reason;
@@ -50,6 +65,7 @@ int run_backends(const std::vector<std::string>& requested) {
   }
   if (requested.empty()) {
     std::printf("plugin:PATH.so[#VARIANT]\n  description   %s\n", registry.description("plugin:x").c_str());
+    std::printf("worker:\"COMMAND ARGS\"\n  description   %s\n", registry.description("worker:x").c_str());
     std::printf("(planted bugs: `qsacheck mutants --list`)\n");
   }
   return kExitOk;
@@ -65,7 +81,12 @@ void add_backends_command(CLI::App& app, CommandJob* job) {
       "With --backend plugin:PATH.so: load the plugin and validate its table (ABI version, entry symbol,\n"
       "calls, capabilities). Exit 0: usable; 2: not (the path and what is missing are named).");
   cmd->add_option("--backend", *requested, "Only this backend (repeatable), e.g. plugin:./libmy_kernel.so");
-  cmd->callback([=] { *job = [requested] { return run_backends(*requested); }; });
+  auto worker = std::make_shared<WorkerOptions>();
+  add_worker_options(cmd, worker.get());
+  cmd->callback([=] {
+    apply_worker_options(*worker, requested.get());
+    *job = [requested] { return run_backends(*requested); };
+  });
 }
 
 }  // namespace qsa::cli

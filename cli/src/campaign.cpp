@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "output.hpp"
+#include "qsa/backends/cuda_kernel_path.hpp"
 #include "qsa/backends/registry.hpp"
 #include "qsa/traces/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -14,15 +15,17 @@ namespace qsa::cli {
 std::vector<CampaignJob> default_campaign(uint64_t seed) {
   // Sized to a campaign of about half a minute on the reference on 2 cores (docs/campaign-time.md).
   // Round robin over the workloads, so every workload runs early and a bug shows soon. mrope-fp8
-  // goes second: it alone has MRoPE and the fp8 store, and a bug there (e4m3 rounding, the MRoPE
-  // axis, the ring's position tails) should not wait for eight other scenarios.
+  // goes second: every one of its scenarios has MRoPE and the fp8 store, and a bug there (e4m3
+  // rounding, the MRoPE axis, the ring's position tails) should not wait for eight other scenarios.
   std::vector<std::string> names = traces::workload_names();
   const auto fp8 = std::find(names.begin(), names.end(), "mrope-fp8");
   if (fp8 != names.end() && fp8 != names.begin()) std::rotate(names.begin() + 1, fp8, fp8 + 1);
   std::vector<std::vector<CampaignJob>> per_workload;
   for (const std::string& name : names) {
-    const int64_t scenarios = name == "adversarial" ? 12 : 6;
-    per_workload.push_back(workload_campaign(traces::workload_by_name(name), seed, scenarios, 1000));
+    // adversarial mixes eight workloads; layouts takes the kernel's 20 paths in turn, briefly.
+    const int64_t scenarios = name == "adversarial" ? 12 : name == "layouts" ? 20 : 6;
+    const int64_t steps = name == "layouts" ? 150 : 1000;
+    per_workload.push_back(workload_campaign(traces::workload_by_name(name), seed, scenarios, steps));
   }
   size_t total = 0;
   for (const auto& list : per_workload) total += list.size();
@@ -49,20 +52,23 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   result.seed = job.seed;
   traces::Simulator simulator(job.workload, job.seed);
   result.scenario.config = simulator.config();
+  result.cuda_kernel_path = backends::cuda_step_kernel_path(simulator.config());
   traces::ScenarioRunner runner(simulator.config(), backend, options);
+  traces::CoverageCounter coverage(simulator.config());
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {
     if (stop_requested() || (cancelled && cancelled())) {
       result.stopped = true;
       break;
     }
     result.scenario.steps.push_back(simulator.next());
+    coverage.add(result.scenario.steps.back());
     result.failure = runner.step(result.scenario.steps.back());
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (result.failure) break;
     ++result.steps_run;
-    if (progress) progress(job, i + 1, traces::coverage_of(result.scenario), result.seconds);
+    if (progress) progress(job, i + 1, coverage.coverage(), result.seconds);
   }
-  result.coverage = traces::coverage_of(result.scenario);
+  result.coverage = coverage.coverage();
   result.step_update_ran = runner.step_update_supported();
   result.declined.assign(runner.declined().begin(), runner.declined().end());
   return result;
@@ -70,11 +76,14 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
 
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
                                 const std::string& backend_name, traces::FloatTolerance tolerance,
-                                const std::function<void(const traces::Scenario&, int64_t tries)>& progress) {
+                                const std::function<void(const traces::Scenario&, int64_t tries)>& progress,
+                                double seconds) {
   const traces::FailingStep same_way =
       traces::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure, tolerance);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
-    if (stop_requested()) return std::nullopt;  // keep what is shrunk so far
+    if (stop_requested() || (seconds > 0 && std::chrono::steady_clock::now() >= deadline))
+      return std::nullopt;  // keep what is shrunk so far
     return same_way(candidate);
   };
   return traces::shrink_scenario(scenario, failing_step, 400,

@@ -38,6 +38,7 @@ struct JobResult {
   traces::Coverage coverage;  // of the steps run
   std::optional<traces::RunFailure> failure;
   traces::Scenario scenario;  // the steps run, up to and including a failing one
+  std::string cuda_kernel_path;  // backends::cuda_step_kernel_path of its config
   bool step_update_ran = true;
   bool stopped = false;               // a stop request (signal, time budget) ended it before its last step
   std::vector<std::string> declined;  // left out by the backend's capabilities (ScenarioRunner::declined)
@@ -57,9 +58,11 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
 
 /// Shrinks a failing scenario: a candidate is kept while `backend` still fails on it (the same
 /// check) and the reference passes it. Returns the smaller scenario (what it has so far when a stop
-/// is requested).
+/// is requested, or after `seconds` when it is positive: a worker that hangs costs each candidate
+/// its timeout).
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
                                 const std::string& backend_name, traces::FloatTolerance tolerance,
-                                const std::function<void(const traces::Scenario&, int64_t tries)>& progress);
+                                const std::function<void(const traces::Scenario&, int64_t tries)>& progress,
+                                double seconds = 0);
 
 }  // namespace qsa::cli

@@ -33,10 +33,12 @@ struct CampaignSettings {
   std::vector<std::string> backends;
   std::vector<CampaignJob> jobs;
   std::string requests_csv_text;  // the CSV's content, so two files of one name differ
+  std::string requests_log_text;  // --requests: the replay options, then the log's content
   uint64_t seed = 0;
   int64_t batches = 0;
   std::string float_tolerance;
   int64_t max_findings = 0;
+  std::string geometry;  // traces::GeometryChoice::to_string(); empty: each workload's own
 };
 
 /// traces::digest_bytes (FORMAT.md) over the settings as canonical JSON: 16 hex digits.

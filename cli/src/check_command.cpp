@@ -11,6 +11,7 @@
 #include "checker.hpp"
 #include "commands.hpp"
 #include "float_tolerance_option.hpp"
+#include "geometry_options.hpp"
 #include "junit_report.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
@@ -19,7 +20,9 @@
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
+#include "request_log_options.hpp"
 #include "stop_request.hpp"
+#include "worker_options.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -27,8 +30,11 @@ namespace {
 // The options as typed: numbers are parsed by number_options.hpp, so a bad one names its option.
 struct CheckArguments {
   CheckOptions options;
+  RequestLogArguments requests_log;
   std::string steps, scenarios = "4", seed = "1", batches = "3000", time_budget;
   std::string shard, jobs, devices, max_findings = "10";
+  WorkerOptions worker;
+  GeometryOptions geometry;
 };
 
 // Everything that can be known bad before the campaign: numbers, names, output paths.
@@ -36,6 +42,7 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   CheckOptions o = a.options;
   if (!a.steps.empty()) o.steps = parse_integer_option("--steps", a.steps, 1, int64_t{1} << 24);
   o.scenarios = parse_integer_option("--scenarios", a.scenarios, 1, int64_t{1} << 16);
+  o.geometry = parse_geometry_options(a.geometry);
   o.seed = parse_seed_option("--seed", a.seed);
   o.batches = parse_integer_option("--batches", a.batches, 0, int64_t{1} << 30);
   *time_budget = a.time_budget.empty() ? 0 : parse_seconds_option("--time-budget", a.time_budget);
@@ -54,6 +61,7 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   if (!a.devices.empty()) o.devices = parse_devices_option(a.devices, backends::cuda_device_count());
   o.jobs = a.jobs.empty() ? std::max<int64_t>(1, static_cast<int64_t>(o.devices.size()))
                           : parse_integer_option("--jobs", a.jobs, 1, 256);
+  apply_worker_options(a.worker, &o.backends);
   for (const std::string& name : o.backends) {
     Error error;
     const auto backend = open_backend(name, &error);
@@ -67,7 +75,8 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
                                      name + " has no device ordinal (a CPU backend); --devices spreads GPU backends "
                                             "(cuda) over GPUs; --jobs N runs any backend on N CPU threads"});
   }
-  if (!o.workload.empty()) traces::workload_by_name(o.workload);
+  if (!o.workload.empty()) traces::with_geometry(traces::workload_by_name(o.workload), o.geometry);
+  if (!a.requests_log.path.empty()) o.requests_log = parse_request_log_arguments(a.requests_log);
   ReportOutput(o.json_path).check();
   if (!o.junit_path.empty()) check_output_file(o.junit_path, "--junit");
   check_output_directory(o.out_dir, "--out");
@@ -81,6 +90,10 @@ int run_check(const CheckOptions& options, double time_budget) {
   const CheckReport report = Checker(options).run();
   if (report.setup_error) return report_error(*report.setup_error);
   print_report(report, output.human_file());
+  if (!options.requests_log.path.empty() && !report.setup_error) {  // the log beside the coverage above
+    const std::string log = request_log_figures_text(*request_log_workload(options.requests_log).schedule);
+    std::fprintf(output.human_file(), "\n%s", log.c_str());
+  }
   for (const std::string& what : report.unwritten) output.lost(what);
   if (!options.junit_path.empty()) write_junit(options.junit_path, check_junit(report), &output);
   return output.finish(report_to_json(report), report.exit_code());
@@ -106,10 +119,16 @@ void add_check_command(CLI::App& app, CommandJob* job) {
   check->add_option("--backend", a->options.backends, "Backend to check (repeatable); default every available one");
   auto* workload =
       check->add_option("--workload", a->options.workload, "Run only this workload model:\n" + traces::workload_help());
-  check->add_option("--requests-csv", a->options.requests_csv, "Workload from your own CSV of prompt/output lengths")
-      ->excludes(workload);
-  check->add_option("--steps", a->steps, "Steps per scenario, 1 ... 2^24 (default 600, 1000 in the default campaign)");
-  check->add_option("--scenarios", a->scenarios, "Scenarios per workload with --workload or --requests-csv, 1 ... 2^16")
+  auto* requests_csv =
+      check->add_option("--requests-csv", a->options.requests_csv, "Workload from your own CSV of prompt/output lengths")
+          ->excludes(workload);
+  add_request_log_options(check, &a->requests_log)->excludes(workload)->excludes(requests_csv);
+  add_geometry_options(check, &a->geometry);
+  check->add_option("--steps", a->steps,
+                    "Steps per scenario, 1 ... 2^24 (default 600, 1000 in the default campaign, the log's step\n"
+                    "limit with --requests)");
+  check->add_option("--scenarios", a->scenarios,
+                    "Scenarios per workload with --workload, --requests-csv or --requests, 1 ... 2^16")
       ->capture_default_str();
   check->add_option("--seed", a->seed, "Campaign seed, 0 ... 2^64-1 (every scenario and batch derives from it)")
       ->capture_default_str();
@@ -146,6 +165,7 @@ void add_check_command(CLI::App& app, CommandJob* job) {
                     "stream per device (--jobs N: N instances, worker w on device w mod count); per-device\n"
                     "figures in the report. GPU backends only (cuda); an error for a CPU backend");
   add_float_tolerance_option(check, &a->options.float_tolerance);
+  add_worker_options(check, &a->worker);
   check->callback([=] {
     double time_budget = 0;
     const CheckOptions options = validated(*a, &time_budget);

@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 
 #include "output.hpp"
+#include "qsa/backends/cuda_kernel_path.hpp"
 
 namespace qsa::cli {
 
@@ -65,6 +67,15 @@ std::string verdict_text(const CheckReport& r) {
 
 namespace {
 
+// The kernel's paths that no scenario of the report took (empty when it ran no scenario).
+std::vector<std::string> paths_not_reached(const CheckReport& r) {
+  std::vector<std::string> missing;
+  if (r.kernel_path_steps.empty()) return missing;
+  for (const std::string& path : backends::cuda_step_kernel_paths())
+    if (r.kernel_path_steps.count(path) == 0) missing.push_back(path);
+  return missing;
+}
+
 // --keep-going: every listed finding with its reproducer, and what the cap left out.
 void print_findings(const CheckReport& r, std::FILE* out) {
   if (r.findings_total == 0) return;
@@ -111,6 +122,21 @@ void print_report(const CheckReport& r, std::FILE* out) {
       static_cast<long long>(c.prefix_hits), static_cast<long long>(c.padded_steps),
       static_cast<long long>(c.negative_common_slots), static_cast<long long>(c.mrope_steps),
       static_cast<long long>(c.fp8_steps));
+  if (!r.kernel_path_steps.empty()) {
+    std::string reached;  // in the kernel's order, then any D it is not built for
+    auto add = [&](const std::string& path, int64_t steps) {
+      reached += (reached.empty() ? "" : ", ") + path + ": " + std::to_string(steps);
+    };
+    const std::vector<std::string> paths = backends::cuda_step_kernel_paths();
+    for (const std::string& path : paths)
+      if (r.kernel_path_steps.count(path) != 0) add(path, r.kernel_path_steps.at(path));
+    for (const auto& [path, steps] : r.kernel_path_steps)
+      if (std::find(paths.begin(), paths.end(), path) == paths.end()) add(path, steps);
+    std::string missing;
+    for (const std::string& path : paths_not_reached(r)) missing += (missing.empty() ? "" : ", ") + path;
+    std::fprintf(out, "CUDA kernel paths (steps): %s\n", reached.c_str());
+    if (!missing.empty()) std::fprintf(out, "  not reached: %s\n", missing.c_str());
+  }
   for (const auto& [backend, stats] : r.float_statistics) {
     std::fprintf(out, "\nfloat outputs of %s under %s:\n", backend.c_str(), r.float_tolerance.to_string().c_str());
     std::fprintf(out, "  %s\n  %s\n", stats.compressed.to_string("compressed cache").c_str(),
@@ -135,6 +161,21 @@ void print_report(const CheckReport& r, std::FILE* out) {
   }
   std::fprintf(out, "\nRESULT: %s\n", verdict_text(r).c_str());
   std::fflush(out);
+}
+
+nlohmann::json coverage_to_json(const traces::Coverage& c) {
+  return {{"steps", c.steps},
+          {"rows", c.rows},
+          {"requests", c.requests},
+          {"groups_closed", c.groups_closed},
+          {"ring_wraps", c.ring_wraps},
+          {"drafts_rejected", c.drafts_rejected},
+          {"preemptions", c.preemptions},
+          {"prefix_hits", c.prefix_hits},
+          {"padded_steps", c.padded_steps},
+          {"negative_common_slots", c.negative_common_slots},
+          {"mrope_steps", c.mrope_steps},
+          {"fp8_steps", c.fp8_steps}};
 }
 
 nlohmann::json report_to_json(const CheckReport& r) {
@@ -209,19 +250,8 @@ nlohmann::json report_to_json(const CheckReport& r) {
               {"threads", r.run.threads},
               {"devices", devices}};
   if (!r.run.merged_from.is_null()) j["run"]["merged_from"] = r.run.merged_from;
-  const traces::Coverage& c = r.coverage;
-  j["coverage"] = {{"steps", c.steps},
-                   {"rows", c.rows},
-                   {"requests", c.requests},
-                   {"groups_closed", c.groups_closed},
-                   {"ring_wraps", c.ring_wraps},
-                   {"drafts_rejected", c.drafts_rejected},
-                   {"preemptions", c.preemptions},
-                   {"prefix_hits", c.prefix_hits},
-                   {"padded_steps", c.padded_steps},
-                   {"negative_common_slots", c.negative_common_slots},
-                   {"mrope_steps", c.mrope_steps},
-                   {"fp8_steps", c.fp8_steps}};
+  j["coverage"] = coverage_to_json(r.coverage);
+  j["cuda_kernel_paths"] = {{"steps", r.kernel_path_steps}, {"not_reached", paths_not_reached(r)}};
   j["not_run"] = r.not_run;
   j["verdict"] = verdict_text(r);
   if (!r.stopped_by.empty()) j["stopped_by"] = r.stopped_by;

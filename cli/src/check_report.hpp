@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,6 +95,9 @@ struct CheckReport {
   std::vector<std::string> backends;
   std::vector<CheckRow> rows;
   traces::Coverage coverage;
+  /// Steps per path of the CUDA step-update kernel (backends::cuda_step_kernel_path of each
+  /// scenario's config), whichever backend ran them: what a CUDA campaign of the same jobs covers.
+  std::map<std::string, int64_t> kernel_path_steps;
   std::vector<std::string> not_run;        // checks of the chosen backends that could not run (exit 3)
   std::vector<std::string> unavailable;    // backends not chosen because they cannot run here (informational)
   std::string reproducer;                  // file written on a failure, empty otherwise
@@ -127,5 +131,7 @@ void print_report(const CheckReport& report, std::FILE* out);
 /// "passed (reference only: ...; no kernel checked)", "FAILED", ...: the words after "RESULT: ".
 std::string verdict_text(const CheckReport& report);
 nlohmann::json report_to_json(const CheckReport& report);
+/// The `coverage` object of a report (docs/workloads.md "Coverage figures"), also in `simulate`'s.
+nlohmann::json coverage_to_json(const traces::Coverage& coverage);
 
 }  // namespace qsa::cli

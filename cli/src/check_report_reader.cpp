@@ -123,6 +123,16 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
     report.rows.push_back(row);
   }
   report.coverage = coverage_from(r.raw("coverage"), context + "coverage.");
+  if (const nlohmann::json* paths = r.optional_raw("cuda_kernel_paths")) {
+    JsonObjectReader o(*paths, context + "cuda_kernel_paths.");
+    const nlohmann::json& steps = o.raw("steps");
+    if (!steps.is_object()) o.fail("steps", -1, "wrong-type", "expected an object of step counts");
+    for (const auto& [path, count] : steps.items()) {
+      if (!count.is_number_integer() || count.get<int64_t>() < 0)
+        o.fail("steps." + path, -1, "wrong-type", "expected a count of steps");
+      report.kernel_path_steps[path] = count.get<int64_t>();
+    }
+  }
   report.not_run = strings(r, "not_run");
   report.unavailable = strings(r, "unavailable_backends");
   if (r.has("stopped_by")) report.stopped_by = r.string("stopped_by");

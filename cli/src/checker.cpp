@@ -1,6 +1,8 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <mutex>
 #include <sstream>
 
@@ -9,6 +11,8 @@
 #include "job_pool.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/backends/worker_backend.hpp"
+#include "qsa/backends/worker_command.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/check_engine.hpp"
@@ -40,11 +44,37 @@ std::string job_line(const std::string& backend, const JobResult& r) {
          std::to_string(static_cast<int64_t>(r.seconds * 1000)) + " ms)";
 }
 
+// A backend name in a file name: a worker's command may hold blanks, quotes and long paths.
 std::string file_safe(std::string name) {
   for (char& ch : name)
-    if (ch == ':' || ch == '/') ch = '_';
-  return name;
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') ch = '_';
+  return name.size() > 80 ? name.substr(0, 80) : name;
 }
+
+// The backend name and a file as shell words of a printed command (a worker's name holds blanks).
+std::string replay_command(const std::string& name, const std::string& file) {
+  return "qsacheck replay --backend " + backends::join_worker_command({name, file});
+}
+
+// Shrinking a worker fault (a crash, a hang, a broken frame: a failure of its own kind): each
+// candidate runs in a fresh worker with at most this timeout per call, and the shrink keeps what it
+// has after kFaultShrinkSeconds, since a worker that hangs costs every candidate its timeout.
+constexpr std::chrono::milliseconds kFaultCandidateTimeout{10000};
+constexpr double kFaultShrinkSeconds = 60;
+
+// Sets the worker timeout for a scope.
+class WorkerTimeoutFor {
+ public:
+  explicit WorkerTimeoutFor(std::chrono::milliseconds timeout) : saved_(backends::worker_timeout()) {
+    backends::set_worker_timeout(std::min(saved_, timeout));
+  }
+  ~WorkerTimeoutFor() { backends::set_worker_timeout(saved_); }
+  WorkerTimeoutFor(const WorkerTimeoutFor&) = delete;
+  WorkerTimeoutFor& operator=(const WorkerTimeoutFor&) = delete;
+
+ private:
+  std::chrono::milliseconds saved_;
+};
 
 }  // namespace
 
@@ -77,6 +107,9 @@ CheckReport Checker::run() {
     // Every scenario's caches are sized now, before anything is allocated or run.
     for (const CampaignJob& job : jobs) traces::resolve_workload(job.workload, job.seed);
     if (!options_.requests_csv.empty()) settings.requests_csv_text = traces::read_input_text(options_.requests_csv);
+    if (!options_.requests_log.path.empty())
+      settings.requests_log_text =
+          options_.requests_log.settings_text() + "\n" + traces::read_input_text(options_.requests_log.path);
   } catch (const traces::InputError& e) {
     report_.setup_error = e.error();
     return report_;
@@ -87,6 +120,7 @@ CheckReport Checker::run() {
   settings.batches = options_.batches;
   settings.float_tolerance = tolerance_.to_string();
   settings.max_findings = options_.keep_going ? options_.max_findings : 1;
+  settings.geometry = options_.geometry.to_string();
   report_.campaign =
       CampaignIdentity{tool_version(),          git_commit(),          spec_version(),
                        settings_hash(settings), options_.shard.index,  options_.shard.count,
@@ -126,6 +160,16 @@ CheckReport Checker::run() {
 }
 
 std::vector<CampaignJob> Checker::campaign() const {
+  std::vector<CampaignJob> jobs = unshaped_campaign();
+  for (CampaignJob& job : jobs) job.workload = traces::with_geometry(job.workload, options_.geometry);
+  return jobs;
+}
+
+std::vector<CampaignJob> Checker::unshaped_campaign() const {
+  if (!options_.requests_log.path.empty()) {
+    const traces::Workload log = request_log_workload(options_.requests_log);
+    return workload_campaign(log, options_.seed, options_.scenarios, steps_or(log.schedule->step_limit));
+  }
   if (!options_.requests_csv.empty())
     return workload_campaign(traces::workload_from_requests_csv(options_.requests_csv), options_.seed,
                              options_.scenarios, steps_or(600));
@@ -180,15 +224,24 @@ void Checker::run_spec_examples(size_t b, const std::string& name, Backend& back
   const auto start = Clock::now();
   const size_t row_index = report_.rows.size();
   report_.add(kExamplesCheck, name);
+  bool failed = false, stopped = false;
   auto example_failure = [&](int64_t index, const std::string& what) {
     CheckFinding f;
     f.order = campaign_order(b, CampaignPhase::kExamples, index);
     f.what = what;
     f.device = device_of_worker(0);
     fail(report_.rows[row_index], std::move(f));
+    failed = true;
+  };
+  // Like every check, the first failure ends it unless --keep-going (a worker that hangs would
+  // otherwise cost every later example a restart and a timeout).
+  auto go_on = [&] {
+    stopped = stopped || stop_requested();
+    return (options_.keep_going || !failed) && !stopped;
   };
   int64_t index = 0;
   for (const MetadataExample& example : spec_metadata_examples()) {
+    if (!go_on()) break;
     const traces::MetadataRun run = traces::run_metadata(backend, example.input);
     if (is_declined(run.status, run.error)) {
       not_run(name, "SPEC 8 example " + example.name, run.error);
@@ -208,10 +261,12 @@ void Checker::run_spec_examples(size_t b, const std::string& name, Backend& back
     if (is_declined(status, *e)) declined = *e;
     return status;
   };
-  for (int64_t s = 0; s < 64 && declined.rule.empty(); ++s, ++report_.rows[row_index].cases)
+  for (int64_t s = 0; s < 64 && declined.rule.empty() && go_on(); ++s, ++report_.rows[row_index].cases)
     if (auto failure = check_ring_survival(s, build); failure && declined.rule.empty())
       example_failure(index + s, *failure);
   if (!declined.rule.empty()) not_run(name, "ring survival", declined);
+  if (stopped) note_stop("the SPEC 8 examples and ring survival cases after case " +
+                         std::to_string(report_.rows[row_index].cases) + " on " + name);
   report_.rows[row_index].seconds = since(start);
 }
 
@@ -273,7 +328,7 @@ void Checker::write_batch_reproducer(CheckFinding& finding, const std::string& w
     return;
   }
   finding.reproducer = file;
-  finding.replay_command = "qsacheck replay --backend " + finding.backend + " " + file;
+  finding.replay_command = replay_command(finding.backend, file);
 }
 
 void Checker::run_invalid_batches(size_t b, const std::string& name, Backend& backend) {
@@ -381,6 +436,7 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
   ++row.cases;
   row.seconds += result.seconds;
   report_.coverage += result.coverage;
+  report_.kernel_path_steps[result.cuda_kernel_path] += result.coverage.steps;
   for (const std::string& what : result.declined)
     if (declined_.insert(result.workload + ": " + what).second)
       report_.not_run.push_back("scenarios of " + result.workload + " on " + name + ": " + what);
@@ -433,16 +489,25 @@ void Checker::write_reproducers() {
   std::vector<traces::Scenario> shrunk(scenario_pending.size());
   if (!scenario_pending.empty())
     progress.finish("shrinking " + std::to_string(scenario_pending.size()) + " failing scenario(s) ...");
+  // A worker fault shrinks like any failure, but each call of a candidate has at most
+  // kFaultCandidateTimeout (the timeout is process-wide: set before the threads start) and the
+  // shrink kFaultShrinkSeconds; the replays of the shrunk scenarios below run under it too.
+  bool any_fault = false;
+  for (size_t i : scenario_pending) any_fault |= pending_[i].job->failure->field == kWorkerFaultField;
+  const WorkerTimeoutFor candidate_timeout(any_fault ? kFaultCandidateTimeout : backends::worker_timeout());
   run_pool(static_cast<int64_t>(scenario_pending.size()), static_cast<int>(std::max<int64_t>(1, options_.jobs)), false,
            [&](int64_t k, int, const std::function<bool()>&) {
              const Pending& p = pending_[scenario_pending[static_cast<size_t>(k)]];
              const std::string& backend = report_.findings[p.finding].backend;
+             const bool fault = p.job->failure->field == kWorkerFaultField;
              shrunk[static_cast<size_t>(k)] = shrink_failure(
-                 p.job->scenario, *p.job->failure, backend, tolerance_, [&](const traces::Scenario& s, int64_t tries) {
+                 p.job->scenario, *p.job->failure, backend, tolerance_,
+                 [&](const traces::Scenario& s, int64_t tries) {
                    std::lock_guard<std::mutex> lock(progress_mutex);
                    progress.update("shrinking " + backend + " seed " + std::to_string(p.job->seed) + ": " +
                                    std::to_string(tries) + " tries, " + std::to_string(s.steps.size()) + " steps left");
-                 });
+                 },
+                 fault ? kFaultShrinkSeconds : 0);
              return false;
            });
   size_t next_shrunk = 0;
@@ -479,8 +544,8 @@ void Checker::write_scenario_reproducer(CheckFinding& finding, const JobResult& 
                   std::to_string(small.steps.size()) + " steps, " + std::to_string(traces::requests_of(small).size()) +
                   " requests; it fails " + (again ? traces::to_string(*again) : std::string("(no longer fails?)")));
   finding.reproducer = file;
-  finding.replay_command = "qsacheck replay --backend " + name + " " + file +
-                           (tolerance_.exact() ? "" : " --float-tolerance " + tolerance_.to_string());
+  finding.replay_command =
+      replay_command(name, file) + (tolerance_.exact() ? "" : " --float-tolerance " + tolerance_.to_string());
 }
 
 void Checker::note_stop(const std::string& what_is_left) {

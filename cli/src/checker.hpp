@@ -17,6 +17,8 @@
 #include "campaign_settings.hpp"
 #include "check_report.hpp"
 #include "progress_line.hpp"
+#include "request_log_options.hpp"
+#include "qsa/traces/geometry_choice.hpp"
 
 namespace qsa::cli {
 
@@ -24,6 +26,8 @@ struct CheckOptions {
   std::vector<std::string> backends;
   std::string workload;
   std::string requests_csv;
+  RequestLogChoice requests_log;  // --requests: a request log replayed (path empty: none)
+  traces::GeometryChoice geometry;  // --preset, --head-dim, ...: applied to every workload of the campaign
   int64_t steps = 0;      // 0: the campaign's default
   int64_t scenarios = 4;  // with --workload or --requests-csv
   uint64_t seed = 1;
@@ -50,10 +54,11 @@ class Checker {
   /// before the work starts (an unknown backend or workload, a request CSV the caches cannot
   /// hold) is the report's setup_error; a stop request ends the work early with a partial report.
   CheckReport run();
-  /// The campaign's jobs for these options.
+  /// The campaign's jobs for these options (the geometry flags applied).
   std::vector<CampaignJob> campaign() const;
 
  private:
+  std::vector<CampaignJob> unshaped_campaign() const;  // each workload's own geometry
   int64_t steps_or(int64_t fallback) const;
   /// Counts a failure on `row`; true when the finding is listed (within --max-findings), so the
   /// caller may keep what its reproducer needs.

@@ -15,6 +15,7 @@
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/step_json.hpp"
 #include "qsa/validate.hpp"
+#include "worker_options.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -101,7 +102,10 @@ void add_eval_commands(CLI::App& app, CommandJob* job) {
   auto metadata_backend = std::make_shared<std::string>("reference");
   metadata->add_option("--input", *metadata_input, "JSON file (standard input when omitted or -; at most 64 MiB)");
   metadata->add_option("--backend", *metadata_backend, "Backend that builds the metadata")->capture_default_str();
+  auto metadata_worker = std::make_shared<WorkerOptions>();
+  add_worker_options(metadata, metadata_worker.get());
   metadata->callback([=] {
+    *metadata_backend = apply_worker_options(*metadata_worker, *metadata_backend);
     check_backend_name(*metadata_backend);
     *job = [=] { return eval_metadata(*metadata_input, *metadata_backend); };
   });
@@ -116,7 +120,10 @@ void add_eval_commands(CLI::App& app, CommandJob* job) {
   step->add_option("--input", *step_input, "JSON file (standard input when omitted or -; at most 64 MiB)");
   step->add_option("--backend", *step_backend, "Backend that runs the step")->capture_default_str();
   step->add_flag("--pooled", *step_pooled, "Also print each group's pooled mean before the norm (reference only)");
+  auto step_worker = std::make_shared<WorkerOptions>();
+  add_worker_options(step, step_worker.get());
   step->callback([=] {
+    *step_backend = apply_worker_options(*step_worker, *step_backend);
     if (*step_pooled && *step_backend != "reference")
       throw traces::InputError(
           Error{"arguments", -1, "bad-argument", "--pooled is a debug view of the reference; use --backend reference"});

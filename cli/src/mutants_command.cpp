@@ -23,9 +23,11 @@
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/backends/plugin_library.hpp"
 #include "qsa/backends/registry.hpp"
+#include "qsa/backends/worker_command.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "stop_request.hpp"
+#include "worker_options.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -36,7 +38,8 @@ struct MutantOptions {
   uint64_t seed = 1;
   bool list = false;
   std::string json_path;
-  std::string backend;  // plugin:PATH.so: its planted variants instead of ours
+  std::string backend;   // plugin:PATH.so: its planted variants instead of ours
+  bool isolate = false;  // each variant inside qsacheck-worker-host (--isolate)
 };
 
 struct Planted {
@@ -77,7 +80,8 @@ std::vector<Planted> planted_bugs(const MutantOptions& options, std::string* cud
               options.backend + ": --backend takes plugin:PATH.so (its planted variants are run)"});
   const QsaPlugin& t = plugin->library()->table();
   for (int32_t i = 0; i < t.num_variants; ++i)
-    planted.push_back({options.backend + "#" + t.variants[i].name, t.variants[i].description});
+    planted.push_back({(options.isolate ? backends::kIsolatedPrefix : "") + options.backend + "#" + t.variants[i].name,
+                       t.variants[i].description});
   if (planted.empty())
     throw traces::InputError(Error{"backend", -1, "no-variants", options.backend + " declares no planted variants"});
   return planted;
@@ -86,6 +90,7 @@ std::vector<Planted> planted_bugs(const MutantOptions& options, std::string* cud
 struct MutantArguments {
   MutantOptions options;
   std::string steps, seed = "1";
+  WorkerOptions worker;
 };
 
 // The first failing row of a report: which check caught the bug and where.
@@ -196,8 +201,11 @@ void add_mutants_command(CLI::App& app, CommandJob* job) {
   cmd->add_option("--seed", a->seed, "Campaign seed, 0 ... 2^64-1")->capture_default_str();
   cmd->add_option("--json", options->json_path,
                   "Also write the kill table as JSON to FILE; - writes it alone on stdout");
+  add_worker_options(cmd, &a->worker);
   cmd->callback([=] {
     MutantOptions o = a->options;
+    apply_worker_options(a->worker, std::string());  // the timeout
+    o.isolate = a->worker.isolate;
     if (!a->steps.empty()) o.steps = parse_integer_option("--steps", a->steps, 1, int64_t{1} << 24);
     o.seed = parse_seed_option("--seed", a->seed);
     if (!o.workload.empty()) traces::workload_by_name(o.workload);

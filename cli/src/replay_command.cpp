@@ -23,6 +23,7 @@
 #include "replay_input.hpp"
 #include "scenario_description.hpp"
 #include "scenario_files.hpp"
+#include "worker_options.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -148,8 +149,11 @@ void add_replay_command(CLI::App& app, CommandJob* job) {
   cmd->add_option("--junit", *junit_path,
                   "Also write the result as JUnit XML to FILE for CI systems: one testcase per file, a failure\n"
                   "holding the finding and the replay command, skipped for what did not run");
+  auto worker = std::make_shared<WorkerOptions>();
+  add_worker_options(cmd, worker.get());
   cmd->callback([=] {
     Error error;
+    *backend = apply_worker_options(*worker, *backend);
     std::optional<traces::FloatTolerance> flag;
     if (!tolerance->empty()) {
       traces::FloatTolerance parsed;

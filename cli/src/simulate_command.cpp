@@ -1,10 +1,15 @@
-// `qsacheck simulate --workload NAME [--seed S] [--steps N] FILE`: writes a simulated scenario.
+// `qsacheck simulate --workload NAME [--seed S] [--steps N] [geometry flags] FILE`: writes a
+// simulated scenario.
+// `qsacheck simulate --requests LOG [replay options] FILE`: writes the scenario a request log
+// produces (docs/workloads.md "Request logs") and states the log's figures beside what it exercised.
 
 #include <memory>
 #include <sstream>
 #include <string>
 
+#include "check_report.hpp"
 #include "commands.hpp"
+#include "geometry_options.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
@@ -12,31 +17,53 @@
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
+#include "request_log_options.hpp"
 #include "scenario_description.hpp"
 
 namespace qsa::cli {
 namespace {
 
-int simulate(const std::string& workload, uint64_t seed, int64_t steps, const std::string& path, ReportOutput output) {
-  const traces::Scenario s = traces::simulate(traces::workload_by_name(workload), seed, steps);
+struct SimulateJob {
+  std::string workload;  // a workload model's name; empty with a request log
+  RequestLogChoice log;  // with --requests
+  traces::GeometryChoice geometry;
+  uint64_t seed = 1;
+  int64_t steps = 0;  // 0 with a log: the log's step limit
+  std::string path;
+};
+
+int simulate(const SimulateJob& job, ReportOutput output) {
+  const bool replay = !job.log.path.empty();
+  const traces::Workload w = traces::with_geometry(
+      replay ? request_log_workload(job.log) : traces::workload_by_name(job.workload), job.geometry);
+  const int64_t steps = job.steps > 0 ? job.steps : w.schedule->step_limit;
+  const traces::Scenario s = traces::simulate(w, job.seed, steps);
   std::ostringstream text;
   traces::write_scenario(text, s);
-  if (auto why = write_file_atomically(path, text.str()))
+  if (auto why = write_file_atomically(job.path, text.str()))
     return report_error(Error{"file", -1, "unwritable", *why});  // the file is the whole result
   const traces::Coverage c = traces::coverage_of(s);
-  output.human() << "wrote " << path << ": " << s.steps.size() << " steps, " << c.requests << " requests of workload "
-                 << workload << " (seed " << seed << ", " << describe(s.config) << "); " << c.rows << " rows, "
-                 << c.ring_wraps << " ring wraps, " << c.drafts_rejected << " drafts rejected, " << c.preemptions
-                 << " preemptions, " << c.prefix_hits << " prefix hits, " << c.padded_steps << " padded steps"
-                 << std::endl;
-  return output.finish({{"command", "simulate"},
-                        {"file", path},
-                        {"workload", workload},
-                        {"seed", seed},
-                        {"steps", s.steps.size()},
-                        {"requests", c.requests},
-                        {"rows", c.rows}},
-                       kExitOk);
+  const std::string source = replay ? "the request log " + job.log.path : "workload " + job.workload;
+  output.human() << "wrote " << job.path << ": " << s.steps.size() << " steps, " << c.requests << " requests of "
+                 << source << " (seed " << job.seed << ", " << describe(s.config) << "); "
+                 << c.rows << " rows, " << c.ring_wraps << " ring wraps, " << c.drafts_rejected << " drafts rejected, "
+                 << c.preemptions << " preemptions, " << c.prefix_hits << " prefix hits, " << c.padded_steps
+                 << " padded steps" << std::endl;
+  nlohmann::json summary = {{"command", "simulate"},   {"file", job.path}, {"workload", replay ? "requests" : job.workload},
+                            {"seed", job.seed},         {"steps", s.steps.size()},
+                            {"requests", c.requests},   {"rows", c.rows},
+                            {"coverage", coverage_to_json(c)}};
+  if (!replay) return output.finish(summary, kExitOk);
+  const ReplaySummary r = summarize_replay(w, s);
+  output.human() << replay_summary_text(w, r) << std::flush;
+  summary["request_log"] = replay_summary_json(w, r);
+  if (r.finished < r.window_requests) {
+    output.human() << "NOT COMPLETE: " << r.window_requests - r.finished << " requests of the window did not finish in "
+                   << s.steps.size() << " steps (raise --steps, the --token-budget or the --length-scale)"
+                   << std::endl;
+    return output.finish(summary, kExitIncomplete);
+  }
+  return output.finish(summary, kExitOk);
 }
 
 }  // namespace
@@ -46,26 +73,47 @@ void add_simulate_command(CLI::App& app, CommandJob* job) {
       "simulate",
       "Write the scenario a workload model produces (traces/FORMAT.md, no digests), e.g. to read it\n"
       "or to record a trace: qsacheck simulate --workload prefix-sharing --steps 200 FILE, then\n"
-      "qsacheck record-expected FILE. The same workload, seed and steps give the same file.");
+      "qsacheck record-expected FILE. The same workload, seed and steps give the same file.\n"
+      "At the model's geometry: qsacheck simulate --preset production --steps 200 FILE.\n"
+      "With --requests LOG: the scenario a request log produces, every request of the window run to\n"
+      "its end (exit 3 if one did not finish within --steps), the log's figures beside what the\n"
+      "scenario exercised: qsacheck simulate --requests trace.jsonl --window 0:500 FILE");
   auto workload = std::make_shared<std::string>("default");
   auto seed = std::make_shared<std::string>("1");
   auto steps = std::make_shared<std::string>("200");
   auto file = std::make_shared<std::string>();
   auto json_path = std::make_shared<std::string>();
-  cmd->add_option("--workload", *workload, "Workload model:\n" + traces::workload_help())->capture_default_str();
+  auto log = std::make_shared<RequestLogArguments>();
+  auto* workload_option =
+      cmd->add_option("--workload", *workload, "Workload model:\n" + traces::workload_help())->capture_default_str();
   cmd->add_option("--seed", *seed, "Scenario seed, 0 ... 2^64-1")->capture_default_str();
-  cmd->add_option("--steps", *steps, "Steps, 1 ... 2^20 (fewer when a bounded workload ends first)")
-      ->capture_default_str();
+  auto* steps_option =
+      cmd->add_option("--steps", *steps,
+                      "Steps, 1 ... 2^20 (fewer when a bounded workload ends first); with --requests the default\n"
+                      "is the log's step limit, twice the positions its requests commit")
+          ->capture_default_str();
+  add_request_log_options(cmd, log.get())->excludes(workload_option);
+  auto geometry = std::make_shared<GeometryOptions>();
+  add_geometry_options(cmd, geometry.get());
   cmd->add_option("--json", *json_path, "Also write a summary as JSON to FILE; - writes it alone on stdout");
   cmd->add_option("file", *file, "Scenario file to write")->required();
   cmd->callback([=] {
-    const uint64_t s = parse_seed_option("--seed", *seed);
-    const int64_t n = parse_integer_option("--steps", *steps, 1, int64_t{1} << 20);
-    traces::workload_by_name(*workload);
+    SimulateJob j;
+    j.seed = parse_seed_option("--seed", *seed);
+    j.path = *file;
+    j.geometry = parse_geometry_options(*geometry);
+    if (log->path.empty()) {
+      j.workload = *workload;
+      j.steps = parse_integer_option("--steps", *steps, 1, int64_t{1} << 20);
+      traces::with_geometry(traces::workload_by_name(*workload), j.geometry);
+    } else {
+      j.log = parse_request_log_arguments(*log);
+      j.steps = steps_option->count() > 0 ? parse_integer_option("--steps", *steps, 1, int64_t{1} << 20) : 0;
+    }
     check_output_file(*file, "file");
     ReportOutput output(*json_path);
     output.check();
-    *job = [=] { return simulate(*workload, s, n, *file, output); };
+    *job = [=] { return simulate(j, output); };
   });
 }
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <optional>
 
+#include "qsa/backends/worker_backend.hpp"
+
 namespace qsa::cli {
 namespace {
 
@@ -14,7 +16,8 @@ double g_budget_seconds = 0;
 
 extern "C" void on_stop_signal(int signal) {
   if (g_signal != 0 && signal == SIGINT) {
-    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C: the user does not want the partial report
+    backends::end_all_workers_now();  // nothing else ends their process groups on this path
+    std::signal(SIGINT, SIG_DFL);     // a second Ctrl-C: the user does not want the partial report
     std::raise(SIGINT);
   }
   g_signal = signal;

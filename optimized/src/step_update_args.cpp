@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "qsa/cuda/kernel_path.hpp"
+
 namespace qsa::cuda {
 namespace detail {
 namespace {
@@ -105,19 +107,11 @@ StepParams make_step_params(const StepUpdateDeviceArgs& a) {
 }
 
 bool fast_layout(const StepParams& p, int d) {
-  const int lanes = d / 8 < 32 ? d / 8 : 32;
-  const int elems = d / lanes;
-  const int hp = p.rotary_dim / 2;
-  const int distance = hp / elems;
-  const bool rope = hp % elems == 0 && distance >= 1 && (distance & (distance - 1)) == 0 && p.rotary_dim % 8 == 0 &&
-                    aligned(p.cos_sin, 16);
-  const int bytes = p.fp8 ? 1 : 2;
-  const bool compressed = aligned(p.compressed, p.fp8 ? 8 : 16) &&
-                          (p.compressed_row_stride * bytes) % (p.fp8 ? 8 : 16) == 0 &&
-                          (p.compressed_block_stride * bytes) % (p.fp8 ? 8 : 16) == 0;
-  const bool ring = aligned(p.ring, 8) && (p.ring_row_stride * 2) % 8 == 0 && (p.ring_block_stride * 2) % 8 == 0;
-  const bool rows = aligned(p.keys, 16) && aligned(p.queries, 16) && aligned(p.q_out, p.fp8 ? 8 : 16);
-  return rope && compressed && ring && rows;
+  const bool strides = fast_step_strides(d, p.rotary_dim, p.fp8, p.compressed_row_stride, p.compressed_block_stride,
+                                         p.ring_row_stride, p.ring_block_stride);
+  const bool buffers = aligned(p.cos_sin, 16) && aligned(p.compressed, p.fp8 ? 8 : 16) && aligned(p.ring, 8) &&
+                       aligned(p.keys, 16) && aligned(p.queries, 16) && aligned(p.q_out, p.fp8 ? 8 : 16);
+  return strides && buffers;
 }
 
 }  // namespace detail

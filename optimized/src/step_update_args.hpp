@@ -13,8 +13,8 @@ namespace qsa::cuda::detail {
 /// The kernel's parameter block (item_blocks is set by the launcher).
 StepParams make_step_params(const StepUpdateDeviceArgs& args);
 
-/// Whether the fast instantiation applies to head dim D: every row 16-byte aligned (ring rows 8),
-/// the RoPE table's rows 16-byte aligned, and rd/2 a power-of-two multiple of the lane chunk.
+/// Whether the fast instantiation applies to head dim D: qsa::cuda::fast_step_strides (the rule a
+/// report uses too, qsa/cuda/kernel_path.hpp) and every buffer aligned as those strides are.
 bool fast_layout(const StepParams& p, int head_dim);
 
 }  // namespace qsa::cuda::detail

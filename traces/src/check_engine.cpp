@@ -45,6 +45,11 @@ std::optional<Finding> untouched_metadata(const MetadataInput& input, const Meta
 // Status, then (on an error) the error and the untouched output; shared by both operations.
 std::optional<Finding> judge_status(const std::string& operation, Status expected_status, const Error& expected_error,
                                     Status actual_status, const Error& actual_error) {
+  // A backend process that crashed, exited, hung or broke its protocol: a failure of its own kind
+  // (step-update-worker-crashed, metadata-worker-timeout, ...), so a shrunk crash is still a crash.
+  if (is_worker_fault(actual_status, actual_error))
+    return make_finding(operation + "-" + actual_error.rule, actual_error.field, -1, "a reply", actual_error.rule,
+                        actual_error.message);
   if (expected_status != actual_status)
     return make_finding(operation + "-status", "status", -1, status_text(expected_status, expected_error),
                         status_text(actual_status, actual_error),

@@ -1,7 +1,6 @@
 #include "qsa/traces/scenario.hpp"
 
 #include <algorithm>
-#include <set>
 
 #include "qsa/traces/rng.hpp"
 
@@ -92,33 +91,57 @@ Coverage& Coverage::operator+=(const Coverage& o) {
   return *this;
 }
 
-Coverage coverage_of(const Scenario& s) {
-  Coverage c;
-  std::set<int64_t> requests;
-  std::set<int64_t> started;
-  const int64_t cr = s.config.compress_ratio;
-  const int64_t r = s.config.ring_capacity;
-  for (const StepRecord& step : s.steps) {
-    ++c.steps;
-    if (s.config.mrope) ++c.mrope_steps;
-    if (s.config.store_dtype == StoreDtype::kFp8E4m3) ++c.fp8_steps;
-    if (step.padded_requests > 0 || step.padding_tokens > 0) ++c.padded_steps;
-    c.rows += step.padding_tokens;
-    c.preemptions += static_cast<int64_t>(step.preempted.size());
-    for (int64_t id : step.preempted) started.erase(id);  // its next chunk starts again from 0
-    for (const ChunkRecord& chunk : step.chunks) {
-      c.rows += chunk.length;
-      requests.insert(chunk.request);
-      if (started.insert(chunk.request).second && chunk.start > 0) ++c.prefix_hits;
-      c.drafts_rejected += chunk.length - chunk.accepted;
-      c.negative_common_slots += static_cast<int64_t>(chunk.negative_common_slots.size());
-      const int64_t end = chunk.start + chunk.accepted;
-      c.groups_closed += end / cr - chunk.start / cr;
-      c.ring_wraps += end / r - chunk.start / r;
+namespace {
+
+// Committed positions p in [start, end) with p >= period and p mod period = 0.
+int64_t wraps_between(int64_t start, int64_t end, int64_t period) {
+  auto below = [&](int64_t x) { return x > 0 ? (x - 1) / period : 0; };  // multiples m >= 1 with m * period < x
+  return below(end) - below(start);
+}
+
+}  // namespace
+
+void CoverageCounter::add(const StepRecord& step) {
+  // docs/workloads.md "Coverage figures" defines each count.
+  Coverage& c = coverage_;
+  const int64_t cr = config_.compress_ratio;
+  const int64_t r = config_.ring_capacity;
+  const int64_t b = config_.block_size;
+  ++c.steps;
+  if (config_.mrope) ++c.mrope_steps;
+  if (config_.store_dtype == StoreDtype::kFp8E4m3) ++c.fp8_steps;
+  if (step.padded_requests > 0 || step.padding_tokens > 0) ++c.padded_steps;
+  c.rows += step.padding_tokens;
+  c.preemptions += static_cast<int64_t>(step.preempted.size());
+  for (const ChunkRecord& chunk : step.chunks) {
+    c.rows += chunk.length;
+    requests_.insert(chunk.request);
+    if (chunk.start > 0 && b > 0) {
+      // A hit reads blocks written before this step: the writers as they were when it began.
+      const auto logical = static_cast<size_t>((chunk.start - 1) / b);
+      if (logical < chunk.blocks.size()) {
+        const auto w = writer_.find(chunk.blocks[logical]);
+        if (w == writer_.end() || w->second != chunk.request) ++c.prefix_hits;
+      }
     }
+    c.drafts_rejected += chunk.length - chunk.accepted;
+    c.negative_common_slots += static_cast<int64_t>(chunk.negative_common_slots.size());
+    const int64_t end = chunk.start + chunk.accepted;
+    c.groups_closed += end / cr - chunk.start / cr;
+    c.ring_wraps += wraps_between(chunk.start, end, r);
   }
-  c.requests = static_cast<int64_t>(requests.size());
-  return c;
+  for (const ChunkRecord& chunk : step.chunks) {
+    if (chunk.length <= 0 || b <= 0) continue;
+    for (int64_t l = chunk.start / b; l <= (chunk.start + chunk.length - 1) / b; ++l)
+      if (l < static_cast<int64_t>(chunk.blocks.size())) writer_[chunk.blocks[static_cast<size_t>(l)]] = chunk.request;
+  }
+  c.requests = static_cast<int64_t>(requests_.size());
+}
+
+Coverage coverage_of(const Scenario& s) {
+  CoverageCounter counter(s.config);
+  for (const StepRecord& step : s.steps) counter.add(step);
+  return counter.coverage();
 }
 
 }  // namespace qsa::traces

@@ -31,13 +31,21 @@ std::string to_string(const RunFailure& f) {
   return "step " + str(f.step) + ": " + f.check + where + ": " + f.message;
 }
 
+CacheLayout ring_cache_layout(const ScenarioConfig& config) {
+  return CacheLayout::dense(config.num_ring_blocks, config.ring_capacity, ring_row_width(config.head_dim, config.mrope),
+                            2);
+}
+
+CacheLayout compressed_cache_layout(const ScenarioConfig& config) {
+  return CacheLayout::dense(config.num_compressed_blocks, config.storage_block_size(), config.head_dim,
+                            element_bytes(config.store_dtype));
+}
+
 StepCaches make_poisoned_caches(const ScenarioConfig& config) {
   StepCaches caches;
-  caches.ring.layout = CacheLayout::dense(config.num_ring_blocks, config.ring_capacity,
-                                          ring_row_width(config.head_dim, config.mrope), 2);
+  caches.ring.layout = ring_cache_layout(config);
   caches.ring.bytes.assign(static_cast<size_t>(caches.ring.layout.size_bytes()), kPoisonByte);
-  caches.compressed.layout = CacheLayout::dense(config.num_compressed_blocks, config.storage_block_size(),
-                                                config.head_dim, element_bytes(config.store_dtype));
+  caches.compressed.layout = compressed_cache_layout(config);
   caches.compressed.bytes.assign(static_cast<size_t>(caches.compressed.layout.size_bytes()), kPoisonByte);
   return caches;
 }

@@ -31,6 +31,11 @@ Simulator::State::State(const Workload& w, uint64_t seed)
 }
 
 void Simulator::State::arrive() {
+  if (workload.schedule) {  // a replayed log: everything logged up to this step's time
+    const std::vector<LoggedArrival>& log = workload.schedule->arrivals;
+    while (next_logged < log.size() && log[next_logged].step <= clock) add_logged_request(next_logged++);
+    return;
+  }
   // Binomial(n, mean / n) with n >= 8: close to Poisson, in integer arithmetic only.
   const int64_t mean_milli = arrival_rate_milli(workload);
   if (mean_milli <= 0) return;
@@ -39,7 +44,26 @@ void Simulator::State::arrive() {
     if (arrival_rng.chance(static_cast<uint64_t>(mean_milli), static_cast<uint64_t>(trials * 1000))) add_request();
 }
 
+void Simulator::State::add_logged_request(size_t index) {
+  const LoggedArrival& a = workload.schedule->arrivals[index];
+  ++arrived;
+  SimRequest r;
+  r.id = next_id++;
+  r.logged = static_cast<int64_t>(index);
+  r.family = a.family;
+  r.prompt_len = a.prompt_len;
+  r.final_len = a.prompt_len + a.output_len - 1;
+  r.prefill_target = r.prompt_len;
+  waiting.push_back(std::move(r));
+}
+
 void Simulator::State::add_request() {
+  if (workload.schedule) {  // idle: time passes to the log's next arrival
+    const std::vector<LoggedArrival>& log = workload.schedule->arrivals;
+    if (next_logged < log.size()) clock = std::max(clock, log[next_logged].step);
+    arrive();
+    return;
+  }
   if (workload.max_requests > 0 && arrived >= workload.max_requests) return;
   if (static_cast<int64_t>(waiting.size()) >= workload.max_waiting) return;  // overloaded: the request is dropped
   ++arrived;
@@ -95,6 +119,7 @@ StepRecord Simulator::next() {
   std::stable_partition(step.chunks.begin(), step.chunks.end(),
                         [&](const ChunkRecord& c) { return c.length <= step.reorder_batch_threshold; });
   pad_for_cuda_graphs(step, s.workload.padding, s.capture_sizes, s.config.max_num_seqs, s.padding_rng);
+  ++s.clock;
   return step;
 }
 

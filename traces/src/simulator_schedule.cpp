@@ -37,7 +37,13 @@ void Simulator::State::take_prefix_hit(SimRequest& r) {
   int64_t best = 0;
   for (const SimRequest& p : running) {
     if (p.family != r.family) continue;
-    const int64_t hit = std::min({p.committed, p.prompt_len, r.prompt_len - 1}) / b * b;
+    int64_t hit = std::min({p.committed, p.prompt_len, r.prompt_len - 1});
+    if (r.logged >= 0 && p.logged >= 0) {  // a replayed log: only the leading hash blocks both logged
+      const RequestSchedule& log = *workload.schedule;
+      hit = std::min(hit, shared_prefix_positions(log, log.arrivals[static_cast<size_t>(r.logged)],
+                                                  log.arrivals[static_cast<size_t>(p.logged)]));
+    }
+    hit = hit / b * b;
     if (hit > best) {
       best = hit;
       peer = &p;

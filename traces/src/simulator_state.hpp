@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "qsa/traces/block_pool.hpp"
+#include "qsa/traces/request_replay.hpp"
 #include "qsa/traces/simulator.hpp"
 
 namespace qsa::traces {
@@ -18,6 +19,7 @@ struct SimRequest {
   int64_t prefill_target = 0;   // positions below are prefilled in chunks: the prompt, or after a
                                 // preemption everything committed before it (the recompute)
   bool started = false;         // scheduled before (a recompute never takes a prefix hit)
+  int64_t logged = -1;          // index into the replayed log's arrivals, -1 for a drawn request
   std::vector<int32_t> blocks;  // [>= ceil(L / B)] compressed block table row
   int32_t ring_block = -1;      // held while running
 };
@@ -35,6 +37,7 @@ struct Simulator::State {
   // simulator.cpp
   void arrive();
   void add_request();
+  void add_logged_request(size_t index);  // the replayed log's arrival `index`, never dropped
 
   // simulator_schedule.cpp: fills step.chunks (in scheduling order) and `planned`.
   void schedule(StepRecord& step, std::vector<Planned>& planned);
@@ -61,6 +64,8 @@ struct Simulator::State {
   std::vector<int64_t> family_prompt_len;  // [num_families] base prompt length, 0 until first drawn
   int64_t next_id = 0;
   int64_t arrived = 0;
+  int64_t clock = 0;         // steps since the first, idle ones included (a replayed log's time)
+  size_t next_logged = 0;    // the replayed log's next arrival
 };
 
 }  // namespace qsa::traces

@@ -17,9 +17,10 @@ namespace {
 
 int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
-Workload resolve(const Workload& workload, Rng& rng) {
+Workload resolve(const Workload& workload, Rng& rng, uint64_t seed) {
   if (!workload.mix.empty()) {
-    Workload member = resolve(workload.mix[rng.below(workload.mix.size())], rng);
+    const uint64_t n = workload.mix.size();
+    Workload member = resolve(workload.mix[workload.mix_in_turn ? seed % n : rng.below(n)], rng, seed);
     member.config.workload = workload.name + ":" + member.name;
     return member;
   }
@@ -71,7 +72,7 @@ Workload resolve(const Workload& workload, Rng& rng) {
 
 Workload resolve_workload(const Workload& workload, uint64_t seed) {
   Rng rng(hash_words(seed, 0x776f726b6c6f6164ull));  // "workload"
-  Workload w = resolve(workload, rng);
+  Workload w = resolve(workload, rng, seed);
   w.mix.clear();
   w.config.seed = seed;
   return w;

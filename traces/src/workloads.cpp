@@ -8,6 +8,7 @@
 
 #include "qsa/ring_capacity.hpp"
 #include "qsa/traces/azure_fit.hpp"
+#include "qsa/traces/geometry_choice.hpp"
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::traces {
@@ -135,6 +136,49 @@ Workload make_mrope_fp8() {
   return w;
 }
 
+// The model's geometry (production_geometry(): D 128, rd 64, HQ 4, C 4, B 16, 3 drafts) on the
+// default scheduler: MRoPE on and off, each with bf16 and fp8 e4m3 caches, one per scenario.
+Workload make_production() {
+  Workload base = make_default();
+  base.name = "production";
+  base.description =
+      "the model's geometry: D=128, rd=64, HQ=4, C=4, B=16, 3 drafts (R=8); MRoPE (11, 11, 10) on or off, bf16 or "
+      "fp8 e4m3";
+  GeometryChoice geometry = production_geometry();
+  Workload w = with_geometry(base, geometry);  // production-bf16, production-fp8_e4m3 (MRoPE on)
+  geometry.mrope = false;
+  for (Workload member : with_geometry(base, geometry).mix) {
+    member.name += "-no-mrope";
+    w.mix.push_back(member);
+  }
+  return w;
+}
+
+// One scenario per path of the CUDA step-update kernel, in turn: D 32 ... 512, rd whose pairs fit
+// the vector RoPE (fast) or not (generic: rd / 2 not a power-of-two multiple of the lane chunk),
+// bf16 and fp8 (qsa/cuda/kernel_path.hpp). Short scenarios: the default campaign runs 20 of them.
+Workload make_layouts() {
+  Workload base = make_default();
+  base.name = "layouts";
+  base.description =
+      "one scenario per CUDA kernel path in turn: D 32, 64, 128, 256, 512 x fast or generic rd x bf16 or fp8";
+  Workload w = base;
+  w.mix_in_turn = true;
+  const std::pair<int64_t, int64_t> dims[] = {{32, 16}, {32, 24},  {64, 16},  {64, 24},  {128, 64},
+                                              {128, 48}, {256, 64}, {256, 48}, {512, 64}, {512, 48}};
+  for (const auto& [d, rd] : dims)
+    for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
+      GeometryChoice g;
+      g.head_dim = d;
+      g.rotary_dim = rd;
+      g.store_dtypes = {dtype};
+      Workload member = with_geometry(base, g);
+      member.name = "layouts-D" + std::to_string(d) + "-rd" + std::to_string(rd) + "-" + to_string(dtype);
+      w.mix.push_back(member);
+    }
+  return w;
+}
+
 Workload make_adversarial() {
   Workload w = make_default();
   w.name = "adversarial";
@@ -182,6 +226,8 @@ const std::vector<Entry>& catalog() {
       {"prefix-sharing", make_prefix_sharing},
       {"mrope-fp8", make_mrope_fp8},
       {"adversarial", make_adversarial},
+      {"production", make_production},
+      {"layouts", make_layouts},
       {"azure-code",
        [] {
          return make_azure("azure-code",

@@ -132,7 +132,12 @@ TEST_P(WorkloadCoverage, WrapsTheRingClosesGroupsPadsAndMarksClosingRowsNegative
   EXPECT_GE(total.groups_closed, 500);
   EXPECT_GE(total.padded_steps, 60);
   EXPECT_GE(total.preemptions, 1);
-  EXPECT_GE(total.prefix_hits, 1);
+  // azure-code's requests barely overlap (outputs of median 3 after scaling, 10 % family prompts):
+  // no prefix hit in seeds 1-8 at 200 steps. Its 1 here came from the old count, which took a
+  // preempted request's last chunk for a hit (docs/workloads.md "Coverage figures").
+  if (GetParam() != "azure-code") {
+    EXPECT_GE(total.prefix_hits, 1);
+  }
   EXPECT_GE(negative_closing, 5);
   if (any_drafts) {
     EXPECT_GE(total.drafts_rejected, 100);

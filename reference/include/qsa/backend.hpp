@@ -42,4 +42,12 @@ inline bool is_declined(Status status, const Error& error) {
   return status == Status::kNotImplemented && error.rule == kMissingCapability;
 }
 
+/// The field of the error a backend in another process reports, with kInternalError, when that
+/// process crashed, exited, hung past its timeout or broke the protocol (rule: how). The engine
+/// reports it as a finding of its own kind ("step-update-" + rule), not as a wrong answer.
+inline constexpr const char* kWorkerFaultField = "worker";
+inline bool is_worker_fault(Status status, const Error& error) {
+  return status == Status::kInternalError && error.field == kWorkerFaultField;
+}
+
 }  // namespace qsa

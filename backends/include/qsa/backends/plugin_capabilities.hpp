@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "qsa/status.hpp"
 #include "qsa/step_types.hpp"
 #include "qsa/types.hpp"
 #include "qsacheck/plugin.h"
@@ -24,6 +25,12 @@ std::optional<std::string> missing_for_step(const QsaPluginCapabilities& caps, c
 
 /// (name, value) pairs in a fixed order: "memory" -> "cuda", "head_dim" -> "[32, 512]", ...
 std::vector<std::pair<std::string, std::string>> describe_capabilities(const QsaPluginCapabilities& caps);
+
+/// A failed call (a plugin's code and error, or a worker's reply mapped to them) as a Status and
+/// Error: INVALID_INPUT keeps field, index and rule; UNSUPPORTED on an input the capabilities
+/// admit is a fault (rule "declined-admitted-input"); `call` names it ("build_metadata").
+Status failed_call_status(int32_t code, const QsaPluginError& e, const std::string& name, const char* call,
+                          Error* error);
 
 /// True when the table is stored other than dense row-major (SPEC 1.1 strides).
 bool is_strided(const BlockTable& table);

@@ -7,6 +7,8 @@
 // relies on that: requests are independent).
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,15 +86,16 @@ struct Scenario {
   std::vector<StepRecord> steps;
 };
 
-/// What a scenario exercised (the coverage counts of `qsacheck check`).
+/// What a scenario exercised (the coverage counts of `qsacheck check`); docs/workloads.md
+/// "Coverage figures" defines each one.
 struct Coverage {
   int64_t steps = 0;
   int64_t rows = 0;
   int64_t requests = 0;
-  int64_t ring_wraps = 0;  // committed positions that reached R, 2R, ... in some request
+  int64_t ring_wraps = 0;  // committed positions p >= R with p mod R = 0 (a row over the ring's first slot again)
   int64_t drafts_rejected = 0;
   int64_t preemptions = 0;
-  int64_t prefix_hits = 0;  // requests whose first chunk started past 0 on shared blocks
+  int64_t prefix_hits = 0;  // chunks starting past 0 on a block another request wrote (not a recompute)
   int64_t padded_steps = 0;
   int64_t groups_closed = 0;
   int64_t negative_common_slots = 0;
@@ -103,5 +106,19 @@ struct Coverage {
 };
 
 Coverage coverage_of(const Scenario& scenario);
+
+/// coverage_of one step at a time, for a run that reports as it goes (linear in the steps).
+class CoverageCounter {
+ public:
+  explicit CoverageCounter(const ScenarioConfig& config) : config_(config) {}
+  void add(const StepRecord& step);
+  const Coverage& coverage() const { return coverage_; }
+
+ private:
+  ScenarioConfig config_;
+  Coverage coverage_;
+  std::set<int64_t> requests_;
+  std::map<int32_t, int64_t> writer_;  // physical compressed block -> the request that last wrote a row into it
+};
 
 }  // namespace qsa::traces

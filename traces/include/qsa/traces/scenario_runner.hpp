@@ -108,5 +108,8 @@ std::optional<RunFailure> run_scenario(const Scenario& scenario, Backend& backen
 
 /// Fresh caches for a configuration, every byte poisoned (nothing a correct run reads is unwritten).
 StepCaches make_poisoned_caches(const ScenarioConfig& config);
+/// The layouts of those caches (dense), without allocating them.
+CacheLayout ring_cache_layout(const ScenarioConfig& config);
+CacheLayout compressed_cache_layout(const ScenarioConfig& config);
 
 }  // namespace qsa::traces

@@ -7,7 +7,9 @@
 // accepts 1 + a rows of a decode (a <= k drafts, the rest rolled back) and whole prefill chunks;
 // requests whose output is complete finish, and block pressure or chance preempts running ones
 // (blocks freed, recomputed from position 0 later). Chunks of at most T = 1 + drafts rows come
-// first in the batch, and the step is padded for CUDA graphs as the workload's policy says.
+// first in the batch, and the step is padded for CUDA graphs as the workload's policy says. A
+// workload with a request schedule (request_replay.hpp) takes its arrivals, lengths and prefix
+// hashes from a log instead of drawing them.
 //
 // Guarantees (traces/tests/simulator_test.cpp checks them): a chunk starts at the request's
 // committed length; its blocks cover every position it writes and every id is below the cache's

@@ -5,6 +5,7 @@
 // sizes). docs/workloads.md describes each one and how the Azure tables were fitted.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct Geometry {
   int64_t num_speculative_tokens = 3;  // drafts
   int64_t block_size = 16;             // B
 };
+
+struct RequestSchedule;  // request_replay.hpp
 
 struct Workload {
   std::string name;
@@ -59,6 +62,13 @@ struct Workload {
 
   /// Non-empty: each scenario is one of these, drawn from the seed (the `adversarial` mix).
   std::vector<Workload> mix;
+
+  /// Non-null: the requests of a log arrive as logged (request_replay.hpp) instead of the tables'
+  /// draws and the arrival rate; the tables then only size the caches.
+  std::shared_ptr<const RequestSchedule> schedule;
+  /// Member (seed mod mix size) instead of a draw: n consecutive seeds take every member once
+  /// (`layouts`, whose members are the kernel's paths).
+  bool mix_in_turn = false;
 };
 
 /// Mean arrivals per step in thousandths: `arrivals_per_step_milli`, or for a trace-fitted
@@ -73,7 +83,7 @@ int64_t arrival_rate_milli(const Workload& workload);
 Workload resolve_workload(const Workload& workload, uint64_t seed);
 
 /// default, tiny-blocks, ratios, many-drafts, ring-minimum, production-blocks, preemption-storm,
-/// prefix-sharing, mrope-fp8, adversarial, azure-code, azure-conv.
+/// prefix-sharing, mrope-fp8, adversarial, production, layouts, azure-code, azure-conv.
 std::vector<std::string> workload_names();
 
 /// Throws InputError {field "workload", rule "unknown-workload"} naming the choices.

@@ -1,0 +1,21 @@
+#pragma once
+// The CUDA backend's step-update kernel path for a simulated scenario, without a GPU: the kernel's
+// own rule (qsa/cuda/kernel_path.hpp) on the caches a scenario run hands every backend (dense:
+// traces::ring_cache_layout, compressed_cache_layout; the CUDA backend's buffers are cudaMalloc'd,
+// so aligned).
+// `qsacheck check` counts steps per path with it.
+
+#include <string>
+#include <vector>
+
+#include "qsa/traces/scenario.hpp"
+
+namespace qsa::backends {
+
+/// "D128 fast bf16", "D32 generic fp8_e4m3", ...; "D48 (not built)" for a D the kernel lacks.
+std::string cuda_step_kernel_path(const traces::ScenarioConfig& config);
+
+/// Every path of the shipped kernel, in order.
+std::vector<std::string> cuda_step_kernel_paths();
+
+}  // namespace qsa::backends

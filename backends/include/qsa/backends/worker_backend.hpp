@@ -1,0 +1,107 @@
+#pragma once
+// The adapter from a worker process (docs/worker-protocol.md) to the Backend interface:
+// `worker:COMMAND ARGS` runs any program that speaks the protocol (the Python module
+// python/qsacheck_worker, for one), and `isolated:NAME` runs backend NAME (e.g. plugin:PATH.so)
+// inside qsacheck-worker-host, our own worker. Like the plugin adapter it validates every input
+// with the contract's validator first and declines inputs outside the declared capabilities
+// (kNotImplemented, rule missing-capability). Buffers cross in shared memory, only small JSON
+// headers over pipes. A worker that crashes, exits, hangs past the timeout or breaks the protocol
+// makes the call fail with kInternalError and field "worker" (is_worker_fault()): a finding, never
+// a crash or a hang of qsacheck; the next call starts a fresh worker. A worker that does not
+// complete the handshake is unavailable.
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qsa/backend.hpp"
+#include "qsa/backends/registry.hpp"
+#include "qsa/step_types.hpp"
+#include "qsacheck/plugin.h"
+
+namespace qsa::backends {
+
+class WorkerProcess;
+class SharedRegion;
+
+/// What the worker said of itself in the handshake.
+struct WorkerHello {
+  std::string name;
+  std::string spec_version;
+  std::string build_info;
+  QsaPluginCapabilities capabilities{};
+};
+
+class WorkerBackend final : public Backend {
+ public:
+  /// `name` is "worker:COMMAND ARGS" or "isolated:BACKEND"; starts the process and shakes hands.
+  /// With QSA_NO_WORKERS set nothing is started (fuzz_command_line sets it: fuzzed command lines
+  /// must not run arbitrary programs).
+  explicit WorkerBackend(std::string name);
+  ~WorkerBackend() override;
+
+  std::string name() const override { return name_; }
+  /// kUnavailable with the reason (the command, the rule, what the worker printed) when the
+  /// command cannot start or the handshake fails.
+  Status probe(std::string* reason) const override;
+  [[nodiscard]] Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override;
+  [[nodiscard]] Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output,
+                                   Error* error) override;
+
+  /// The handshake's answer (valid when probe() is kOk).
+  const WorkerHello& hello() const { return hello_; }
+  /// The command as run (arguments re-quoted).
+  const std::string& command() const { return command_; }
+
+ private:
+  Status start(const std::vector<std::string>& argv);
+  Status call(const nlohmann::json& request, const std::string& what, nlohmann::json* reply, Error* error);
+  Status restart_after_fault(Error* error);
+  Status earlier_fault(Error* error) const;
+  Status fail(const std::string& rule, const std::string& message, Error* error);  // ends the worker
+  Status worker_error(const nlohmann::json& reply, const char* call, Error* error);
+  Status sync_persistent(const StepInput& input, const StepCaches& caches, bool* caches_changed, Error* error);
+  Error capability_error(const std::string& missing) const;
+
+  std::string name_;
+  std::string command_;
+  std::unique_ptr<SharedRegion> shm_;
+  std::unique_ptr<WorkerProcess> process_;
+  WorkerHello hello_;
+  Error load_error_;
+  bool ready_ = false;          // the handshake succeeded
+  std::vector<std::string> argv_;  // the command, to restart it after a fault
+  std::optional<Error> fault_;     // the last fault, until a restart clears it
+  int64_t restarts_ = 0;
+  int64_t calls_ = 0;
+  // The part of the shared memory that lives across steps: both caches and the RoPE table.
+  struct Persistent {
+    CacheLayout ring, compressed;
+    size_t ring_offset = 0, compressed_offset = 0, cos_sin_offset = 0, cos_sin_bytes = 0, end = 0;
+    bool caches_valid = false;  // the shared memory holds what the last step left
+    std::shared_ptr<const std::vector<Bf16>> cos_sin_source;
+  } persistent_;
+};
+
+/// Restarts of one backend's worker after faults (each fault is a finding; a worker that fails
+/// at every call is not restarted forever).
+inline constexpr int64_t kMaxWorkerRestarts = 16;
+
+/// The per-call timeout (`--worker-timeout`, default 60 s) for every backend created after it.
+void set_worker_timeout(std::chrono::milliseconds timeout);
+std::chrono::milliseconds worker_timeout();
+
+/// The qsacheck-worker-host program: $QSA_WORKER_HOST, else beside the running executable.
+std::string worker_host_path();
+
+/// Kills every running worker's process group at once: for exit paths that run no destructors (a
+/// signal handler's; it is async-signal-safe: a fixed table and kill()). Also run at exit.
+void end_all_workers_now();
+
+/// Registers the "worker:" and "isolated:" families (register_builtin_backends() calls it).
+void register_worker_backends(BackendRegistry& registry);
+
+}  // namespace qsa::backends

@@ -1,0 +1,70 @@
+// The CUDA step-update kernel's path as a pure function (qsa/cuda/kernel_path.hpp), on cases
+// worked out by hand from the kernel's rule: min(D / 8, 32) lanes per row, so D / lanes elements
+// per lane (8 up to D = 256, 16 at D = 512); the fast RoPE needs rd / 2 = 2^k x that chunk and
+// rd a multiple of 8.
+
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "qsa/backends/cuda_kernel_path.hpp"
+#include "qsa/cuda/kernel_path.hpp"
+#include "qsa/traces/simulator.hpp"
+#include "qsa/traces/workloads.hpp"
+
+namespace qsa::cuda {
+namespace {
+
+// Dense caches: rows of D elements (a ring with positions has D + 12, a multiple of 4 as well).
+bool fast_dense(int64_t d, int64_t rd, bool fp8) { return fast_step_strides(d, rd, fp8, d, 4 * d, d, 8 * d); }
+
+TEST(CudaKernelPath, TheRopeChunkDecidesFastOrGenericOnDenseCaches) {
+  EXPECT_TRUE(fast_dense(32, 16, false));    // rd/2 = 8 = 1 x 8
+  EXPECT_FALSE(fast_dense(32, 24, false));   // 12 is no multiple of 8
+  EXPECT_TRUE(fast_dense(32, 32, true));     // 16 = 2 x 8
+  EXPECT_TRUE(fast_dense(128, 64, false));   // 32 = 4 x 8: the production geometry
+  EXPECT_FALSE(fast_dense(128, 48, false));  // 24 = 3 x 8: 3 is no power of two
+  EXPECT_FALSE(fast_dense(128, 8, false));   // 4 < 8: no whole chunk
+  EXPECT_TRUE(fast_dense(512, 64, false));   // 32 = 2 x 16
+  EXPECT_FALSE(fast_dense(512, 48, false));  // 24 is no multiple of 16
+}
+
+TEST(CudaKernelPath, PaddedStridesThatBreakVectorRowsAreGeneric) {
+  EXPECT_TRUE(fast_step_strides(32, 16, false, 40, 160, 32, 256));    // 80-byte rows: 16-byte multiples
+  EXPECT_FALSE(fast_step_strides(32, 16, false, 36, 144, 32, 256));   // 72-byte compressed rows
+  EXPECT_TRUE(fast_step_strides(32, 16, true, 40, 160, 32, 256));     // fp8: 40-byte rows, 8-byte multiples
+  EXPECT_FALSE(fast_step_strides(32, 16, false, 32, 128, 33, 264));   // 66-byte ring rows
+}
+
+TEST(CudaKernelPath, NamesEveryInstantiationOnce) {
+  const std::vector<std::string> paths = all_step_kernel_paths();
+  EXPECT_EQ(paths.size(), 5u * 2u * 2u);
+  EXPECT_EQ(std::set<std::string>(paths.begin(), paths.end()).size(), paths.size());
+  EXPECT_EQ(paths.front(), "D32 fast bf16");
+  EXPECT_EQ(paths.back(), "D512 generic fp8_e4m3");
+}
+
+// The layouts workload takes every path in 20 consecutive seeds (as the default campaign runs it),
+// and production takes the model's fast D = 128 path in both dtypes.
+TEST(CudaKernelPath, TheLayoutsWorkloadReachesEveryPathInTwentySeeds) {
+  std::set<std::string> reached;
+  const traces::Workload layouts = traces::workload_by_name("layouts");
+  for (uint64_t seed = 1000003; seed < 1000003 + 20; ++seed)
+    reached.insert(backends::cuda_step_kernel_path(traces::Simulator(layouts, seed).config()));
+  const std::vector<std::string> paths = backends::cuda_step_kernel_paths();
+  EXPECT_EQ(reached, std::set<std::string>(paths.begin(), paths.end()));
+  std::set<std::string> production;
+  for (uint64_t seed = 1; seed <= 16; ++seed)
+    production.insert(
+        backends::cuda_step_kernel_path(traces::Simulator(traces::workload_by_name("production"), seed).config()));
+  EXPECT_EQ(production, (std::set<std::string>{"D128 fast bf16", "D128 fast fp8_e4m3"}));
+}
+
+TEST(CudaKernelPath, AHeadDimTheKernelLacksIsNamed) {
+  traces::ScenarioConfig c;
+  c.head_dim = 1024;
+  EXPECT_EQ(backends::cuda_step_kernel_path(c), "D1024 (not built)");
+}
+
+}  // namespace
+}  // namespace qsa::cuda

@@ -1,0 +1,172 @@
+#include "request_log_options.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "number_options.hpp"
+#include "qsa/traces/json_reader.hpp"
+
+namespace qsa::cli {
+
+CLI::Option* add_request_log_options(CLI::App* cmd, RequestLogArguments* a) {
+  CLI::Option* requests = cmd->add_option(
+      "--requests", a->path,
+      "Replay a request log: each logged request arrives in order with its own lengths, and\n"
+      "requests whose leading prompt-block hashes are equal share those blocks by a prefix hit\n"
+      "(docs/workloads.md \"Request logs\")");
+  cmd->add_option("--requests-format", a->format,
+                  "jsonl ({\"timestamp\": ms, \"input_length\", \"output_length\", \"hash_ids\"} a line) or\n"
+                  "azure-csv (TIMESTAMP,ContextTokens,GeneratedTokens); default: azure-csv for a name\n"
+                  "ending in .csv, jsonl otherwise");
+  cmd->add_option("--hash-block", a->hash_block, "Prompt tokens per hash of hash_ids, 1 ... 2^20")
+      ->capture_default_str();
+  cmd->add_option("--window", a->window,
+                  "Replay requests FROM:TO of the log (0-based indices in file order, TO exclusive; either\n"
+                  "side may be empty: 1000:2000, :500); times count from the window's first request")
+      ->capture_default_str();
+  cmd->add_option("--time-compression", a->time_compression,
+                  "A step is 25 ms of the log times this factor, 1 ... 10^6 (60: an hour-long log in\n"
+                  "2400 steps plus the time to serve it)")
+      ->capture_default_str();
+  cmd->add_option("--length-scale", a->length_scale,
+                  "Divide prompt and output lengths by this, 1 ... 2^20 (floor, at least 1); it must divide\n"
+                  "--hash-block when the log has hashes")
+      ->capture_default_str();
+  cmd->add_option("--token-budget", a->token_budget, "Tokens per step (max_num_batched_tokens), 8 ... 2^20")
+      ->capture_default_str();
+  cmd->add_option("--preempt-per-mille", a->preempt_per_mille,
+                  "Chance per step, in thousandths, of preempting one more running request, 0 ... 1000")
+      ->capture_default_str();
+  return requests;
+}
+
+RequestLogChoice parse_request_log_arguments(const RequestLogArguments& a) {
+  RequestLogChoice c;
+  c.path = a.path;
+  c.format = a.format.empty() ? traces::request_log_format_of(a.path) : traces::parse_request_log_format(a.format);
+  c.hash_block_tokens = parse_integer_option("--hash-block", a.hash_block, 1, int64_t{1} << 20);
+  c.replay.window = traces::parse_request_window(a.window);
+  c.replay.time_compression = parse_integer_option("--time-compression", a.time_compression, 1, 1000000);
+  c.replay.length_scale = parse_integer_option("--length-scale", a.length_scale, 1, int64_t{1} << 20);
+  c.replay.token_budget = parse_integer_option("--token-budget", a.token_budget, 8, int64_t{1} << 20);
+  c.replay.preempt_per_mille = parse_integer_option("--preempt-per-mille", a.preempt_per_mille, 0, 1000);
+  return c;
+}
+
+std::string RequestLogChoice::settings_text() const {
+  std::ostringstream os;
+  os << traces::to_string(format) << ' ' << hash_block_tokens << ' ' << replay.window.from << ':' << replay.window.to
+     << ' ' << replay.time_compression << ' ' << replay.length_scale << ' ' << replay.token_budget << ' '
+     << replay.max_num_seqs << ' ' << replay.preempt_per_mille;
+  return os.str();
+}
+
+traces::Workload request_log_workload(const RequestLogChoice& c) {
+  return traces::workload_from_request_log(traces::read_request_log(c.path, c.format, c.hash_block_tokens),
+                                           c.replay);
+}
+
+ReplaySummary summarize_replay(const traces::Workload& w, const traces::Scenario& s) {
+  ReplaySummary r;
+  r.window_requests = static_cast<int64_t>(w.schedule->arrivals.size());
+  r.step_limit = w.schedule->step_limit;
+  r.steps = static_cast<int64_t>(s.steps.size());
+  r.coverage = traces::coverage_of(s);
+  std::set<int64_t> finished;
+  for (const traces::StepRecord& step : s.steps) {
+    finished.insert(step.finished.begin(), step.finished.end());
+    for (const traces::ChunkRecord& chunk : step.chunks) {
+      r.largest_position = std::max(r.largest_position, chunk.start + chunk.length - 1);
+      for (int64_t p = chunk.start; p < chunk.start + chunk.length;) {  // one bin at a time
+        size_t bin = 0;
+        int64_t bin_end = 64;
+        while (p >= bin_end) {
+          ++bin;
+          bin_end *= 2;
+        }
+        if (r.rows_by_position.size() <= bin) r.rows_by_position.resize(bin + 1, 0);
+        const int64_t rows = std::min(chunk.start + chunk.length, bin_end) - p;
+        r.rows_by_position[bin] += rows;
+        p += rows;
+      }
+    }
+  }
+  r.finished = static_cast<int64_t>(finished.size());
+  return r;
+}
+
+namespace {
+
+std::string share(int64_t part, int64_t whole) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %%", whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  return text;
+}
+
+}  // namespace
+
+std::string request_log_figures_text(const traces::RequestSchedule& s) {
+  const traces::RequestLogFigures& f = s.figures;
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%.3f", f.requests_per_s);
+  std::ostringstream os;
+  os << "log " << s.path << ", requests " << s.arrivals.front().index << ":" << s.arrivals.back().index + 1 << ": "
+     << f.requests << " requests over " << f.span_ms << " ms (" << rate << " req/s); prompt tokens p50 "
+     << f.prompt_p50 << " p90 " << f.prompt_p90 << " p99 " << f.prompt_p99 << " max " << f.prompt_max
+     << "; output tokens p50 " << f.output_p50 << " p90 " << f.output_p90 << " p99 " << f.output_p99 << " max "
+     << f.output_max << "; prefix share: " << f.prefix_requests << " of " << f.requests
+     << " requests start with a hash block an earlier one logged (" << share(f.prefix_requests, f.requests) << "), "
+     << f.prefix_blocks << " of " << f.hash_blocks << " whole hash blocks (" << share(f.prefix_blocks, f.hash_blocks)
+     << ")\n";
+  return os.str();
+}
+
+std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& r) {
+  const traces::ReplayOptions& o = w.schedule->options;
+  std::ostringstream os;
+  os << request_log_figures_text(*w.schedule) << "replayed: " << r.finished << " of " << r.window_requests << " requests finished in " << r.steps
+     << " steps (limit " << r.step_limit << "); " << r.coverage.prefix_hits << " prefix hits ("
+     << share(r.coverage.prefix_hits, r.window_requests) << " of the requests), " << r.coverage.preemptions
+     << " preemptions, largest position " << r.largest_position << "; rows written by position:";
+  for (size_t i = 0; i < r.rows_by_position.size(); ++i)
+    os << (i == 0 ? " <64 " : " <" + std::to_string(int64_t{64} << i) + " ") << r.rows_by_position[i];
+  os << "; a step is " << traces::kReplayStepMs << " ms x "
+     << o.time_compression << ", lengths / " << o.length_scale << ", budget " << o.token_budget
+     << " tokens, preemption " << o.preempt_per_mille << " per mille\n";
+  return os.str();
+}
+
+nlohmann::json replay_summary_json(const traces::Workload& w, const ReplaySummary& r) {
+  const traces::RequestSchedule& s = *w.schedule;
+  const traces::RequestLogFigures& f = s.figures;
+  const traces::ReplayOptions& o = s.options;
+  return {{"log",
+           {{"file", s.path},
+            {"window", {s.arrivals.front().index, s.arrivals.back().index + 1}},
+            {"requests", f.requests},
+            {"span_ms", f.span_ms},
+            {"requests_per_s", f.requests_per_s},
+            {"prompt_tokens", {{"p50", f.prompt_p50}, {"p90", f.prompt_p90}, {"p99", f.prompt_p99}, {"max", f.prompt_max}}},
+            {"output_tokens", {{"p50", f.output_p50}, {"p90", f.output_p90}, {"p99", f.output_p99}, {"max", f.output_max}}},
+            {"requests_with_hashes", f.with_hashes},
+            {"prefix_requests", f.prefix_requests},
+            {"prefix_hash_blocks", f.prefix_blocks},
+            {"whole_hash_blocks", f.hash_blocks}}},
+          {"replayed",
+           {{"requests", r.window_requests},
+            {"finished", r.finished},
+            {"steps", r.steps},
+            {"step_limit", r.step_limit},
+            {"prefix_hits", r.coverage.prefix_hits},
+            {"preemptions", r.coverage.preemptions},
+            {"largest_position", r.largest_position},
+            {"rows_by_position", r.rows_by_position},
+            {"step_ms", traces::kReplayStepMs * o.time_compression},
+            {"length_scale", o.length_scale},
+            {"token_budget", o.token_budget},
+            {"preempt_per_mille", o.preempt_per_mille}}}};
+}
+
+}  // namespace qsa::cli

@@ -1,0 +1,63 @@
+#pragma once
+// The options of a request log replay, shared by `simulate --requests` and `check --requests`
+// (docs/workloads.md "Request logs"): the file and its form, the hash block, the window, the time
+// compression, the length scale, the token budget and the preemption rate. Read as text and
+// parsed in the command's callback, so a bad value is an exit-2 error naming its option.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "qsa/traces/request_replay.hpp"
+#include "qsa/traces/scenario.hpp"
+
+namespace qsa::cli {
+
+struct RequestLogArguments {
+  std::string path;  // --requests; empty: no log
+  std::string format, hash_block = "512", window = ":", time_compression = "1", length_scale = "1";
+  std::string token_budget = "512", preempt_per_mille = "5";
+};
+
+/// Adds --requests and the replay options to `cmd`; returns the --requests option (for excludes()).
+CLI::Option* add_request_log_options(CLI::App* cmd, RequestLogArguments* arguments);
+
+struct RequestLogChoice {
+  std::string path;
+  traces::RequestLogFormat format = traces::RequestLogFormat::kJsonl;
+  int64_t hash_block_tokens = traces::kDefaultHashBlockTokens;
+  traces::ReplayOptions replay;
+  /// The options as canonical text, for a campaign's settings hash.
+  std::string settings_text() const;
+};
+
+/// Parses every option (numbers, the format, the window); reads nothing. Throws InputError.
+RequestLogChoice parse_request_log_arguments(const RequestLogArguments& arguments);
+
+/// Reads the log and builds the replay workload. Throws InputError (the file, or a window or a
+/// scale the log does not allow).
+traces::Workload request_log_workload(const RequestLogChoice& choice);
+
+/// What the replayed scenario did with the log's requests: the log's figures beside them.
+struct ReplaySummary {
+  int64_t window_requests = 0;
+  int64_t finished = 0;  // requests of the window that finished within the steps run
+  int64_t steps = 0;
+  int64_t step_limit = 0;
+  int64_t largest_position = -1;  // the largest position a chunk wrote
+  /// Rows written by position: [0] positions 0-63, then [i] positions 2^(i+5) ... 2^(i+6)-1.
+  std::vector<int64_t> rows_by_position;
+  traces::Coverage coverage;
+};
+ReplaySummary summarize_replay(const traces::Workload& workload, const traces::Scenario& scenario);
+
+/// A line for the human report: the figures of the replayed window of the log.
+std::string request_log_figures_text(const traces::RequestSchedule& schedule);
+/// Lines for the human report: the log's figures, then what the scenario exercised.
+std::string replay_summary_text(const traces::Workload& workload, const ReplaySummary& summary);
+nlohmann::json replay_summary_json(const traces::Workload& workload, const ReplaySummary& summary);
+
+}  // namespace qsa::cli

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The NumPy example worker (examples/workers/numpy) in CI: it passes a short check (two workloads,
+# fp8 and MRoPE among them) and the replay of traces/recorded/; each planted bug is caught (exit 1);
+# declaring no step update is "not run" (exit 3).
+# Usage: numpy_worker_test.sh QSACHECK PYTHON SOURCE_DIR
+set -u
+qsacheck=$1 python=$2 source=$3
+worker="$source/examples/workers/numpy/qsa_numpy_worker.py"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# expect CODE PATTERN ARGS...: the exit code and PATTERN (grep -E) in stdout and stderr.
+expect() {
+  local code=$1 pattern=$2
+  shift 2
+  local start=$SECONDS
+  "$@" >"$work/out" 2>&1
+  local rc=$?
+  if [ "$rc" -ne "$code" ] || ! grep -Eq -- "$pattern" "$work/out"; then
+    echo "FAIL: $* -> exit $rc (expected $code), output lacks /$pattern/:"
+    sed 's/^/  | /' "$work/out" | tail -20
+    failures=$((failures + 1))
+  else
+    echo "ok: exit $rc in $((SECONDS - start)) s: $*"
+  fi
+}
+
+w="worker:$python $worker"
+expect 0 "RESULT: passed" "$qsacheck" check --backend "$w" --workload default --scenarios 2 --steps 60 --batches 300 \
+  --out "$work"
+expect 0 "RESULT: passed" "$qsacheck" check --backend "$w" --workload mrope-fp8 --scenarios 1 --steps 60 --batches 0 \
+  --out "$work"
+expect 0 "passed: 60 steps, every digest matches" "$qsacheck" replay --backend "$w" "$source"/traces/recorded/*.scenario
+expect 1 "7.4-metadata-invariant k-work" "$qsacheck" check --backend "$w --bug k-work-without-minimum" \
+  --workload default --scenarios 1 --steps 30 --batches 100 --out "$work"
+expect 1 "step 0: step-differential cache.compressed" "$qsacheck" replay \
+  --backend "$w --bug group-position-last-member" "$source/traces/recorded/default.scenario"
+expect 3 "does not declare the capability this input needs: the step update" "$qsacheck" check --backend "$w --metadata-only" --workload default --scenarios 1 \
+  --steps 20 --batches 50 --out "$work"
+exit $((failures > 0))
