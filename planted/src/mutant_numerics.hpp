@@ -15,21 +15,23 @@ namespace qsa::mutants {
 int mrope_axis(Bug bug, int64_t pair, const MropeSections& sections);
 
 /// qsa::rope_neox; kWrongMropeAxis, kFmaContraction and kRopeInterleavedPairs change it.
-/// kRopeSignSlip too. Arithmetic::kUpstreamLike rounds each product to bf16 before the add.
+/// kRopeSignSlip too, and the rounding bugs (kBf16RoundHalfAway, kBf16Truncation, kFlushSubnormals)
+/// in every operation and bf16 rounding. Arithmetic::kUpstreamLike rounds each product to bf16 before the add.
 void rope_neox(Bug bug, Bf16* y, int64_t head_dim, int64_t rotary_dim, const std::array<int64_t, 3>& positions,
                const MropeSections& sections, const Bf16* cos_sin, Arithmetic arithmetic = Arithmetic::kCanonical);
 
-/// qsa::rms_norm; kFmaContraction, kSumOfSquaresSequential and kNormWeightWithoutOne change it.
+/// qsa::rms_norm; kFmaContraction, kSumOfSquaresSequential, kNormWeightWithoutOne and the rounding
+/// bugs change it.
 /// Arithmetic::kUpstreamLike uses an approximate reciprocal square root.
 void rms_norm(Bug bug, const Bf16* x, const Bf16* weight, int64_t head_dim, float eps, Bf16* y,
               Arithmetic arithmetic = Arithmetic::kCanonical);
 
-/// qsa::pool_group; kPoolAccumulatesInBf16 changes it.
+/// qsa::pool_group; kPoolAccumulatesInBf16 and the rounding bugs change it.
 /// Arithmetic::kUpstreamLike sums the members by a pairwise tree instead of left to right.
 void pool_group(Bug bug, const Bf16* const* members, int64_t compress_ratio, int64_t head_dim, Bf16* out,
                 Arithmetic arithmetic = Arithmetic::kCanonical);
 
-/// qsa::e4m3_from_bf16; kFp8NoSaturation changes it.
+/// qsa::e4m3_from_bf16; kFp8NoSaturation and kE4m3Truncation change it.
 Fp8 e4m3_from_bf16(Bug bug, Bf16 x);
 
 }  // namespace qsa::mutants

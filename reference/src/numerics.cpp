@@ -12,6 +12,16 @@
 static_assert(FLT_EVAL_METHOD == 0, "the canonical arithmetic needs FLT_EVAL_METHOD == 0");
 
 namespace qsa {
+namespace {
+
+// n floats: the stack array when they fit (D <= 512), else the vector, resized.
+float* scratch(int64_t n, std::array<float, 512>* small, std::vector<float>* large) {
+  if (n <= static_cast<int64_t>(small->size())) return small->data();
+  large->resize(static_cast<size_t>(n));
+  return large->data();
+}
+
+}  // namespace
 
 Bf16 bf16_from_float(float x) {
   uint32_t bits = 0;
@@ -76,20 +86,35 @@ float pairwise_sum(const float* values, int64_t n) {
   return n > 0 ? level[0] : 0.0f;
 }
 
-void rms_norm(const Bf16* x, const Bf16* weight, int64_t head_dim, float eps, Bf16* y) {
-  std::vector<float> squares(static_cast<size_t>(head_dim));  // D <= 512
+float rms_norm_rrms(float sum_of_squares, int64_t head_dim, float eps) {
+  const float mean = sum_of_squares / static_cast<float>(head_dim);
+  return 1.0f / std::sqrt(mean + eps);
+}
+
+float rms_norm_scale(Bf16 x, float rrms, Bf16 weight) {
+  const float scaled = float_from_bf16(x) * rrms;
+  const float gain = 1.0f + float_from_bf16(weight);
+  return scaled * gain;
+}
+
+void rms_norm_binary32(const Bf16* x, const Bf16* weight, int64_t head_dim, float eps, float* y) {
+  std::array<float, 512> small;  // D <= 512 (SPEC 0); a larger D (not validated) still works
+  std::vector<float> large;
+  float* squares = scratch(head_dim, &small, &large);
   for (int64_t d = 0; d < head_dim; ++d) {
     const float v = float_from_bf16(x[d]);
     squares[d] = v * v;
   }
-  const float ss = pairwise_sum(squares.data(), head_dim);
-  const float mean = ss / static_cast<float>(head_dim);
-  const float rrms = 1.0f / std::sqrt(mean + eps);
-  for (int64_t d = 0; d < head_dim; ++d) {
-    const float scaled = float_from_bf16(x[d]) * rrms;
-    const float gain = 1.0f + float_from_bf16(weight[d]);
-    y[d] = bf16_from_float(scaled * gain);
-  }
+  const float rrms = rms_norm_rrms(pairwise_sum(squares, head_dim), head_dim, eps);
+  for (int64_t d = 0; d < head_dim; ++d) y[d] = rms_norm_scale(x[d], rrms, weight[d]);
+}
+
+void rms_norm(const Bf16* x, const Bf16* weight, int64_t head_dim, float eps, Bf16* y) {
+  std::array<float, 512> small;
+  std::vector<float> large;
+  float* values = scratch(head_dim, &small, &large);
+  rms_norm_binary32(x, weight, head_dim, eps, values);
+  for (int64_t d = 0; d < head_dim; ++d) y[d] = bf16_from_float(values[d]);
 }
 
 int mrope_axis(int64_t pair, const MropeSections& sections) {

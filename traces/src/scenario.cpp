@@ -17,6 +17,32 @@ MropeSections ScenarioConfig::mrope_sections() const {
   return std::array<int64_t, 3>{hp - h - w, h, w};
 }
 
+void ScenarioConfig::add_special_weights(StepConfig* c) const {
+  // Content version 2 (docs/content.md): a quarter of the scenarios get subnormal norm weights on
+  // one or two elements (1 + w rounds to 1), one in sixteen a NaN or an infinity on one element of
+  // w_k or w_q (every row's result at that element is then NaN or infinite). Never on elements 3,
+  // 6 and 8 (their large weights exercise fp8 saturation). From a stream of its own, so the
+  // weights above are those of version 1.
+  Rng rng(hash_words(seed, 0x73706377ull));  // "spcw"
+  auto element = [&] {
+    int64_t d = 3;
+    while (d == 3 || d == 6 || d == 8) d = rng.range(0, head_dim - 1);
+    return static_cast<size_t>(d);
+  };
+  auto sign = [&] { return static_cast<Bf16>(rng.chance(1, 2) ? 0x8000u : 0u); };
+  if (rng.chance(1, 4)) {
+    const int64_t count = rng.range(1, 2);
+    for (int64_t i = 0; i < count; ++i) {
+      std::vector<Bf16>& w = rng.chance(1, 2) ? c->w_k : c->w_q;
+      w[element()] = static_cast<Bf16>(sign() | rng.range(1, 0x7F));
+    }
+  }
+  if (rng.chance(1, 16)) {
+    std::vector<Bf16>& w = rng.chance(1, 2) ? c->w_k : c->w_q;
+    w[element()] = rng.chance(1, 2) ? static_cast<Bf16>(0x7FC0u) : static_cast<Bf16>(sign() | 0x7F80u);
+  }
+}
+
 StepConfig ScenarioConfig::step_config() const {
   StepConfig c;
   c.compress_ratio = compress_ratio;
@@ -45,6 +71,7 @@ StepConfig ScenarioConfig::step_config() const {
     c.w_k.push_back(weight(large));
     c.w_q.push_back(weight(large));
   }
+  if (content_version >= 2) add_special_weights(&c);
   return c;
 }
 

@@ -293,11 +293,13 @@ ScenarioFile read_scenario(std::istream& in) {
         if (r.string("format") != "qsacheck-scenario")
           fail("format", line, "not-a-scenario", "the first line must have \"format\": \"qsacheck-scenario\"");
         const int64_t version = r.integer("version");
-        if (version != kScenarioFormatVersion)
+        if (version < kOldestScenarioFormatVersion || version > kScenarioFormatVersion)
           fail("version", line, "unsupported-version",
                "format version " + std::to_string(version) + " (this build reads " +
-                   std::to_string(kScenarioFormatVersion) + ")");
+                   std::to_string(kOldestScenarioFormatVersion) + " to " + std::to_string(kScenarioFormatVersion) +
+                   ")");
         file.scenario.config = config_from_json(r.raw("config"), line);
+        file.scenario.config.content_version = static_cast<int>(version);  // the content of its version
         if (r.has("float_tolerance")) {
           const auto tolerance = parse_float_tolerance(r.string("float_tolerance"));
           if (!tolerance) fail("float_tolerance", line, "invalid-tolerance", kFloatToleranceRule);
@@ -360,7 +362,7 @@ StepDigest digest_from_json(const json& j, int64_t line) {
 void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests,
                     FloatTolerance tolerance) {
   json header = {{"format", "qsacheck-scenario"},
-                 {"version", kScenarioFormatVersion},
+                 {"version", scenario.config.content_version},
                  {"config", config_to_json(scenario.config)}};
   if (!tolerance.exact()) header["float_tolerance"] = tolerance.to_string();
   out << header.dump() << "\n";

@@ -19,7 +19,8 @@ Origin RequestLedger::row_origin(int64_t position, int64_t step, bool accepted) 
   return Origin{OriginKind::kGenerated, request, position, step + 1};
 }
 
-ScenarioState::ScenarioState(const ScenarioConfig& config) : config_(config), step_config_(config.step_config()) {}
+ScenarioState::ScenarioState(const ScenarioConfig& config)
+    : config_(config), step_config_(config.step_config()), content_(config_, step_config_) {}
 
 RequestLedger ScenarioState::ledger_for(const ChunkRecord& chunk) const {
   auto it = requests_.find(chunk.request);
@@ -109,9 +110,8 @@ StepInput ScenarioState::step_input(const StepRecord& record, int64_t index) con
     }
   }
   for (t = 0; t < n; ++t) {
-    key_row(config_.seed, origins[t], d, in.keys.data() + t * d);
-    for (int64_t h = 0; h < heads; ++h)
-      query_row(config_.seed, origins[t], h, d, in.queries.data() + (t * heads + h) * d);
+    content_.key(origins[t], in.keys.data() + t * d);
+    for (int64_t h = 0; h < heads; ++h) content_.query(origins[t], h, in.queries.data() + (t * heads + h) * d);
   }
   return in;
 }
@@ -170,9 +170,8 @@ CommittedStream ScenarioState::committed_stream(const RequestLedger& ledger) con
   s.ring_block = ledger.ring_block;
   const RequestLedger* l = &ledger;
   const ScenarioConfig* config = &config_;
-  s.key = [l, config](int64_t position, Bf16* out) {
-    key_row(config->seed, l->committed_origin(position), config->head_dim, out);
-  };
+  const RowContent* content = &content_;
+  s.key = [l, content](int64_t position, Bf16* out) { content->key(l->committed_origin(position), out); };
   s.position = [l, config](int64_t position) { return model_position(*config, l->committed_origin(position)); };
   s.exempt = [l](int64_t group) { return static_cast<size_t>(group) < l->exempt.size() && l->exempt[group]; };
   s.describe = [config](const Bf16* key) {

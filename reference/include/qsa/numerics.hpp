@@ -35,6 +35,15 @@ float pairwise_sum(const float* values, int64_t n);
 /// rrms = 1 / sqrt(ss / D + eps) and ss the pairwise-tree sum of the rounded squares.
 void rms_norm(const Bf16* x, const Bf16* weight, int64_t head_dim, float eps, Bf16* y);
 
+/// The parts of rms_norm, for content that aims at its rounding boundaries (traces/content.hpp):
+/// rrms = 1 / sqrt(sum_of_squares / D + eps), correctly rounded sqrt, then the divide.
+float rms_norm_rrms(float sum_of_squares, int64_t head_dim, float eps);
+/// (f(x) * rrms) * (1 + f(w)) in binary32: element d of rms_norm before its bf16 rounding.
+float rms_norm_scale(Bf16 x, float rrms, Bf16 weight);
+/// rms_norm's D binary32 values before the bf16 rounding: y[d] = rms_norm_scale(x[d], rrms, w[d]).
+/// rms_norm(x) == bf16_from_float of these, element by element.
+void rms_norm_binary32(const Bf16* x, const Bf16* weight, int64_t head_dim, float eps, float* y);
+
 /// MRoPE sections (sec_t, sec_h, sec_w) summing to rd / 2; absent means every pair uses axis t.
 using MropeSections = std::optional<std::array<int64_t, 3>>;
 

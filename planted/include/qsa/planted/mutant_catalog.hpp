@@ -42,6 +42,11 @@ enum class Bug {
   kRopeSignSlip,           // out_i = a·c + b·s: the sign of the sine term slipped
   // Step update, found with the float tolerance tests (docs/design.md "The float tolerance mode").
   kSkipsFirstClosedGroup,  // the group loop starts one group late: a chunk's first closing group is never written
+  // Rounding (content version 2's boundary and special rows show them: docs/content.md).
+  kBf16RoundHalfAway,  // every bf16 rounding breaks ties away from zero, not to even
+  kBf16Truncation,     // every bf16 rounding truncates (drops the low 16 bits)
+  kFlushSubnormals,    // subnormal inputs and results flushed to zero (DAZ + FTZ) in pool, norm and RoPE
+  kE4m3Truncation,     // the fp8 store truncates towards zero instead of rounding to nearest even
   // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
   kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds
   kSumOfSquaresSequential,  // sum of squares left to right instead of the pairwise tree

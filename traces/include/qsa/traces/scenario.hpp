@@ -18,10 +18,16 @@
 
 namespace qsa::traces {
 
+/// The newest row content version (traces/content.hpp), the one new scenarios get. Version 1 has
+/// plain rows only; version 2 adds the rounding-boundary and special-value classes
+/// (docs/content.md). A scenario file of format version V replays with content version V.
+inline constexpr int kContentVersion = 2;
+
 /// Fixed for a whole scenario (SPEC 9 gives the real values).
 struct ScenarioConfig {
-  uint64_t seed = 1;                 // content seed: keys, queries, positions
-  std::string workload = "default";  // informational: the model that generated the steps
+  uint64_t seed = 1;                      // content seed: keys, queries, positions
+  int content_version = kContentVersion;  // 1 or 2: which content functions make the rows
+  std::string workload = "default";       // informational: the model that generated the steps
 
   int64_t compress_ratio = 4;          // C
   int64_t block_size = 16;             // B (attention block size); S = B / C
@@ -48,6 +54,9 @@ struct ScenarioConfig {
   MropeSections mrope_sections() const;
   /// The static half of every step's input (norm weights and the RoPE table from the seed).
   StepConfig step_config() const;
+
+ private:
+  void add_special_weights(StepConfig* c) const;  // content version 2
 };
 
 /// One request's part of one step.

@@ -14,7 +14,11 @@
 
 namespace qsa::traces {
 
-inline constexpr int kScenarioFormatVersion = 1;
+/// The format version a file is written with is its scenario's content version
+/// (ScenarioConfig::content_version): version 2 has the same fields as version 1 and the content
+/// of version 2 (traces/content.hpp); a version-1 file replays with version-1 content, unchanged.
+inline constexpr int kScenarioFormatVersion = kContentVersion;
+inline constexpr int kOldestScenarioFormatVersion = 1;
 
 /// A scenario and, for a recorded trace, the digest of the reference's outputs after each step
 /// (`qsacheck record-expected` writes them; replays compare them).

@@ -37,6 +37,8 @@ class ScenarioState {
 
   const ScenarioConfig& config() const { return config_; }
   const StepConfig& step_config() const { return step_config_; }
+  /// The scenario's row content (keys and queries of every origin).
+  const RowContent& content() const { return content_; }
 
   /// The inputs of step `index` described by `record`, given the state before it. Throws
   /// InputError (field "steps", index = step) when the record contradicts the state, e.g. a
@@ -60,6 +62,7 @@ class ScenarioState {
 
   ScenarioConfig config_;
   StepConfig step_config_;
+  RowContent content_;
   std::map<int64_t, RequestLedger> requests_;
 };
 
