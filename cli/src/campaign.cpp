@@ -68,6 +68,7 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
     ++result.steps_run;
     if (progress) progress(job, i + 1, coverage.coverage(), result.seconds);
   }
+  if (!result.failure && !result.stopped) result.failure = runner.finish();  // the last full comparison
   result.coverage = coverage.coverage();
   result.step_update_ran = runner.step_update_supported();
   result.declined.assign(runner.declined().begin(), runner.declined().end());

@@ -37,6 +37,7 @@ int record_expected(const std::vector<std::string>& paths, ReportOutput output) 
       if ((failure = runner.step(step))) break;
       digests.push_back(runner.last_digest());
     }
+    if (!failure) failure = runner.finish();
     if (failure) {
       out << "FAIL " << named.path << ": " << traces::to_string(*failure) << " (file left unchanged)" << std::endl;
       exit_code = failure->invalid_scenario ? kExitUsage : kExitMismatch;

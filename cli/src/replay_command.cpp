@@ -78,6 +78,7 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     const auto start = std::chrono::steady_clock::now();
     for (const traces::StepRecord& step : s.steps)
       if ((failure = runner.step(step))) break;
+    if (!failure) failure = runner.finish();
     nlohmann::json result = {
         {"file", named.path},
         {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()},

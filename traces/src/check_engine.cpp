@@ -78,16 +78,44 @@ std::string distance_text(const FloatDifference& d, const FloatComparator* float
   return os.str();
 }
 
-// A cache against the reference's: the float comparator for the compressed rows, exact for the ring.
+// The rows `slots` of two caches of one layout (their elements, not the padding around them), each
+// row as a dense row of its own; the first differing byte is an offset into the whole cache.
+std::optional<FloatDifference> compare_rows(const CacheLayout& l, const std::vector<uint8_t>& expected,
+                                            const std::vector<uint8_t>& actual, const std::vector<int64_t>& slots,
+                                            const FloatComparator* floats) {
+  const FloatComparator& compare = floats != nullptr ? *floats : exact_float_comparator();
+  const CacheLayout one_row = CacheLayout::dense(1, 1, l.width, l.element_bytes);
+  const auto row_bytes = static_cast<size_t>(l.width * l.element_bytes);
+  std::optional<FloatDifference> result;
+  for (int64_t slot : slots) {
+    const auto at = static_cast<size_t>(l.byte_offset(slot, 0));
+    if (std::memcmp(&expected[at], &actual[at], row_bytes) == 0) continue;
+    const std::vector<uint8_t> e(expected.begin() + at, expected.begin() + at + row_bytes);
+    const std::vector<uint8_t> a(actual.begin() + at, actual.begin() + at + row_bytes);
+    auto d = compare.compare(one_row, e, a);
+    if (!d) continue;
+    if (result) {
+      result->count += d->count;
+    } else {
+      result = d;
+      result->first_byte += static_cast<int64_t>(at);
+    }
+  }
+  return result;
+}
+
+// A cache against the reference's: the float comparator for the compressed rows, exact for the ring;
+// only the rows `slots` when given.
 std::optional<Finding> compare_cache(const char* name, const CacheBuffer& expected, const CacheBuffer& actual,
-                                     const FloatComparator* floats) {
+                                     const FloatComparator* floats, const std::vector<int64_t>* slots = nullptr) {
   const std::string field = std::string("cache.") + name;
   if (expected.bytes.size() != actual.bytes.size())
     return make_finding("step-differential", field, -1, str(static_cast<int64_t>(expected.bytes.size())) + " bytes",
                         str(static_cast<int64_t>(actual.bytes.size())) + " bytes",
                         std::string(name) + " cache changed size");
-  const auto d = floats != nullptr ? floats->compare(expected.layout, expected.bytes, actual.bytes)
-                                   : first_differing_byte(expected.bytes, actual.bytes);
+  const auto d = slots != nullptr ? compare_rows(expected.layout, expected.bytes, actual.bytes, *slots, floats)
+                 : floats != nullptr ? floats->compare(expected.layout, expected.bytes, actual.bytes)
+                                     : first_differing_byte(expected.bytes, actual.bytes);
   if (!d) return std::nullopt;
   const auto at = static_cast<size_t>(d->first_byte);
   return make_finding("step-differential", field, cache_place(expected.layout, d->first_byte).slot,
@@ -275,6 +303,25 @@ std::optional<Finding> check_metadata_against_reference(Backend& backend, const 
   return check_metadata(backend, input, MetadataChecks{true, &expected});
 }
 
+TouchedRows touched_rows(const CacheLayout& compressed, const MetadataOutput& compressed_metadata,
+                         const CacheLayout& ring, const MetadataOutput& ring_metadata) {
+  const auto slots = [](const CacheLayout& l, const MetadataOutput& m) {
+    std::vector<int64_t> s;
+    for (int64_t slot : m.slot_mapping)
+      if (slot >= 0 && !l.past_the_cache(slot)) s.push_back(slot);
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    return s;
+  };
+  return TouchedRows{slots(compressed, compressed_metadata), slots(ring, ring_metadata)};
+}
+
+std::optional<Finding> compare_whole_caches(const StepCaches& expected, const StepCaches& actual,
+                                            const FloatComparator* floats) {
+  if (auto f = compare_cache("compressed", expected.compressed, actual.compressed, floats)) return f;
+  return compare_cache("ring", expected.ring, actual.ring, nullptr);
+}
+
 StepRun run_step_update(Backend& backend, const StepInput& input, const StepCaches& caches) {
   StepRun run;
   run.caches = caches;
@@ -302,11 +349,16 @@ std::optional<Finding> judge_step_update(const StepInput& input, const StepCache
         expected->caches.compressed.bytes.size() == actual.caches.compressed.bytes.size())
       tally_compressed(expected->caches.compressed, actual.caches.compressed, *checks.compressed_metadata,
                        checks.statistics->compressed);
-    if (auto f = compare_cache("compressed", expected->caches.compressed, actual.caches.compressed, checks.floats))
+    const TouchedRows* touched = checks.touched;
+    if (auto f = compare_cache("compressed", expected->caches.compressed, actual.caches.compressed, checks.floats,
+                               touched != nullptr ? &touched->compressed : nullptr))
       return f;
-    if (auto f = compare_cache("ring", expected->caches.ring, actual.caches.ring, nullptr)) return f;
+    if (auto f = compare_cache("ring", expected->caches.ring, actual.caches.ring, nullptr,
+                               touched != nullptr ? &touched->ring : nullptr))
+      return f;
   }
-  if (checks.compressed_metadata != nullptr && checks.ring_metadata != nullptr) {
+  // With touched rows, every row compared is named: the rest waits for compare_whole_caches.
+  if (checks.compressed_metadata != nullptr && checks.ring_metadata != nullptr && checks.touched == nullptr) {
     if (auto f = unnamed_write("compressed", before.compressed, actual.caches.compressed, *checks.compressed_metadata))
       return f;
     if (auto f = unnamed_write("ring", before.ring, actual.caches.ring, *checks.ring_metadata)) return f;

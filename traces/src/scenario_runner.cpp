@@ -1,6 +1,7 @@
 #include "qsa/traces/scenario_runner.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "qsa/reference/backend.hpp"
 #include "qsa/traces/check_engine.hpp"
@@ -125,11 +126,24 @@ std::optional<RunFailure> ScenarioRunner::check_metadata(const StepRecord& recor
 
 std::optional<RunFailure> ScenarioRunner::check_step_update() {
   const StepInput& input = input_;
+  // With touched rows the checks compare only the rows this step may write (the reference's
+  // metadata names them), the backend steps its own caches in place, and the whole caches are
+  // compared every full_compare_every steps (compare_whole_caches()). Without (every step a full
+  // comparison, or no metadata to name the rows): a copy of the caches before the step is kept for
+  // the write check, and both whole caches are compared.
+  std::optional<TouchedRows> touched;
+  if (options_.full_compare_every != 1 && (options_.differential || options_.check_writes) &&
+      expected_metadata(0).status == Status::kOk && expected_metadata(1).status == Status::kOk)
+    touched = touched_rows(caches_.compressed.layout, expected_[0].output, caches_.ring.layout, expected_[1].output);
   StepRun run;
-  run.caches = caches_;  // caches_ stays the state before the step until the run is judged
+  if (touched)
+    run.caches = std::move(caches_);
+  else
+    run.caches = caches_;  // caches_ stays the state before the step until the run is judged
   run.output = make_poisoned_step_output(input);
   run.status = backend_.step_update(input, &run.caches, &run.output, &run.error);
   if (run.status == Status::kNotImplemented) {
+    if (touched) caches_ = std::move(run.caches);
     step_update_supported_ = false;
     if (is_declined(run.status, run.error)) declined_.insert("the step update: " + run.error.message);
     return std::nullopt;
@@ -138,12 +152,14 @@ std::optional<RunFailure> ScenarioRunner::check_step_update() {
   StepChecks checks;
   checks.oracle = &oracle_;
   checks.floats = floats_.get();
+  checks.touched = touched ? &*touched : nullptr;
   if (options_.differential) {
     expected.caches = std::move(reference_caches_);
     expected.output = make_poisoned_step_output(input);
     expected.status = reference_->step_update(input, &expected.caches, &expected.output, &expected.error);
     if (expected.status != Status::kOk) {
       reference_caches_ = std::move(expected.caches);
+      if (touched) caches_ = std::move(run.caches);
       return failure("reference", qsa::to_string(expected.error));
     }
     checks.expected = &expected;
@@ -151,18 +167,61 @@ std::optional<RunFailure> ScenarioRunner::check_step_update() {
   }
   if (options_.check_writes) {
     for (int k = 0; k < 2; ++k)
-      if (expected_metadata(k).status != Status::kOk) return failure("reference", qsa::to_string(expected_[k].error));
+      if (expected_metadata(k).status != Status::kOk) {
+        if (touched) caches_ = std::move(run.caches);
+        return failure("reference", qsa::to_string(expected_[k].error));
+      }
     checks.compressed_metadata = &expected_metadata(0).output;
     checks.ring_metadata = &expected_metadata(1).output;
   }
-  auto finding = judge_step_update(input, caches_, run, checks);
+  // In place, the state before the step is the expected one (the reference's is unchanged on the
+  // error for which it is asked; the write check's copy is the backend's state before the step).
+  const StepCaches& before = !touched ? caches_ : options_.differential ? expected.caches : reference_caches_;
+  auto finding = judge_step_update(input, before, run, checks);
   if (options_.differential)
     reference_caches_ = std::move(expected.caches);  // the reference's state, for the next step
   caches_ = std::move(run.caches);
+  if (touched && !options_.differential) {
+    // The write check's copy follows the backend in the rows this step may write, and only there.
+    const auto follow = [](const std::vector<int64_t>& slots, const CacheBuffer& from, CacheBuffer& to) {
+      const CacheLayout& l = from.layout;
+      const int64_t row_bytes = l.width * l.element_bytes;
+      for (int64_t slot : slots) {
+        const int64_t at = l.byte_offset(slot, 0);
+        std::copy(from.bytes.begin() + at, from.bytes.begin() + at + row_bytes, to.bytes.begin() + at);
+      }
+    };
+    follow(touched->compressed, caches_.compressed, reference_caches_.compressed);
+    follow(touched->ring, caches_.ring, reference_caches_.ring);
+  }
   if (finding) return from_finding(index_, "", *finding);
   output_ = std::move(run.output);
+  if (touched) {
+    rows_only_since_ = std::min(rows_only_since_, index_);
+    if (options_.full_compare_every > 0 && (index_ + 1) % options_.full_compare_every == 0)
+      return compare_whole_caches(index_);
+  }
   return std::nullopt;
 }
+
+std::optional<RunFailure> ScenarioRunner::compare_whole_caches(int64_t step) {
+  if (rows_only_since_ > step) return std::nullopt;  // every step so far compared the whole caches
+  const int64_t first = rows_only_since_;
+  rows_only_since_ = std::numeric_limits<int64_t>::max();
+  // The differential's caches are the reference's (compressed rows through the comparator); the
+  // write check's are the backend's own, followed in the rows each step may write.
+  auto f = traces::compare_whole_caches(reference_caches_, caches_, options_.differential ? floats_.get() : nullptr);
+  if (!f) return std::nullopt;
+  RunFailure failure = from_finding(step, "", *f);
+  failure.check = "7.5-writes";
+  failure.message = "the full comparison after step " + str(step) + " (every " + str(options_.full_compare_every) +
+                    " steps and at the end): " + f->message + "; changed in steps " + str(first) + "-" + str(step) +
+                    " outside the rows those steps may write (" +
+                    (options_.differential ? "the reference's caches" : "the caches as those steps left them") + ")";
+  return failure;
+}
+
+std::optional<RunFailure> ScenarioRunner::finish() { return compare_whole_caches(index_ - 1); }
 
 std::optional<RunFailure> ScenarioRunner::check_digest(bool update_ran) {
   digest_ = StepDigest{};
@@ -259,7 +318,7 @@ std::optional<RunFailure> run_scenario(const Scenario& scenario, Backend& backen
   ScenarioRunner runner(scenario.config, backend, options);
   for (const StepRecord& record : scenario.steps)
     if (auto f = runner.step(record)) return f;
-  return std::nullopt;
+  return runner.finish();
 }
 
 }  // namespace qsa::traces

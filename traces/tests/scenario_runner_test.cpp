@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "qsa/reference/backend.hpp"
+#include "qsa/reference/metadata.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/scenario_runner.hpp"
@@ -63,6 +64,97 @@ TEST(ScenarioRunner, OracleAloneCatchesTheStrayWriteWithoutTheDifferential) {
   const auto failure = traces::run_scenario(testing::hand_scenario(), backend, options);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->check, "7.2-ring-open-group") << failure->message;
+}
+
+// Flips one byte after the reference step at `at_step`: in the last compressed row (slot 63, which
+// steps 4-7 of the hand scenario do not write), or in the first ring row the step itself writes.
+class StrayWriteBackend : public reference::ReferenceBackend {
+ public:
+  StrayWriteBackend(int64_t at_step, bool in_touched_row) : at_step_(at_step), in_touched_row_(in_touched_row) {}
+  std::string name() const override { return "stray-write"; }
+  Status step_update(const StepInput& in, StepCaches* caches, StepOutput* out, Error* error) override {
+    const Status s = ReferenceBackend::step_update(in, caches, out, error);
+    if (step_++ != at_step_) return s;
+    if (!in_touched_row_) {
+      caches->compressed.bytes[static_cast<size_t>(caches->compressed.layout.byte_offset(63, 5))] ^= 0x01;
+      return s;
+    }
+    MetadataOutput ring = make_poisoned_metadata_output(in.ring_metadata_input());
+    Error e;
+    EXPECT_EQ(reference::build_metadata(in.ring_metadata_input(), &ring, &e), Status::kOk);
+    for (int64_t slot : ring.slot_mapping)
+      if (slot >= 0) {
+        touched_slot_ = slot;
+        caches->ring.bytes[static_cast<size_t>(caches->ring.layout.byte_offset(slot, 3))] ^= 0x01;
+        break;
+      }
+    return s;
+  }
+  int64_t touched_slot() const { return touched_slot_; }
+
+ private:
+  int64_t at_step_;
+  bool in_touched_row_;
+  int64_t step_ = 0;
+  int64_t touched_slot_ = -1;
+};
+
+TEST(ScenarioRunner, StrayWriteOutsideTheTouchedRowsIsCaughtAtTheNextFullComparison) {
+  for (bool differential : {true, false}) {
+    StrayWriteBackend backend(5, false);
+    traces::RunOptions options;
+    options.differential = differential;
+    options.full_compare_every = 4;
+    const auto failure = traces::run_scenario(testing::hand_scenario(), backend, options);
+    ASSERT_TRUE(failure.has_value()) << differential;
+    EXPECT_EQ(failure->step, 7);  // steps 4-7 compared whole after step 7
+    EXPECT_EQ(failure->check, "7.5-writes");
+    EXPECT_EQ(failure->field, "cache.compressed");
+    EXPECT_EQ(failure->index, 63);
+    EXPECT_NE(failure->message.find("changed in steps 4-7"), std::string::npos) << failure->message;
+  }
+}
+
+TEST(ScenarioRunner, StrayWriteOutsideTheTouchedRowsIsCaughtAtTheEnd) {
+  const traces::Scenario s = testing::hand_scenario();
+  const auto last = static_cast<int64_t>(s.steps.size()) - 1;
+  StrayWriteBackend backend(last, false);  // in the last step, after the last periodic comparison
+  traces::RunOptions options;
+  options.full_compare_every = 0;  // only at the end
+  const auto failure = traces::run_scenario(s, backend, options);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->step, last);
+  EXPECT_EQ(failure->check, "7.5-writes");
+  EXPECT_NE(failure->message.find("changed in steps 0-" + std::to_string(last)), std::string::npos)
+      << failure->message;
+  // Stepped by hand (as the campaign does), the last comparison is finish()'s.
+  StrayWriteBackend again(last, false);
+  traces::ScenarioRunner runner(s.config, again, options);
+  for (const traces::StepRecord& step : s.steps) ASSERT_FALSE(runner.step(step).has_value());
+  const auto at_finish = runner.finish();
+  ASSERT_TRUE(at_finish.has_value());
+  EXPECT_EQ(at_finish->check, "7.5-writes");
+}
+
+TEST(ScenarioRunner, StrayWriteInATouchedRowIsCaughtAtItsStep) {
+  StrayWriteBackend backend(5, true);
+  const auto failure = traces::run_scenario(testing::hand_scenario(), backend);
+  ASSERT_GE(backend.touched_slot(), 0);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->step, 5);
+  EXPECT_EQ(failure->check, "step-differential") << failure->message;
+  EXPECT_EQ(failure->field, "cache.ring");
+  EXPECT_EQ(failure->index, backend.touched_slot());
+}
+
+TEST(ScenarioRunner, EveryStepComparedWholeWhenAskedCatchesTheStrayWriteAtItsStep) {
+  StrayWriteBackend backend(5, false);
+  traces::RunOptions options;
+  options.full_compare_every = 1;
+  const auto failure = traces::run_scenario(testing::hand_scenario(), backend, options);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->step, 5);
+  EXPECT_EQ(failure->check, "step-differential") << failure->message;
 }
 
 TEST(ScenarioRunner, ContradictoryScenarioIsReportedAsInvalid) {

@@ -89,6 +89,23 @@ struct StepRun {
 /// Runs `backend` on `input`, on a copy of `caches`, with the output poisoned.
 StepRun run_step_update(Backend& backend, const StepInput& input, const StepCaches& caches);
 
+/// The slots a step may write, per cache (SPEC 5: the compressed rows of the groups that close in
+/// it and the ring rows it commits), ascending, each once, none past the cache.
+struct TouchedRows {
+  std::vector<int64_t> compressed;
+  std::vector<int64_t> ring;
+};
+
+/// Those rows, from the reference's metadata of the step (compressed and ring kinds): its
+/// slot_mapping names every row a step writes (SPEC 7.4, 7.5).
+TouchedRows touched_rows(const CacheLayout& compressed, const MetadataOutput& compressed_metadata,
+                         const CacheLayout& ring, const MetadataOutput& ring_metadata);
+
+/// Both whole caches against the expected ones (the compressed rows through `floats`, exact when
+/// nullptr; the ring exactly): a "step-differential" finding naming the first differing byte.
+std::optional<Finding> compare_whole_caches(const StepCaches& expected, const StepCaches& actual,
+                                            const FloatComparator* floats);
+
 struct StepChecks {
   const StepRun* expected = nullptr;                    // the reference's run from the same caches; nullptr: none
   const FloatComparator* floats = nullptr;              // compressed rows and q_out; nullptr: exact
@@ -98,6 +115,11 @@ struct StepChecks {
   /// Tolerance mode: receives the row-ulp figures of the compressed rows this step writes (named
   /// by compressed_metadata) and of every q_out row, compared with `expected`.
   StepFloatStatistics* statistics = nullptr;
+  /// The rows the step may touch (touched_rows()): when set, the caches are compared with
+  /// `expected` only in these rows, and the write check (SPEC 7.5) has nothing to look at, every
+  /// one of them being named; the caller compares the whole caches now and then
+  /// (compare_whole_caches). nullptr: both whole caches, byte by byte.
+  const TouchedRows* touched = nullptr;
 };
 
 /// Judges a run made from `before`: status (kNotImplemented is the caller's to handle), the
