@@ -38,7 +38,8 @@ std::string as_file(const traces::Scenario& s) {
 
 void run_on(Backend& backend, const traces::Scenario& s) {
   traces::RunOptions options;
-  options.sweep_every = 4;  // short scenarios: sweep every live request's groups often
+  options.sweep_every = 4;         // short scenarios: sweep every live request's groups often
+  options.full_compare_every = 1;  // and compare both whole caches after every step (a stray write at its step)
   options.float_tolerance = fuzz::fuzz_float_tolerance();
   traces::ScenarioRunner runner(s.config, backend, options);
   for (const traces::StepRecord& step : s.steps) {
