@@ -15,13 +15,8 @@ namespace {
 
 using namespace qsa;
 using fuzz::finding;
+using fuzz::line_count;
 constexpr const char* kTarget = "fuzz_requests_csv";
-
-int64_t line_count(const std::string& text) {
-  int64_t lines = 1;
-  for (char c : text) lines += c == '\n' ? 1 : 0;
-  return lines;
-}
 
 void check_error(const Error& error, const std::string& text) {
   if (error.field.empty() || error.rule.empty() || error.message.empty())

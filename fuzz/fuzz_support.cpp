@@ -139,4 +139,10 @@ int64_t Decoder::wild() {
   }
 }
 
+int64_t line_count(const std::string& text) {
+  int64_t lines = 1;
+  for (char c : text) lines += c == '\n' ? 1 : 0;
+  return lines;
+}
+
 }  // namespace qsa::fuzz

@@ -21,6 +21,10 @@ namespace qsa::fuzz {
 /// `detail` names the step, the check and the element where it can.
 [[noreturn]] void finding(const char* target, const std::string& check, const std::string& detail);
 
+/// Lines of a text input, counting a last line without its newline (the readers' 1-based line
+/// numbers stay at or below this, plus one for "the line after the header").
+int64_t line_count(const std::string& text);
+
 /// Runs one input's checks: an exception escaping them is a finding (check "exception").
 void run_input(const char* target, const std::function<void()>& checks);
 
