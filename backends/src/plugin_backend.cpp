@@ -164,7 +164,7 @@ Status PluginBackend::build_metadata(const MetadataInput& input, MetadataOutput*
 }
 
 Status PluginBackend::sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device,
-                                 std::vector<uint8_t>* shadow, Error* error) {
+                                 CacheBytes* shadow, Error* error) {
   if (*device && (*device)->bytes() == host.bytes.size() && *shadow == host.bytes) return Status::kOk;
   *device = std::make_unique<PluginBuffer>();
   *shadow = host.bytes;

@@ -106,10 +106,13 @@ class Server {
   }
   template <typename T>
   int64_t write(const json& j, const std::vector<T>& values) {
+    return write_bytes(j, values.data(), values.size() * sizeof(T));
+  }
+  int64_t write(const json& j, const CacheBytes& values) { return write_bytes(j, values.data(), values.size()); }
+  int64_t write_bytes(const json& j, const void* values, size_t bytes) {
     const BufferRef b = ref(j);
-    const size_t bytes = values.size() * sizeof(T);
     if (bytes != static_cast<size_t>(b.bytes)) throw ProtocolError("an output buffer of the wrong size");
-    copy_bytes(shm_ + b.offset, values.data(), bytes);
+    copy_bytes(shm_ + b.offset, values, bytes);
     return static_cast<int64_t>(bytes);
   }
 
@@ -181,7 +184,8 @@ class Server {
     CacheBuffer c;
     c.layout = CacheLayout{b.shape.at(0),   b.shape.at(1),   b.shape.at(2),
                            b.strides.at(0), b.strides.at(1), b.dtype == "uint8" ? 1 : 2};
-    c.bytes = read<uint8_t>(j);
+    c.bytes.assign(static_cast<size_t>(b.bytes), 0);
+    copy_bytes(c.bytes.data(), shm_ + b.offset, c.bytes.size());
     return c;
   }
 

@@ -90,10 +90,6 @@ int run_check(const CheckOptions& options, double time_budget) {
   const CheckReport report = Checker(options).run();
   if (report.setup_error) return report_error(*report.setup_error);
   print_report(report, output.human_file());
-  if (!options.requests_log.path.empty() && !report.setup_error) {  // the log beside the coverage above
-    const std::string log = request_log_figures_text(*request_log_workload(options.requests_log).schedule);
-    std::fprintf(output.human_file(), "\n%s", log.c_str());
-  }
   for (const std::string& what : report.unwritten) output.lost(what);
   if (!options.junit_path.empty()) write_junit(options.junit_path, check_junit(report), &output);
   return output.finish(report_to_json(report), report.exit_code());

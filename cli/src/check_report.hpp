@@ -114,6 +114,8 @@ struct CheckReport {
   /// the earliest of equal distances, as one sequential run does); -1 when none.
   std::vector<std::pair<int64_t, int64_t>> float_worst_jobs;
   CampaignIdentity campaign;
+  /// The replayed request log's figures (request_log_figures_json); null when no log was replayed.
+  nlohmann::json request_log = nullptr;
   std::vector<CheckFinding> findings;  // the first --max-findings, in campaign order
   int64_t findings_total = 0;          // all of them, listed or not
   std::vector<JobRecord> jobs;         // in job index order

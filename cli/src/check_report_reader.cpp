@@ -1,5 +1,6 @@
 #include "check_report_reader.hpp"
 
+#include "check_log_figures.hpp"
 #include "float_tolerance_option.hpp"
 #include "qsa/traces/json_reader.hpp"
 
@@ -133,6 +134,8 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
       report.kernel_path_steps[path] = count.get<int64_t>();
     }
   }
+  if (const nlohmann::json* log = r.optional_raw("request_log"))
+    report.request_log = read_check_log_figures(*log, context + "request_log.");
   report.not_run = strings(r, "not_run");
   report.unavailable = strings(r, "unavailable_backends");
   if (r.has("stopped_by")) report.stopped_by = r.string("stopped_by");

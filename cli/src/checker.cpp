@@ -105,7 +105,11 @@ CheckReport Checker::run() {
   try {
     jobs = campaign();
     // Every scenario's caches are sized now, before anything is allocated or run.
-    for (const CampaignJob& job : jobs) traces::resolve_workload(job.workload, job.seed);
+    for (const CampaignJob& job : jobs) {
+      traces::resolve_workload(job.workload, job.seed);
+      if (job.workload.schedule && report_.request_log.is_null())  // the replayed log's figures, for the report
+        report_.request_log = request_log_figures_json(*job.workload.schedule);
+    }
     if (!options_.requests_csv.empty()) settings.requests_csv_text = traces::read_input_text(options_.requests_csv);
     if (!options_.requests_log.path.empty())
       settings.requests_log_text =

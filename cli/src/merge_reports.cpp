@@ -159,6 +159,7 @@ CheckReport merge_reports(const std::vector<ShardReport>& given) {
   merged.unavailable = first.unavailable;
   merged.float_tolerance = first.float_tolerance;
   merged.campaign = first.campaign;
+  merged.request_log = first.request_log;  // one campaign: one log (its content is in the settings hash)
   merged.campaign.shard_index = 1;
   merged.campaign.shard_count = 1;
   merged.rows = first.rows;

@@ -107,26 +107,45 @@ std::string share(int64_t part, int64_t whole) {
 
 }  // namespace
 
-std::string request_log_figures_text(const traces::RequestSchedule& s) {
+nlohmann::json request_log_figures_json(const traces::RequestSchedule& s) {
   const traces::RequestLogFigures& f = s.figures;
+  return {{"file", s.path},
+          {"window", {s.arrivals.front().index, s.arrivals.back().index + 1}},
+          {"requests", f.requests},
+          {"span_ms", f.span_ms},
+          {"requests_per_s", f.requests_per_s},
+          {"prompt_tokens", {{"p50", f.prompt_p50}, {"p90", f.prompt_p90}, {"p99", f.prompt_p99}, {"max", f.prompt_max}}},
+          {"output_tokens", {{"p50", f.output_p50}, {"p90", f.output_p90}, {"p99", f.output_p99}, {"max", f.output_max}}},
+          {"requests_with_hashes", f.with_hashes},
+          {"prefix_requests", f.prefix_requests},
+          {"prefix_hash_blocks", f.prefix_blocks},
+          {"whole_hash_blocks", f.hash_blocks}};
+}
+
+std::string request_log_figures_text(const nlohmann::json& log) {
+  const auto n = [&](const char* key) { return log.at(key).get<int64_t>(); };
+  const auto tokens = [&](const char* key) {
+    const nlohmann::json& t = log.at(key);
+    return "p50 " + t.at("p50").dump() + " p90 " + t.at("p90").dump() + " p99 " + t.at("p99").dump() + " max " +
+           t.at("max").dump();
+  };
   char rate[32];
-  std::snprintf(rate, sizeof rate, "%.3f", f.requests_per_s);
+  std::snprintf(rate, sizeof rate, "%.3f", log.at("requests_per_s").get<double>());
   std::ostringstream os;
-  os << "log " << s.path << ", requests " << s.arrivals.front().index << ":" << s.arrivals.back().index + 1 << ": "
-     << f.requests << " requests over " << f.span_ms << " ms (" << rate << " req/s); prompt tokens p50 "
-     << f.prompt_p50 << " p90 " << f.prompt_p90 << " p99 " << f.prompt_p99 << " max " << f.prompt_max
-     << "; output tokens p50 " << f.output_p50 << " p90 " << f.output_p90 << " p99 " << f.output_p99 << " max "
-     << f.output_max << "; prefix share: " << f.prefix_requests << " of " << f.requests
-     << " requests start with a hash block an earlier one logged (" << share(f.prefix_requests, f.requests) << "), "
-     << f.prefix_blocks << " of " << f.hash_blocks << " whole hash blocks (" << share(f.prefix_blocks, f.hash_blocks)
-     << ")\n";
+  os << "log " << log.at("file").get<std::string>() << ", requests " << log.at("window").at(0) << ":"
+     << log.at("window").at(1) << ": " << n("requests") << " requests over " << n("span_ms") << " ms (" << rate
+     << " req/s); prompt tokens " << tokens("prompt_tokens") << "; output tokens " << tokens("output_tokens")
+     << "; prefix share: " << n("prefix_requests") << " of " << n("requests")
+     << " requests start with a hash block an earlier one logged (" << share(n("prefix_requests"), n("requests"))
+     << "), " << n("prefix_hash_blocks") << " of " << n("whole_hash_blocks") << " whole hash blocks ("
+     << share(n("prefix_hash_blocks"), n("whole_hash_blocks")) << ")\n";
   return os.str();
 }
 
 std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& r) {
   const traces::ReplayOptions& o = w.schedule->options;
   std::ostringstream os;
-  os << request_log_figures_text(*w.schedule) << "replayed: " << r.finished << " of " << r.window_requests << " requests finished in " << r.steps
+  os << request_log_figures_text(request_log_figures_json(*w.schedule)) << "replayed: " << r.finished << " of " << r.window_requests << " requests finished in " << r.steps
      << " steps (limit " << r.step_limit << "); " << r.coverage.prefix_hits << " prefix hits ("
      << share(r.coverage.prefix_hits, r.window_requests) << " of the requests), " << r.coverage.preemptions
      << " preemptions, largest position " << r.largest_position << "; rows written by position:";
@@ -140,20 +159,8 @@ std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& 
 
 nlohmann::json replay_summary_json(const traces::Workload& w, const ReplaySummary& r) {
   const traces::RequestSchedule& s = *w.schedule;
-  const traces::RequestLogFigures& f = s.figures;
   const traces::ReplayOptions& o = s.options;
-  return {{"log",
-           {{"file", s.path},
-            {"window", {s.arrivals.front().index, s.arrivals.back().index + 1}},
-            {"requests", f.requests},
-            {"span_ms", f.span_ms},
-            {"requests_per_s", f.requests_per_s},
-            {"prompt_tokens", {{"p50", f.prompt_p50}, {"p90", f.prompt_p90}, {"p99", f.prompt_p99}, {"max", f.prompt_max}}},
-            {"output_tokens", {{"p50", f.output_p50}, {"p90", f.output_p90}, {"p99", f.output_p99}, {"max", f.output_max}}},
-            {"requests_with_hashes", f.with_hashes},
-            {"prefix_requests", f.prefix_requests},
-            {"prefix_hash_blocks", f.prefix_blocks},
-            {"whole_hash_blocks", f.hash_blocks}}},
+  return {{"log", request_log_figures_json(s)},
           {"replayed",
            {{"requests", r.window_requests},
             {"finished", r.finished},

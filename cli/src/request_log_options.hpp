@@ -54,8 +54,11 @@ struct ReplaySummary {
 };
 ReplaySummary summarize_replay(const traces::Workload& workload, const traces::Scenario& scenario);
 
-/// A line for the human report: the figures of the replayed window of the log.
-std::string request_log_figures_text(const traces::RequestSchedule& schedule);
+/// The figures of the replayed window of the log, as `request_log.log` of simulate's and check's
+/// JSON (docs/json-schema.md): file, window, requests, span, rate, length percentiles, prefix share.
+nlohmann::json request_log_figures_json(const traces::RequestSchedule& schedule);
+/// A line for the human report: those figures (request_log_figures_json()'s object).
+std::string request_log_figures_text(const nlohmann::json& log);
 /// Lines for the human report: the log's figures, then what the scenario exercised.
 std::string replay_summary_text(const traces::Workload& workload, const ReplaySummary& summary);
 nlohmann::json replay_summary_json(const traces::Workload& workload, const ReplaySummary& summary);

@@ -82,5 +82,59 @@ TEST(CheckRequests, RunsTheLogAsACampaignWorkload) {
   EXPECT_NE(nlohmann::json::parse(other_in)["campaign"]["settings_hash"], report["campaign"]["settings_hash"]);
 }
 
+TEST(CheckRequests, ReportsTheLogsFiguresBesideWhatItExercisedAndShardsMergeThem) {
+  const std::string dir = temp_dir();
+  const std::string campaign = "check --backend reference --requests " + kLog +
+                               " --hash-block 64 --preempt-per-mille 0 --window 0:6 --scenarios 2 --batches 0";
+  const auto r = run_qsacheck(campaign + " --json " + dir + "/report.json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("campaign exercised: 2 scenario runs"), std::string::npos) << r.out;
+  std::ifstream in(dir + "/report.json");
+  const auto report = nlohmann::json::parse(in);
+  ASSERT_TRUE(report.contains("request_log")) << report.dump();
+  // The log's figures as the library computes them for that window.
+  traces::ReplayOptions options;
+  options.preempt_per_mille = 0;
+  options.window.to = 6;
+  const traces::Workload w = traces::workload_from_request_log(
+      traces::read_request_log(kLog, traces::RequestLogFormat::kJsonl, 64), options);
+  const traces::RequestLogFigures& f = w.schedule->figures;
+  const auto& log = report["request_log"]["log"];
+  EXPECT_EQ(log["window"], nlohmann::json::array({0, 6}));
+  EXPECT_EQ(log["requests"], f.requests);
+  EXPECT_EQ(log["span_ms"], f.span_ms);
+  EXPECT_DOUBLE_EQ(log["requests_per_s"].get<double>(), f.requests_per_s);
+  EXPECT_EQ(log["prompt_tokens"]["p50"], f.prompt_p50);
+  EXPECT_EQ(log["prompt_tokens"]["p99"], f.prompt_p99);
+  EXPECT_EQ(log["output_tokens"]["p90"], f.output_p90);
+  EXPECT_EQ(log["output_tokens"]["max"], f.output_max);
+  EXPECT_EQ(log["prefix_requests"], 4);  // RequestReplay derives which
+  EXPECT_EQ(log["prefix_hash_blocks"], f.prefix_blocks);
+  // What the campaign exercised: its coverage, beside the log.
+  const auto& exercised = report["request_log"]["exercised"];
+  EXPECT_EQ(exercised["scenario_runs"], 2);
+  EXPECT_EQ(exercised["prefix_hits"], report["coverage"]["prefix_hits"]);
+  EXPECT_EQ(exercised["requests"], report["coverage"]["requests"]);
+  EXPECT_EQ(exercised["steps"], report["coverage"]["steps"]);
+
+  // Two shards merge into the same figures.
+  for (int k = 1; k <= 2; ++k)
+    ASSERT_EQ(run_qsacheck(campaign + " --shard " + std::to_string(k) + "/2 --json " + dir + "/s" +
+                           std::to_string(k) + ".json")
+                  .exit_code,
+              0);
+  const auto merged = run_qsacheck("merge " + dir + "/s1.json " + dir + "/s2.json -o " + dir + "/merged.json");
+  ASSERT_EQ(merged.exit_code, 0) << merged.out;
+  EXPECT_NE(merged.out.find("prefix share: 4 of 6 requests"), std::string::npos) << merged.out;
+  std::ifstream merged_in(dir + "/merged.json");
+  EXPECT_EQ(nlohmann::json::parse(merged_in)["request_log"], report["request_log"]);
+  // The default campaign replays no log: no request_log object.
+  const auto plain = run_qsacheck("check --backend reference --workload default --scenarios 1 --steps 5 --batches 0 "
+                                  "--json " + dir + "/plain.json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.out;
+  std::ifstream plain_in(dir + "/plain.json");
+  EXPECT_FALSE(nlohmann::json::parse(plain_in).contains("request_log"));
+}
+
 }  // namespace
 }  // namespace qsa

@@ -62,7 +62,7 @@ TEST(StepUpdateReference, PrefillOfSeveralGroupsAcrossCompressedBlocks) {
 
 TEST(StepUpdateReference, DecodeThatClosesNoGroupOnlyCommitsItsRow) {
   StepCase c({{5, 1}}, 0, 4, 2, 8, {{5}}, {{2}}, 8, 4);
-  const std::vector<uint8_t> compressed_before = c.caches.compressed.bytes;
+  const CacheBytes compressed_before = c.caches.compressed.bytes;
   run(c);
   EXPECT_EQ(c.caches.compressed.bytes, compressed_before);
   EXPECT_EQ(c.ring_key(2 * 8 + 5), c.key_of(0, 5));
@@ -131,8 +131,8 @@ TEST(StepUpdateReference, Fp8StoresTheE4m3OfTheBf16Rows) {
 
 TEST(StepUpdateReference, PaddingRowsWriteNothingButGetQueries) {
   StepCase c({{0, 4}}, /*padding*/ 3, 4, 2, 8, {{5}}, {{1}}, 8, 4);
-  std::vector<uint8_t> ring_expected = c.caches.ring.bytes;
-  std::vector<uint8_t> compressed_expected = c.caches.compressed.bytes;
+  CacheBytes ring_expected = c.caches.ring.bytes;
+  CacheBytes compressed_expected = c.caches.compressed.bytes;
   const StepOutput out = run(c);
   for (int64_t p = 0; p < 4; ++p) {
     const std::vector<Bf16> k = c.key_of(0, p);
@@ -226,7 +226,7 @@ TEST(StepUpdateReference, MissingRingBlockReadsZerosAndSlotsPastTheCacheAreSkipp
   // Request 0: ring block -1, so members 0 and 1 read as zeros and nothing is committed.
   // Request 1: compressed block 100 and ring block 50 lie past their caches: nothing is written.
   StepCase c({{2, 2}, {2, 2}}, 0, 4, 2, 8, {{5}, {100}}, {{-1}, {50}}, 8, 4);
-  const std::vector<uint8_t> ring_before = c.caches.ring.bytes;
+  const CacheBytes ring_before = c.caches.ring.bytes;
   run(c);
   const std::vector<Bf16> zero(32, 0);
   EXPECT_EQ(c.compressed_row(10), c.expected_compressed({zero, zero, c.key_of(0, 2), c.key_of(0, 3)}, {0, 0, 0}));

@@ -10,6 +10,7 @@
 #include "qsa/reference/backend.hpp"
 #include "qsa/reference/metadata.hpp"
 #include "qsa/traces/compare.hpp"
+#include "qsa/traces/written_blocks.hpp"
 
 namespace qsa::traces {
 namespace {
@@ -80,9 +81,8 @@ std::string distance_text(const FloatDifference& d, const FloatComparator* float
 
 // The rows `slots` of two caches of one layout (their elements, not the padding around them), each
 // row as a dense row of its own; the first differing byte is an offset into the whole cache.
-std::optional<FloatDifference> compare_rows(const CacheLayout& l, const std::vector<uint8_t>& expected,
-                                            const std::vector<uint8_t>& actual, const std::vector<int64_t>& slots,
-                                            const FloatComparator* floats) {
+std::optional<FloatDifference> compare_rows(const CacheLayout& l, ByteView expected, ByteView actual,
+                                            const std::vector<int64_t>& slots, const FloatComparator* floats) {
   const FloatComparator& compare = floats != nullptr ? *floats : exact_float_comparator();
   const CacheLayout one_row = CacheLayout::dense(1, 1, l.width, l.element_bytes);
   const auto row_bytes = static_cast<size_t>(l.width * l.element_bytes);
@@ -90,15 +90,34 @@ std::optional<FloatDifference> compare_rows(const CacheLayout& l, const std::vec
   for (int64_t slot : slots) {
     const auto at = static_cast<size_t>(l.byte_offset(slot, 0));
     if (std::memcmp(&expected[at], &actual[at], row_bytes) == 0) continue;
-    const std::vector<uint8_t> e(expected.begin() + at, expected.begin() + at + row_bytes);
-    const std::vector<uint8_t> a(actual.begin() + at, actual.begin() + at + row_bytes);
-    auto d = compare.compare(one_row, e, a);
+    auto d = compare.compare(one_row, ByteView(&expected[at], row_bytes), ByteView(&actual[at], row_bytes));
     if (!d) continue;
     if (result) {
       result->count += d->count;
     } else {
       result = d;
       result->first_byte += static_cast<int64_t>(at);
+    }
+  }
+  return result;
+}
+
+// Two whole caches of one layout, reading only the blocks either may have written (outside them
+// both read zero: written_blocks.hpp); the first differing byte is an offset into the whole cache.
+std::optional<FloatDifference> compare_written_blocks(const CacheLayout& l, const CacheBytes& expected,
+                                                      const CacheBytes& actual, const FloatComparator* floats) {
+  const FloatComparator& compare = floats != nullptr ? *floats : exact_float_comparator();
+  std::optional<FloatDifference> result;
+  for (const ByteRange& r : written_blocks(l, expected, actual)) {
+    const size_t n = r.second - r.first;
+    auto d = compare.compare(stretch_layout(l, r), ByteView(expected.data() + r.first, n),
+                             ByteView(actual.data() + r.first, n));
+    if (!d) continue;
+    if (result) {
+      result->count += d->count;
+    } else {
+      result = d;
+      result->first_byte += static_cast<int64_t>(r.first);
     }
   }
   return result;
@@ -114,8 +133,7 @@ std::optional<Finding> compare_cache(const char* name, const CacheBuffer& expect
                         str(static_cast<int64_t>(actual.bytes.size())) + " bytes",
                         std::string(name) + " cache changed size");
   const auto d = slots != nullptr ? compare_rows(expected.layout, expected.bytes, actual.bytes, *slots, floats)
-                 : floats != nullptr ? floats->compare(expected.layout, expected.bytes, actual.bytes)
-                                     : first_differing_byte(expected.bytes, actual.bytes);
+                                  : compare_written_blocks(expected.layout, expected.bytes, actual.bytes, floats);
   if (!d) return std::nullopt;
   const auto at = static_cast<size_t>(d->first_byte);
   return make_finding("step-differential", field, cache_place(expected.layout, d->first_byte).slot,
@@ -144,7 +162,7 @@ void tally_compressed(const CacheBuffer& expected, const CacheBuffer& actual, co
 
 // The first index in [from, size) where a and b differ, or size. A step changes a few rows of a
 // large cache, so equal stretches are skipped a chunk at a time (memcmp) before the byte search.
-size_t next_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, size_t from, size_t size) {
+size_t next_difference(ByteView a, ByteView b, size_t from, size_t size) {
   constexpr size_t kChunk = 512;
   size_t i = from;
   while (i + kChunk <= size && std::memcmp(&a[i], &b[i], kChunk) == 0) i += kChunk;
@@ -156,21 +174,23 @@ size_t next_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>
 std::optional<Finding> unnamed_write(const char* name, const CacheBuffer& before, const CacheBuffer& after,
                                      const MetadataOutput& metadata) {
   const CacheLayout& l = before.layout;
-  std::vector<bool> named(static_cast<size_t>(l.num_blocks * l.rows), false);
+  std::vector<int64_t> named;  // sorted: as many as the step names, however large the cache
   for (int64_t s : metadata.slot_mapping)
-    if (s >= 0 && !l.past_the_cache(s)) named[static_cast<size_t>(s)] = true;
-  const size_t size = std::min(before.bytes.size(), after.bytes.size());
-  for (size_t i = next_difference(before.bytes, after.bytes, 0, size); i < size;
-       i = next_difference(before.bytes, after.bytes, i, size)) {
-    const CachePlace p = cache_place(l, static_cast<int64_t>(i));
-    if (p.row < l.rows && p.column < l.width && named[static_cast<size_t>(p.slot)]) {
-      i = static_cast<size_t>(l.byte_offset(p.slot, l.width));  // the rest of a named row may change
-      continue;
+    if (s >= 0 && !l.past_the_cache(s)) named.push_back(s);
+  std::sort(named.begin(), named.end());
+  for (const ByteRange& r : written_blocks(l, before.bytes, after.bytes)) {  // elsewhere both read zero
+    for (size_t i = next_difference(before.bytes, after.bytes, r.first, r.second); i < r.second;
+         i = next_difference(before.bytes, after.bytes, i, r.second)) {
+      const CachePlace p = cache_place(l, static_cast<int64_t>(i));
+      if (p.row < l.rows && p.column < l.width && std::binary_search(named.begin(), named.end(), p.slot)) {
+        i = static_cast<size_t>(l.byte_offset(p.slot, l.width));  // the rest of a named row may change
+        continue;
+      }
+      return make_finding(
+          "7.5-writes", std::string("cache.") + name, p.slot, hex_byte(before.bytes[i]), hex_byte(after.bytes[i]),
+          std::string(name) + " cache block " + str(p.block) + " row " + str(p.row) + " (slot " + str(p.slot) +
+              ", element " + str(p.column) + ") changed but no row of this step names that slot");
     }
-    return make_finding(
-        "7.5-writes", std::string("cache.") + name, p.slot, hex_byte(before.bytes[i]), hex_byte(after.bytes[i]),
-        std::string(name) + " cache block " + str(p.block) + " row " + str(p.row) + " (slot " + str(p.slot) +
-            ", element " + str(p.column) + ") changed but no row of this step names that slot");
   }
   return std::nullopt;
 }
@@ -221,11 +241,12 @@ std::optional<Finding> compare_q_out(const StepInput& input, const StepOutput& e
 }
 
 std::optional<Finding> untouched_step(const StepInput& input, const StepCaches& before, const StepRun& actual) {
-  if (auto d = first_differing_byte(before.compressed.bytes, actual.caches.compressed.bytes);
+  if (auto d = compare_written_blocks(before.compressed.layout, before.compressed.bytes, actual.caches.compressed.bytes,
+                                      nullptr);
       d || before.compressed.bytes.size() != actual.caches.compressed.bytes.size())
     return make_finding("step-update-untouched", "cache.compressed", d ? d->first_byte : -1, "unchanged", "changed",
                         "the compressed cache changed on an input the contract rejects");
-  if (auto d = first_differing_byte(before.ring.bytes, actual.caches.ring.bytes);
+  if (auto d = compare_written_blocks(before.ring.layout, before.ring.bytes, actual.caches.ring.bytes, nullptr);
       d || before.ring.bytes.size() != actual.caches.ring.bytes.size())
     return make_finding("step-update-untouched", "cache.ring", d ? d->first_byte : -1, "unchanged", "changed",
                         "the ring cache changed on an input the contract rejects");

@@ -14,8 +14,8 @@ namespace {
 class ExactComparator : public FloatComparator {
  public:
   FloatTolerance tolerance() const override { return FloatTolerance{}; }
-  std::optional<FloatDifference> compare(const CacheLayout& /*rows*/, const std::vector<uint8_t>& expected,
-                                         const std::vector<uint8_t>& actual) const override {
+  std::optional<FloatDifference> compare(const CacheLayout& /*rows*/, ByteView expected,
+                                         ByteView actual) const override {
     return first_differing_byte(expected, actual);
   }
   bool accepts_row(const uint8_t* expected, const uint8_t* actual, int64_t width, int element_bytes) const override {
@@ -30,8 +30,8 @@ class RowUlpComparator : public FloatComparator {
   explicit RowUlpComparator(FloatTolerance tolerance) : tolerance_(tolerance) {}
   FloatTolerance tolerance() const override { return tolerance_; }
 
-  std::optional<FloatDifference> compare(const CacheLayout& rows, const std::vector<uint8_t>& expected,
-                                         const std::vector<uint8_t>& actual) const override {
+  std::optional<FloatDifference> compare(const CacheLayout& rows, ByteView expected,
+                                         ByteView actual) const override {
     if (expected.size() == actual.size() && std::memcmp(expected.data(), actual.data(), expected.size()) == 0)
       return std::nullopt;  // bit-identical: the common case, without a distance per element
     FloatDifference difference{-1, 0, "elements beyond " + std::to_string(tolerance_.ulps) + " row-ulps", 0};
@@ -105,8 +105,7 @@ const FloatComparator& exact_float_comparator() {
   return exact;
 }
 
-std::optional<FloatDifference> first_differing_byte(const std::vector<uint8_t>& expected,
-                                                    const std::vector<uint8_t>& actual) {
+std::optional<FloatDifference> first_differing_byte(ByteView expected, ByteView actual) {
   FloatDifference difference{-1, 0, "bytes", 0};
   const size_t size = std::min(expected.size(), actual.size());
   for (size_t i = 0; i < size; ++i) {

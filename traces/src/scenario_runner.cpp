@@ -42,13 +42,30 @@ CacheLayout compressed_cache_layout(const ScenarioConfig& config) {
                             element_bytes(config.store_dtype));
 }
 
-StepCaches make_poisoned_caches(const ScenarioConfig& config) {
+StepCaches make_poisoned_caches(const ScenarioConfig& config) { return make_caches(config, kPoisonByte); }
+
+StepCaches make_caches(const ScenarioConfig& config, uint8_t value) {
   StepCaches caches;
   caches.ring.layout = ring_cache_layout(config);
-  caches.ring.bytes.assign(static_cast<size_t>(caches.ring.layout.size_bytes()), kPoisonByte);
+  caches.ring.bytes.assign(static_cast<size_t>(caches.ring.layout.size_bytes()), value);
   caches.compressed.layout = compressed_cache_layout(config);
-  caches.compressed.bytes.assign(static_cast<size_t>(caches.compressed.layout.size_bytes()), kPoisonByte);
+  caches.compressed.bytes.assign(static_cast<size_t>(caches.compressed.layout.size_bytes()), value);
   return caches;
+}
+
+void ScenarioRunner::poison_new_blocks(const BlockTable& table, BlockPoison& poison, CacheBytes& backend,
+                                       CacheBytes& expected) {
+  const int64_t block_bytes = poison.layout.block_stride * poison.layout.element_bytes;
+  for (int32_t block : table.storage) {
+    if (block < 0 || block >= poison.layout.num_blocks || poison.done[static_cast<size_t>(block)]) continue;
+    poison.done[static_cast<size_t>(block)] = true;
+    // XOR, not a store: both sides read zero here unless a stray write reached the block before
+    // any step named it, and XOR keeps that difference for the next whole comparison to see.
+    for (CacheBytes* bytes : {&backend, &expected}) {
+      uint8_t* p = bytes->data() + block * block_bytes;
+      for (int64_t i = 0; i < block_bytes; ++i) p[i] ^= kPoisonByte;
+    }
+  }
 }
 
 ScenarioRunner::ScenarioRunner(const ScenarioConfig& config, Backend& backend, RunOptions options)
@@ -57,9 +74,13 @@ ScenarioRunner::ScenarioRunner(const ScenarioConfig& config, Backend& backend, R
       backend_(backend),
       reference_(std::make_unique<reference::ReferenceBackend>()),
       options_(options),
-      caches_(make_poisoned_caches(config)),
+      caches_(make_caches(config, 0)),
       reference_caches_(caches_),
       backend_is_reference_(backend_.name() == "reference") {
+  compressed_poison_.layout = caches_.compressed.layout;
+  compressed_poison_.done.assign(static_cast<size_t>(caches_.compressed.layout.num_blocks), false);
+  ring_poison_.layout = caches_.ring.layout;
+  ring_poison_.done.assign(static_cast<size_t>(caches_.ring.layout.num_blocks), false);
   if (backend_is_reference_)
     options_.differential = false;
   else if (!options_.float_tolerance.exact())
@@ -291,6 +312,10 @@ std::optional<RunFailure> ScenarioRunner::step(const StepRecord& record) {
     f.invalid_scenario = true;
     return f;
   }
+  // Blocks are poisoned when a step first names them (nothing a correct run reads is unwritten),
+  // in both the backend's caches and the expected ones; blocks never named cost no memory.
+  poison_new_blocks(input_.block_table, compressed_poison_, caches_.compressed.bytes, reference_caches_.compressed.bytes);
+  poison_new_blocks(input_.ring_block_table, ring_poison_, caches_.ring.bytes, reference_caches_.ring.bytes);
   // The step's three metadata inputs; the reference's answer to each is built at most once.
   inputs_[0] = input_.compressed_metadata_input();
   inputs_[1] = input_.ring_metadata_input();

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "qsa/cache_bytes.hpp"
 #include "qsa/numerics.hpp"
 #include "qsa/types.hpp"
 
@@ -39,9 +40,10 @@ struct CacheLayout {
 };
 
 /// A cache and its bytes ([layout.size_bytes()]). Byte order of bf16 elements is little-endian.
+/// The bytes are dense to a backend; their memory follows the pages written (cache_bytes.hpp).
 struct CacheBuffer {
   CacheLayout layout;
-  std::vector<uint8_t> bytes;
+  CacheBytes bytes;
 };
 
 /// Width P + 12 of a ring row that caches positions, P = 4 * ceil(D / 4) (SPEC 4).

@@ -53,7 +53,7 @@ class PluginBackend final : public Backend {
   Status run_metadata(const MetadataInput& input, PluginMetadataBuffers* buffers, Error* error);
   Status step_metadata(const StepInput& input, PluginMetadataBuffers* compressed, PluginMetadataBuffers* ring,
                        QsaPluginStepArgs* args, Error* error);
-  Status sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device, std::vector<uint8_t>* shadow,
+  Status sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device, CacheBytes* shadow,
                     Error* error);
   Error capability_error(const std::string& missing) const;
 
@@ -65,8 +65,8 @@ class PluginBackend final : public Backend {
   // Resident caches (kept across steps) and what the host saw of them after the last step.
   std::unique_ptr<PluginBuffer> ring_;
   std::unique_ptr<PluginBuffer> compressed_;
-  std::vector<uint8_t> ring_shadow_;
-  std::vector<uint8_t> compressed_shadow_;
+  CacheBytes ring_shadow_;  // the caches as the device holds them (copies as sparse as the host's)
+  CacheBytes compressed_shadow_;
   std::shared_ptr<const std::vector<Bf16>> cos_sin_source_;  // the shared RoPE table now in cos_sin_
   std::unique_ptr<PluginBuffer> cos_sin_;
 };

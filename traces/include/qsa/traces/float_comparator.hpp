@@ -57,8 +57,8 @@ class FloatComparator {
   virtual ~FloatComparator() = default;
   virtual FloatTolerance tolerance() const = 0;
   /// nullopt when every element of `actual` is acceptable for `expected`.
-  virtual std::optional<FloatDifference> compare(const CacheLayout& rows, const std::vector<uint8_t>& expected,
-                                                 const std::vector<uint8_t>& actual) const = 0;
+  virtual std::optional<FloatDifference> compare(const CacheLayout& rows, ByteView expected,
+                                                 ByteView actual) const = 0;
   /// Whether one row of `width` elements of `element_bytes` (2: bf16, 1: fp8) is acceptable (the
   /// model oracle's row checks).
   virtual bool accepts_row(const uint8_t* expected, const uint8_t* actual, int64_t width, int element_bytes) const = 0;
@@ -72,8 +72,7 @@ const FloatComparator& exact_float_comparator();
 
 /// The first differing byte of two equally sized buffers and the count of differing bytes; the
 /// exact rule, also used for the outputs that are never compared with a tolerance.
-std::optional<FloatDifference> first_differing_byte(const std::vector<uint8_t>& expected,
-                                                    const std::vector<uint8_t>& actual);
+std::optional<FloatDifference> first_differing_byte(ByteView expected, ByteView actual);
 
 // ---- the row-ulp measure (one place; the comparator and the statistics use it) ----
 

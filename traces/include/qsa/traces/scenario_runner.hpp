@@ -94,6 +94,14 @@ class ScenarioRunner {
   /// built on first use and kept for the step (the checks, the writes and the digest share it).
   const MetadataRun& expected_metadata(int kind_index);
   RunFailure failure(const std::string& check, const std::string& message) const;
+  /// Which blocks of one cache some step has named (and so poisoned).
+  struct BlockPoison {
+    CacheLayout layout;
+    std::vector<bool> done;  // [num_blocks], one bit per block
+  };
+  /// Poisons, in the backend's store and the expected one, each block of `table` no earlier step named.
+  static void poison_new_blocks(const BlockTable& table, BlockPoison& poison, CacheBytes& backend,
+                                CacheBytes& expected);
 
   ScenarioState state_;
   ModelOracle oracle_;
@@ -105,6 +113,8 @@ class ScenarioRunner {
   // The reference's caches, for the differential check; without the differential, the write
   // check's copy of the backend's caches, updated only in the rows each step may write.
   StepCaches reference_caches_;
+  BlockPoison compressed_poison_;
+  BlockPoison ring_poison_;
   int64_t rows_only_since_ = std::numeric_limits<int64_t>::max();  // the first step not fully compared
   StepInput input_;              // this step's input
   MetadataInput inputs_[3];      // its metadata inputs: compressed, ring, passthrough
@@ -124,6 +134,9 @@ std::optional<RunFailure> run_scenario(const Scenario& scenario, Backend& backen
 
 /// Fresh caches for a configuration, every byte poisoned (nothing a correct run reads is unwritten).
 StepCaches make_poisoned_caches(const ScenarioConfig& config);
+/// Fresh caches, every byte `value`; with 0 nothing is committed (CacheBytes): the runner starts
+/// from these and poisons each block when a step first names it.
+StepCaches make_caches(const ScenarioConfig& config, uint8_t value);
 /// The layouts of those caches (dense), without allocating them.
 CacheLayout ring_cache_layout(const ScenarioConfig& config);
 CacheLayout compressed_cache_layout(const ScenarioConfig& config);
