@@ -7,6 +7,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "input_space_report.hpp"
 #include "output.hpp"
 #include "qsa/backends/cuda_kernel_path.hpp"
 
@@ -137,6 +138,7 @@ void print_report(const CheckReport& r, std::FILE* out) {
     std::fprintf(out, "CUDA kernel paths (steps): %s\n", reached.c_str());
     if (!missing.empty()) std::fprintf(out, "  not reached: %s\n", missing.c_str());
   }
+  print_input_space(r.input_space, out);
   for (const auto& [backend, stats] : r.float_statistics) {
     std::fprintf(out, "\nfloat outputs of %s under %s:\n", backend.c_str(), r.float_tolerance.to_string().c_str());
     std::fprintf(out, "  %s\n  %s\n", stats.compressed.to_string("compressed cache").c_str(),
@@ -180,6 +182,7 @@ nlohmann::json coverage_to_json(const traces::Coverage& c) {
 
 nlohmann::json report_to_json(const CheckReport& r) {
   nlohmann::json j;
+  j["schema_version"] = kCheckReportSchemaVersion;
   j["seed"] = r.seed;
   j["backends"] = r.backends;
   j["exit_code"] = r.exit_code();
@@ -251,6 +254,7 @@ nlohmann::json report_to_json(const CheckReport& r) {
               {"devices", devices}};
   if (!r.run.merged_from.is_null()) j["run"]["merged_from"] = r.run.merged_from;
   j["coverage"] = coverage_to_json(r.coverage);
+  j["input_space"] = input_space_to_json(r.input_space);
   j["cuda_kernel_paths"] = {{"steps", r.kernel_path_steps}, {"not_reached", paths_not_reached(r)}};
   j["not_run"] = r.not_run;
   j["verdict"] = verdict_text(r);

@@ -172,7 +172,7 @@ const char* edge_name(int edge);  // "lo", "lo+1", "hi-1", "hi"
 /// two is not, nor are the edges of a range too short to have them.
 bool edge_is_legal(const InputClass& row, int edge);
 
-/// docs/input-space.md, generated from the table (`qsacheck input-space --markdown`).
+/// docs/input-space.md, generated from the table (`qsacheck input-space` prints it).
 std::string input_space_markdown();
 
 }  // namespace qsa::traces
