@@ -30,7 +30,7 @@ int edge_by_name(const std::string& name) {
 int edges_missed(const traces::InputSpaceCoverage& coverage) {
   int missed = 0;
   for (const InputClass& row : traces::input_classes())
-    if (coverage.reached(row.which) && !coverage.missed_edges(row.which).empty()) ++missed;
+    if (coverage.at(row.which).count > 0 && !coverage.missed_edges(row.which).empty()) ++missed;
   return missed;
 }
 
@@ -44,7 +44,8 @@ nlohmann::json input_space_to_json(const traces::InputSpaceCoverage& coverage) {
                         {"spec", row.clause},
                         {"inputs", traces::to_string(row.scope)},
                         {"count", c.count},
-                        {"reached", c.count > 0}};
+                        {"steps", c.steps},
+                        {"reached", coverage.reached(row.which)}};
     if (row.values != traces::ValueSet::kClass) {
       if (c.count > 0) {
         j["min"] = c.min;
@@ -81,6 +82,7 @@ traces::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, con
       o.fail("id", -1, "unknown-class", "'" + id + "' is not a class of this version's inventory (docs/input-space.md)");
     traces::InputClassCount& c = coverage.at(row->which);
     c.count = o.integer("count");
+    c.steps = o.integer("steps");
     if (row->values != traces::ValueSet::kClass) {
       if (c.count > 0) {
         c.min = o.integer("min");
@@ -108,11 +110,15 @@ void print_input_space(const traces::InputSpaceCoverage& coverage, std::FILE* ou
                coverage.reached_rows(), traces::kNumInputClasses, edges_missed(coverage));
   std::string unreached;
   for (const InputClass& row : traces::input_classes())
-    if (!coverage.reached(row.which)) unreached += std::string(unreached.empty() ? "" : ", ") + row.id;
+    if (!coverage.reached(row.which)) {
+      const traces::InputClassCount& c = coverage.at(row.which);
+      const char* which = c.count == 0 ? "" : c.steps == 0 ? " (no step)" : " (no batch)";
+      unreached += std::string(unreached.empty() ? "" : ", ") + row.id + which;
+    }
   if (!unreached.empty()) std::fprintf(out, "  not reached: %s\n", unreached.c_str());
   std::string missed;
   for (const InputClass& row : traces::input_classes()) {
-    if (!coverage.reached(row.which)) continue;
+    if (coverage.at(row.which).count == 0) continue;
     std::string edges;
     for (const std::string& e : coverage.missed_edges(row.which)) edges += (edges.empty() ? "" : " ") + e;
     if (!edges.empty()) missed += std::string(missed.empty() ? "" : ", ") + row.id + " (" + edges + ")";

@@ -11,7 +11,7 @@
 
 namespace qsa::cli {
 
-/// {"classes", "reached", "edges_missed", "rows": [{"id", "spec", "inputs", "count", "reached",
+/// {"classes", "reached", "edges_missed", "rows": [{"id", "spec", "inputs", "count", "steps", "reached",
 /// and for a ranged row "min", "max", "lo", "hi", "edges_hit", "edges_missed"}]}.
 nlohmann::json input_space_to_json(const traces::InputSpaceCoverage& coverage);
 /// The counts of such a section. Throws InputError naming the field: a row id the inventory does

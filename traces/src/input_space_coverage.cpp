@@ -21,6 +21,7 @@ I offset(I first, int by) { return static_cast<I>(static_cast<int>(first) + by);
 
 InputClassCount& InputClassCount::operator+=(const InputClassCount& other) {
   count += other.count;
+  steps += other.steps;
   min = std::min(min, other.min);
   max = std::max(max, other.max);
   for (int e = 0; e < kNumEdges; ++e) edges[e] = edges[e] || other.edges[e];
@@ -28,7 +29,7 @@ InputClassCount& InputClassCount::operator+=(const InputClassCount& other) {
 }
 
 bool InputClassCount::operator==(const InputClassCount& o) const {
-  return count == o.count && min == o.min && max == o.max && edges == o.edges;
+  return count == o.count && steps == o.steps && min == o.min && max == o.max && edges == o.edges;
 }
 
 InputSpaceCoverage& InputSpaceCoverage::operator+=(const InputSpaceCoverage& other) {
@@ -36,12 +37,23 @@ InputSpaceCoverage& InputSpaceCoverage::operator+=(const InputSpaceCoverage& oth
   return *this;
 }
 
+void InputSpaceCoverage::hit(InputClassId id, int64_t times) {
+  at(id).count += times;
+  if (in_step_) at(id).steps += times;
+}
+
+bool InputSpaceCoverage::reached(InputClassId id) const {
+  const InputClassCount& c = at(id);
+  if (input_class(id).scope == InputScope::kBoth) return c.steps > 0 && c.count > c.steps;
+  return c.count > 0;
+}
+
 void InputSpaceCoverage::value(InputClassId id, int64_t v) { value(id, v, input_class(id).hi); }
 
 void InputSpaceCoverage::value(InputClassId id, int64_t v, int64_t hi) {
   InputClassCount& c = at(id);
   const int64_t lo = input_class(id).lo;
-  ++c.count;
+  hit(id);
   c.min = std::min(c.min, v);
   c.max = std::max(c.max, v);
   // Written without lo + 1 and hi - 1, which overflow at the int64 limits.
@@ -305,12 +317,13 @@ void InputSpaceCoverage::count_special_values(const std::vector<Bf16>& values, I
     else if (negative)
       ++found[4];
   }
-  for (int k = 0; k < 5; ++k) at(offset(nan, k)).count += found[k];
+  for (int k = 0; k < 5; ++k) hit(offset(nan, k), found[k]);
 }
 
 void InputSpaceCoverage::add_step(const StepInput& in, const CacheLayout& compressed, const CacheLayout& ring) {
   const StepConfig& c = in.config;
   const Batch& b = in.batch;
+  in_step_ = true;
   count_batch(b);
   if (!is_power_of_two(c.compress_ratio)) hit(I::kCompressRatioNonPowerOfTwoStep);
   count_compressed(b, c.compress_ratio, c.storage_block_size, in.block_table);
@@ -330,6 +343,7 @@ void InputSpaceCoverage::add_step(const StepInput& in, const CacheLayout& compre
   count_positions(in);
   count_special_values(in.keys, I::kKeyNan);
   count_special_values(in.queries, I::kQueryNan);
+  in_step_ = false;
 }
 
 // ---- what is missing ------------------------------------------------------------------------
@@ -343,15 +357,21 @@ std::vector<std::string> InputSpaceCoverage::missed_edges(InputClassId id) const
 }
 
 int InputSpaceCoverage::reached_rows() const {
-  return static_cast<int>(std::count_if(counts_.begin(), counts_.end(), [](const InputClassCount& c) { return c.count > 0; }));
+  int reached_rows = 0;
+  for (const InputClass& row : input_classes()) reached_rows += reached(row.which) ? 1 : 0;
+  return reached_rows;
 }
 
 std::vector<std::string> InputSpaceCoverage::gaps() const {
   std::vector<std::string> lines;
-  for (const InputClass& row : input_classes())
-    if (!reached(row.which)) lines.push_back(std::string(row.id) + ": never reached (" + row.legal + ")");
   for (const InputClass& row : input_classes()) {
-    if (!reached(row.which)) continue;
+    const InputClassCount& c = at(row.which);
+    if (reached(row.which)) continue;
+    const char* what = c.count == 0 ? "never reached" : c.steps == 0 ? "no step input reached it" : "no metadata batch reached it";
+    lines.push_back(std::string(row.id) + ": " + what + " (" + row.legal + ")");
+  }
+  for (const InputClass& row : input_classes()) {
+    if (at(row.which).count == 0) continue;
     const std::vector<std::string> missed = missed_edges(row.which);
     if (missed.empty()) continue;
     std::string list;

@@ -203,6 +203,21 @@ TEST(InputSpaceCoverage, PositionAndBlockEdgesAreThoseOfTheInput) {
   EXPECT_EQ(c.missed_edges(I::kPosition), (std::vector<std::string>{"lo", "lo+1"}));
 }
 
+TEST(InputSpaceCoverage, AClassOfBothScopesNeedsABatchAndAStep) {
+  InputSpaceCoverage c;
+  c.add_step(one_row_step(0), CacheLayout::dense(4, 4, 32, 2), CacheLayout::dense(4, 8, 32, 2));
+  EXPECT_EQ(c.at(I::kQueryLen).count, 1);
+  EXPECT_EQ(c.at(I::kQueryLen).steps, 1);
+  EXPECT_FALSE(c.reached(I::kQueryLen)) << "no metadata batch yet";
+  EXPECT_TRUE(c.reached(I::kHeadDim)) << "a step-only class";
+  c.add_batch(passthrough({0, 1}, {1}, 1));
+  EXPECT_EQ(c.at(I::kQueryLen).count, 2);
+  EXPECT_EQ(c.at(I::kQueryLen).steps, 1);
+  EXPECT_TRUE(c.reached(I::kQueryLen));
+  EXPECT_TRUE(c.reached(I::kKindPassthrough)) << "a batch-only class";
+  EXPECT_EQ(c.at(I::kKindPassthrough).steps, 0);
+}
+
 TEST(InputSpaceCoverage, SumsAddCountsAndCombineExtremesAndEdges) {
   InputSpaceCoverage a, b;
   a.add_batch(passthrough({0, 1}, {1}, 1));
@@ -225,7 +240,9 @@ TEST(InputSpaceCoverage, GapsNameUnreachedClassesThenMissedEdges) {
   c.add_batch(passthrough({0, 1}, {1}, 1));
   const std::vector<std::string> gaps = c.gaps();
   ASSERT_FALSE(gaps.empty());
-  EXPECT_EQ(gaps.front().rfind("more_than_1024_requests: never reached", 0), 0u) << gaps.front();
+  EXPECT_EQ(gaps.front().rfind("num_actual_tokens: no step input reached it", 0), 0u) << gaps.front();
+  EXPECT_EQ(gaps[1].rfind("num_requests: no step input reached it", 0), 0u) << gaps[1];
+  EXPECT_EQ(gaps[2].rfind("more_than_1024_requests: never reached", 0), 0u) << gaps[2];
   bool n_edges = false;
   for (const std::string& line : gaps) n_edges |= line.rfind("num_actual_tokens: edges lo, hi-1, hi not reached", 0) == 0;
   EXPECT_TRUE(n_edges) << "N = 1 hits lo + 1 only";

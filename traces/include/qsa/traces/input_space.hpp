@@ -16,7 +16,7 @@ namespace qsa::traces {
 enum class InputScope {
   kBatch,  // metadata batches (the generated and invalid batches of `qsacheck check`)
   kStep,   // step-update inputs of the scenarios
-  kBoth,   // either (a step's batch is a metadata input of its compressed and ring groups)
+  kBoth,   // both: reached once a metadata batch and a step input had it
 };
 const char* to_string(InputScope scope);  // "batch", "step", "both"
 

@@ -21,6 +21,7 @@ namespace qsa::traces {
 /// What one row of the inventory saw.
 struct InputClassCount {
   int64_t count = 0;                                  // occurrences (values, for a ranged row)
+  int64_t steps = 0;                                  // of them in step inputs (the rest: metadata batches)
   int64_t min = std::numeric_limits<int64_t>::max();  // ranged rows: the extremes (when count > 0)
   int64_t max = std::numeric_limits<int64_t>::min();
   std::array<bool, kNumEdges> edges{};  // lo, lo + 1, hi - 1, hi hit (ranged rows)
@@ -44,17 +45,20 @@ class InputSpaceCoverage {
 
   const InputClassCount& at(InputClassId id) const { return counts_[static_cast<size_t>(id)]; }
   InputClassCount& at(InputClassId id) { return counts_[static_cast<size_t>(id)]; }
-  bool reached(InputClassId id) const { return at(id).count > 0; }
+  /// count > 0; a row of both scopes needs a metadata batch and a step input (a class of the
+  /// batch that only the metadata builders saw has not reached the step update).
+  bool reached(InputClassId id) const;
   /// The legal edges of the row that no input hit ("hi-1", "hi"), in edge order.
   std::vector<std::string> missed_edges(InputClassId id) const;
   /// Rows with count > 0.
   int reached_rows() const;
-  /// One line per unreached row ("key_nan: never reached"), then per reached row with missed edges
+  /// One line per unreached row ("key_nan: never reached", "query_len: no step input reached
+  /// it"), then per reached row with missed edges
   /// ("seq_len: edges hi-1 (2147483646), hi (2147483647) not reached"), in table order.
   std::vector<std::string> gaps() const;
 
  private:
-  void hit(InputClassId id) { ++at(id).count; }
+  void hit(InputClassId id, int64_t times = 1);
   void value(InputClassId id, int64_t v);              // a ranged row with the table's hi
   void value(InputClassId id, int64_t v, int64_t hi);  // a ranged row whose hi is this input's
   void count_batch(const Batch& batch);
@@ -69,6 +73,7 @@ class InputSpaceCoverage {
   void count_invalid(const Error& error);
 
   std::array<InputClassCount, kNumInputClasses> counts_{};
+  bool in_step_ = false;  // add_step() is counting
 };
 
 }  // namespace qsa::traces
