@@ -305,7 +305,8 @@ void InputSpaceCoverage::count_positions(const StepInput& in) {
 
 // bf16 patterns by class, in the order of the rows from `nan`: NaN, +inf, -inf, subnormal, -0.
 // A branch-free test per chunk of 64 elements first (the compiler vectorizes it): special values
-// are rare, and this scan runs over every key and query element of a campaign.
+// are rare (+0, common in the keys' origin digits, passes the test), and this scan runs over
+// every key and query element of a campaign.
 void InputSpaceCoverage::count_special_values(const std::vector<Bf16>& values, InputClassId nan) {
   constexpr size_t kChunk = 64;
   int64_t found[5] = {0, 0, 0, 0, 0};
@@ -313,9 +314,11 @@ void InputSpaceCoverage::count_special_values(const std::vector<Bf16>& values, I
   for (size_t begin = 0; begin < values.size(); begin += kChunk) {
     const size_t end = std::min(values.size(), begin + kChunk);
     if (end - begin == kChunk) {  // a fixed trip count, so the test vectorizes at -O2
-      uint16_t any = 0;           // an exponent of all zeros or all ones: ((e + 1) mod 256) <= 1
-      for (size_t i = 0; i < kChunk; ++i)
-        any |= static_cast<uint16_t>((((data[begin + i] & 0x7F80u) + 0x80u) & 0x7F80u) <= 0x80u);
+      uint16_t any = 0;           // an exponent of all zeros or all ones ((e + 1) mod 256 <= 1), but not +0
+      for (size_t i = 0; i < kChunk; ++i) {
+        const unsigned v = data[begin + i];
+        any |= static_cast<uint16_t>(((((v & 0x7F80u) + 0x80u) & 0x7F80u) <= 0x80u) & (v != 0));
+      }
       if (any == 0) continue;
     }
     for (size_t i = begin; i < end; ++i) {
@@ -353,6 +356,10 @@ void InputSpaceCoverage::add_step(const StepInput& in, const CacheLayout& compre
     if (b.query_len(j) > 0 && start % c.compress_ratio != 0 && b.seq_lens[j] / c.compress_ratio > start / c.compress_ratio)
       hit(I::kGroupReachesBackIntoRing);
   }
+  if (compressed.row_stride > compressed.width) hit(I::kCompressedCacheRowStridePadded);
+  if (compressed.block_stride > compressed.rows * compressed.row_stride) hit(I::kCompressedCacheBlockStridePadded);
+  if (ring.row_stride > ring.width) hit(I::kRingCacheRowStridePadded);
+  if (ring.block_stride > ring.rows * ring.row_stride) hit(I::kRingCacheBlockStridePadded);
   count_step_parameters(c);
   count_positions(in);
   count_special_values(in.keys, I::kKeyNan);

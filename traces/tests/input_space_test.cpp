@@ -169,7 +169,9 @@ TEST(InputSpaceCoverage, SpecialValuesAreCountedPerElement) {
   in.keys[4] = 0x0001;     // the smallest subnormal
   in.keys[5] = 0x8000;     // -0
   in.keys[6] = 0x0000;     // +0: no class
-  in.queries[9] = 0x8001;  // a negative subnormal
+  in.config.num_heads = 4;  // 128 query elements: two whole chunks of the scan's 64
+  in.queries.assign(128, 0x0000);
+  in.queries[100] = 0x8001;  // a negative subnormal among +0s
   in.config.w_q[0] = 0xFFC1;  // a negative NaN
   InputSpaceCoverage c;
   c.add_step(in, CacheLayout::dense(4, 4, 32, 2), CacheLayout::dense(4, 8, 32, 2));
@@ -198,6 +200,14 @@ TEST(InputSpaceCoverage, PositionAndBlockEdgesAreThoseOfTheInput) {
   EXPECT_EQ(c.at(I::kRingBlockPastCache).count, 1);
   EXPECT_EQ(c.at(I::kRingBlockInCache).count, 0);
   EXPECT_EQ(c.at(I::kGroupReachesBackIntoRing).count, 1) << "s = 7, C = 4: group 1 closes at 7 with members 4..6";
+  EXPECT_EQ(c.at(I::kCompressedCacheBlockStridePadded).count, 0) << "dense caches";
+  CacheLayout paged = CacheLayout::dense(4, 4, 32, 2);
+  paged.row_stride = 40;
+  paged.block_stride = 4 * 40 + 8;
+  c.add_step(last, paged, CacheLayout::dense(4, 8, 32, 2));
+  EXPECT_EQ(c.at(I::kCompressedCacheRowStridePadded).count, 1);
+  EXPECT_EQ(c.at(I::kCompressedCacheBlockStridePadded).count, 1);
+  EXPECT_EQ(c.at(I::kRingCacheRowStridePadded).count, 0);
   c.add_step(one_row_step(6), CacheLayout::dense(4, 4, 32, 2), CacheLayout::dense(4, 8, 32, 2));
   EXPECT_TRUE(c.at(I::kPosition).edges[2]);
   EXPECT_EQ(c.missed_edges(I::kPosition), (std::vector<std::string>{"lo", "lo+1"}));
