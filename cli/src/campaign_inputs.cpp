@@ -26,7 +26,8 @@ traces::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& 
                                                 int threads) {
   traces::InputSpaceCoverage total;
   for (int64_t i = 0; i < batches; ++i) total.add_batch(campaign_batch(seed, i).input);
-  for (int64_t i = 0; i < campaign_invalid_batches(batches); ++i) total.add_batch(campaign_invalid_batch(seed, i).input);
+  for (int64_t i = 0; i < campaign_invalid_batches(batches); ++i)
+    total.add_batch(campaign_invalid_batch(seed, i).input);
   std::vector<traces::InputSpaceCoverage> per_job(jobs.size());
   run_pool(static_cast<int64_t>(jobs.size()), threads, false, [&](int64_t k, int, const std::function<bool()>&) {
     per_job[static_cast<size_t>(k)] = job_input_space(jobs[static_cast<size_t>(k)]);

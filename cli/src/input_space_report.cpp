@@ -40,12 +40,8 @@ nlohmann::json input_space_to_json(const traces::InputSpaceCoverage& coverage) {
   nlohmann::json rows = nlohmann::json::array();
   for (const InputClass& row : traces::input_classes()) {
     const traces::InputClassCount& c = coverage.at(row.which);
-    nlohmann::json j = {{"id", row.id},
-                        {"spec", row.clause},
-                        {"inputs", traces::to_string(row.scope)},
-                        {"count", c.count},
-                        {"steps", c.steps},
-                        {"reached", coverage.reached(row.which)}};
+    nlohmann::json j = {{"id", row.id},     {"spec", row.clause}, {"inputs", traces::to_string(row.scope)},
+                        {"count", c.count}, {"steps", c.steps},   {"reached", coverage.reached(row.which)}};
     if (row.values != traces::ValueSet::kClass) {
       if (c.count > 0) {
         j["min"] = c.min;
@@ -79,7 +75,8 @@ traces::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, con
     const std::string id = o.string("id");
     const InputClass* row = row_by_id(id);
     if (row == nullptr)
-      o.fail("id", -1, "unknown-class", "'" + id + "' is not a class of this version's inventory (docs/input-space.md)");
+      o.fail("id", -1, "unknown-class",
+             "'" + id + "' is not a class of this version's inventory (docs/input-space.md)");
     traces::InputClassCount& c = coverage.at(row->which);
     c.count = o.integer("count");
     c.steps = o.integer("steps");

@@ -189,8 +189,7 @@ TEST(MergeInputSpace, CountsAddAndExtremesCombineThroughTheJsonReports) {
   // Through the JSON each shard writes and `merge` reads back.
   std::vector<ShardReport> shards;
   for (const CheckReport* r : {&two, &one})
-    shards.push_back({"shard" + std::to_string(r->campaign.shard_index),
-                      report_from_json(written(*r), "")});
+    shards.push_back({"shard" + std::to_string(r->campaign.shard_index), report_from_json(written(*r), "")});
   EXPECT_EQ(shards[0].report.input_space, two.input_space) << "the JSON round trip keeps every count and edge";
   const CheckReport merged = merge_reports(shards);
   const traces::InputClassCount& n = merged.input_space.at(traces::InputClassId::kNumActualTokens);

@@ -181,8 +181,7 @@ void InputSpaceCoverage::count_table(const Batch& b, const BlockTable& table, in
 }
 
 void InputSpaceCoverage::count_cache_blocks(const Batch& b, const BlockTable& table, int64_t columns,
-                                            const CacheLayout& layout, InputClassId in_cache,
-                                            InputClassId past_cache) {
+                                            const CacheLayout& layout, InputClassId in_cache, InputClassId past_cache) {
   for (int64_t j = 0; j < b.num_requests(); ++j)
     for (int64_t col = 0; col < columns; ++col) {
       const int64_t id = table.at(j, col);
@@ -278,8 +277,7 @@ void InputSpaceCoverage::count_step_parameters(const StepConfig& c) {
     ScenarioConfig model;  // the real model's proportions for this rd
     model.mrope = true;
     model.rotary_dim = c.rotary_dim;
-    hit(model.mrope_sections() == c.mrope_sections ? I::kMropeSectionsModelProportions
-                                                   : I::kMropeSectionsOtherSplit);
+    hit(model.mrope_sections() == c.mrope_sections ? I::kMropeSectionsModelProportions : I::kMropeSectionsOtherSplit);
     if (s[0] == 0 || s[1] == 0 || s[2] == 0) hit(I::kMropeSectionZero);
     const int64_t hp = c.rotary_dim / 2;
     if (3 * s[1] > hp || 3 * s[2] > hp) hit(I::kMropeSectionBeyondInterleave);
@@ -349,11 +347,12 @@ void InputSpaceCoverage::add_step(const StepInput& in, const CacheLayout& compre
   count_table(b, in.ring_block_table, std::min<int64_t>(in.ring_block_table.cols, 1));
   count_cache_blocks(b, in.block_table, in.block_table.cols, compressed, I::kCompressedBlockInCache,
                      I::kCompressedBlockPastCache);
-  count_cache_blocks(b, in.ring_block_table, std::min<int64_t>(in.ring_block_table.cols, 1), ring,
-                     I::kRingBlockInCache, I::kRingBlockPastCache);
+  count_cache_blocks(b, in.ring_block_table, std::min<int64_t>(in.ring_block_table.cols, 1), ring, I::kRingBlockInCache,
+                     I::kRingBlockPastCache);
   for (int64_t j = 0; j < b.num_requests(); ++j) {
     const int64_t start = b.chunk_start(j);
-    if (b.query_len(j) > 0 && start % c.compress_ratio != 0 && b.seq_lens[j] / c.compress_ratio > start / c.compress_ratio)
+    if (b.query_len(j) > 0 && start % c.compress_ratio != 0 &&
+        b.seq_lens[j] / c.compress_ratio > start / c.compress_ratio)
       hit(I::kGroupReachesBackIntoRing);
   }
   if (compressed.row_stride > compressed.width) hit(I::kCompressedCacheRowStridePadded);
@@ -388,7 +387,9 @@ std::vector<std::string> InputSpaceCoverage::gaps() const {
   for (const InputClass& row : input_classes()) {
     const InputClassCount& c = at(row.which);
     if (reached(row.which)) continue;
-    const char* what = c.count == 0 ? "never reached" : c.steps == 0 ? "no step input reached it" : "no metadata batch reached it";
+    const char* what = c.count == 0   ? "never reached"
+                       : c.steps == 0 ? "no step input reached it"
+                                      : "no metadata batch reached it";
     lines.push_back(std::string(row.id) + ": " + what + " (" + row.legal + ")");
   }
   for (const InputClass& row : input_classes()) {

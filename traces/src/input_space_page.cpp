@@ -13,7 +13,7 @@ std::string number_text(int64_t v) {
   if (v == INT64_MIN) return "-2^63";
   const bool negative = v < 0;
   const uint64_t a = negative ? static_cast<uint64_t>(-v) : static_cast<uint64_t>(v);
-  for (int k = 10; k < 64; ++k) {
+  for (int k = 16; k < 64; ++k) {  // 1024 reads better as it is
     const uint64_t p = uint64_t{1} << k;
     if (a == p) return (negative ? "-2^" : "2^") + std::to_string(k);
     if (!negative && a == p - 1) return "2^" + std::to_string(k) + " - 1";
@@ -23,7 +23,7 @@ std::string number_text(int64_t v) {
 }
 
 std::string edges_text(const InputClass& row) {
-  if (row.values == ValueSet::kClass) return "reached";
+  if (row.values == ValueSet::kClass) return "once";
   std::string hi = row.hi_per_input ? "hi" : number_text(row.hi);
   std::string out;
   for (int e = 0; e < kNumEdges; ++e) {
@@ -62,9 +62,9 @@ std::string input_space_markdown() {
       "  compressed and ring groups): such a class is reached once a metadata batch and a step input\n"
       "  had it, since the metadata builders alone do not take it through the step update. The SPEC 8\n"
       "  examples and ring-survival cases are fixed inputs and are not counted.\n"
-      "- **must reach**: a value class must occur once; a range must be hit at lo, lo + 1, hi - 1 and hi,\n"
-      "  those of them that are legal values (lo + 1 of a power of two is not). `hi` per input means the\n"
-      "  bound is the input's own (max_position - 1, the cache's num_blocks - 1).\n"
+      "- **must reach**: a value class must occur (`once`); a range must be hit at lo, lo + 1, hi - 1\n"
+      "  and hi, those of them that are legal values (lo + 1 of a power of two is not). `hi` per input\n"
+      "  means the bound is the input's own (max_position - 1, the cache's num_blocks - 1).\n"
       "- Where the SPEC leaves a bound open, the row gives the practical bound the generators target and\n"
       "  why (notes below the table).\n"
       "- Not in the inventory: the step update's own validation rules (head_dim, rotary_dim, ...,\n"

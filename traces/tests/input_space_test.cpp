@@ -71,7 +71,8 @@ TEST(InputSpaceTable, RowsAreUniqueNamedRangedAndCoverTheSpecSections) {
       EXPECT_TRUE(edge_is_legal(row, 0)) << row.id << ": lo must be legal";
     }
     std::stringstream list(row.clause);
-    for (std::string clause; std::getline(list, clause, ',');) clauses.insert(clause.substr(clause.find_first_not_of(' ')));
+    for (std::string clause; std::getline(list, clause, ',');)
+      clauses.insert(clause.substr(clause.find_first_not_of(' ')));
   }
   // Issue 18: every parameter of SPEC 1.3, 1.4, 4, 5 and 6 appears.
   for (const char* section : {"1.3", "1.4", "4", "5", "6"}) {
@@ -133,7 +134,8 @@ TEST(InputSpaceCoverage, Int32AndInt64ExtremesHitTheirEdges) {
   in.cache.kind = CacheKind::kCompressed;
   in.cache.compress_ratio = 2;
   in.cache.storage_block_size = 1;
-  in.block_table = BlockTable::from_rows({{std::numeric_limits<int32_t>::max()}, {std::numeric_limits<int32_t>::min()}});
+  in.block_table =
+      BlockTable::from_rows({{std::numeric_limits<int32_t>::max()}, {std::numeric_limits<int32_t>::min()}});
   in.batch.common_slot_mapping = {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
   InputSpaceCoverage c;
   c.add_batch(in);
@@ -163,15 +165,15 @@ TEST(InputSpaceCoverage, AnInvalidBatchCountsOnlyItsRule) {
 
 TEST(InputSpaceCoverage, SpecialValuesAreCountedPerElement) {
   StepInput in = one_row_step(0);
-  in.keys[1] = 0x7FC0;     // NaN
-  in.keys[2] = 0x7F80;     // +inf
-  in.keys[3] = 0xFF80;     // -inf
-  in.keys[4] = 0x0001;     // the smallest subnormal
-  in.keys[5] = 0x8000;     // -0
-  in.keys[6] = 0x0000;     // +0: no class
+  in.keys[1] = 0x7FC0;      // NaN
+  in.keys[2] = 0x7F80;      // +inf
+  in.keys[3] = 0xFF80;      // -inf
+  in.keys[4] = 0x0001;      // the smallest subnormal
+  in.keys[5] = 0x8000;      // -0
+  in.keys[6] = 0x0000;      // +0: no class
   in.config.num_heads = 4;  // 128 query elements: two whole chunks of the scan's 64
   in.queries.assign(128, 0x0000);
-  in.queries[100] = 0x8001;  // a negative subnormal among +0s
+  in.queries[100] = 0x8001;   // a negative subnormal among +0s
   in.config.w_q[0] = 0xFFC1;  // a negative NaN
   InputSpaceCoverage c;
   c.add_step(in, CacheLayout::dense(4, 4, 32, 2), CacheLayout::dense(4, 8, 32, 2));
@@ -254,7 +256,8 @@ TEST(InputSpaceCoverage, GapsNameUnreachedClassesThenMissedEdges) {
   EXPECT_EQ(gaps[1].rfind("num_requests: no step input reached it", 0), 0u) << gaps[1];
   EXPECT_EQ(gaps[2].rfind("more_than_1024_requests: never reached", 0), 0u) << gaps[2];
   bool n_edges = false;
-  for (const std::string& line : gaps) n_edges |= line.rfind("num_actual_tokens: edges lo, hi-1, hi not reached", 0) == 0;
+  for (const std::string& line : gaps)
+    n_edges |= line.rfind("num_actual_tokens: edges lo, hi-1, hi not reached", 0) == 0;
   EXPECT_TRUE(n_edges) << "N = 1 hits lo + 1 only";
 }
 

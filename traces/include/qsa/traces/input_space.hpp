@@ -148,7 +148,7 @@ enum class InputClassId : int {
 };
 /// One row of the inventory, indexed by InputClassId.
 struct InputClass {
-  InputClassId which;    // its index in the table (checked when the table is built)
+  InputClassId which;     // its index in the table (checked when the table is built)
   const char* id;         // stable snake_case name (reports and docs use it)
   const char* clause;     // SPEC clause(s), e.g. "1.3", "5, 6.3"
   const char* parameter;  // the input or its property
