@@ -6,6 +6,7 @@
 #include "output.hpp"
 #include "qsa/backends/cuda_kernel_path.hpp"
 #include "qsa/backends/registry.hpp"
+#include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "stop_request.hpp"
@@ -44,8 +45,20 @@ std::vector<CampaignJob> workload_campaign(const traces::Workload& workload, uin
   return jobs;
 }
 
+traces::GeneratedBatch campaign_batch(uint64_t seed, int64_t i) {
+  traces::Rng rng = traces::Rng(seed).fork(static_cast<uint64_t>(i));
+  return traces::random_metadata_input(rng);
+}
+
+traces::GeneratedBatch campaign_invalid_batch(uint64_t seed, int64_t i) {
+  traces::Rng rng = traces::Rng(seed ^ 0x1a7a11dULL).fork(static_cast<uint64_t>(i));
+  return traces::random_invalid_metadata_input(rng);
+}
+
+int64_t campaign_invalid_batches(int64_t batches) { return std::max<int64_t>(1, batches / 10); }
+
 JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
-                  const traces::RunOptions& options, const std::function<bool()>& cancelled) {
+                  const traces::RunOptions& given_options, const std::function<bool()>& cancelled) {
   const auto start = std::chrono::steady_clock::now();
   JobResult result;
   result.workload = job.workload.name;
@@ -53,6 +66,8 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   traces::Simulator simulator(job.workload, job.seed);
   result.scenario.config = simulator.config();
   result.cuda_kernel_path = backends::cuda_step_kernel_path(simulator.config());
+  traces::RunOptions options = given_options;
+  options.input_space = &result.input_space;
   traces::ScenarioRunner runner(simulator.config(), backend, options);
   traces::CoverageCounter coverage(simulator.config());
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "qsa/backend.hpp"
+#include "qsa/traces/batch_generator.hpp"
+#include "qsa/traces/input_space_coverage.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -36,6 +38,7 @@ struct JobResult {
   uint64_t seed = 0;
   int64_t steps_run = 0;
   traces::Coverage coverage;  // of the steps run
+  traces::InputSpaceCoverage input_space;  // the inputs of the steps run (input_space.hpp)
   std::optional<traces::RunFailure> failure;
   traces::Scenario scenario;  // the steps run, up to and including a failing one
   std::string cuda_kernel_path;  // backends::cuda_step_kernel_path of its config
@@ -45,6 +48,12 @@ struct JobResult {
   double seconds = 0;
   int device = -1;  // the device of the backend instance that ran it (--devices); -1: a CPU backend
 };
+
+/// Generated metadata batch i of a campaign with `seed` (the check "metadata on generated batches").
+traces::GeneratedBatch campaign_batch(uint64_t seed, int64_t i);
+/// Invalid batch i, and how many a campaign of `batches` generated batches runs (SPEC 1.4 check).
+traces::GeneratedBatch campaign_invalid_batch(uint64_t seed, int64_t i);
+int64_t campaign_invalid_batches(int64_t batches);
 
 /// Progress of a running job: called every step.
 using ProgressFn =

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "check_log_figures.hpp"
+#include "input_space_report.hpp"
 #include "output.hpp"
 #include "qsa/backends/cuda_kernel_path.hpp"
 
@@ -139,6 +140,7 @@ void print_report(const CheckReport& r, std::FILE* out) {
     if (!missing.empty()) std::fprintf(out, "  not reached: %s\n", missing.c_str());
   }
   print_check_log_figures(r, out);  // the replayed log beside the coverage above
+  print_input_space(r.input_space, out);
   for (const auto& [backend, stats] : r.float_statistics) {
     std::fprintf(out, "\nfloat outputs of %s under %s:\n", backend.c_str(), r.float_tolerance.to_string().c_str());
     std::fprintf(out, "  %s\n  %s\n", stats.compressed.to_string("compressed cache").c_str(),
@@ -182,6 +184,7 @@ nlohmann::json coverage_to_json(const traces::Coverage& c) {
 
 nlohmann::json report_to_json(const CheckReport& r) {
   nlohmann::json j;
+  j["schema_version"] = kCheckReportSchemaVersion;
   j["seed"] = r.seed;
   j["backends"] = r.backends;
   j["exit_code"] = r.exit_code();
@@ -253,6 +256,7 @@ nlohmann::json report_to_json(const CheckReport& r) {
               {"devices", devices}};
   if (!r.run.merged_from.is_null()) j["run"]["merged_from"] = r.run.merged_from;
   j["coverage"] = coverage_to_json(r.coverage);
+  j["input_space"] = input_space_to_json(r.input_space);
   j["cuda_kernel_paths"] = {{"steps", r.kernel_path_steps}, {"not_reached", paths_not_reached(r)}};
   if (!r.request_log.is_null()) j["request_log"] = check_log_figures_json(r);
   j["not_run"] = r.not_run;

@@ -14,6 +14,7 @@
 #include "qsa/status.hpp"
 #include "qsa/traces/float_comparator.hpp"
 #include "qsa/traces/float_statistics.hpp"
+#include "qsa/traces/input_space_coverage.hpp"
 #include "qsa/traces/scenario.hpp"
 
 namespace qsa::cli {
@@ -90,11 +91,16 @@ struct RunFacts {
 /// This host's name and the date now (UTC, ISO 8601): the start of a run's facts.
 RunFacts run_facts_now();
 
+/// The version of the check report's JSON (report_to_json): raised when a field changes meaning or
+/// goes away, not when one is added; docs/json-schema.md lists what each version holds.
+inline constexpr int64_t kCheckReportSchemaVersion = 1;
+
 struct CheckReport {
   uint64_t seed = 0;
   std::vector<std::string> backends;
   std::vector<CheckRow> rows;
   traces::Coverage coverage;
+  traces::InputSpaceCoverage input_space;  // of every input generated, all backends (input_space.hpp)
   /// Steps per path of the CUDA step-update kernel (backends::cuda_step_kernel_path of each
   /// scenario's config), whichever backend ran them: what a CUDA campaign of the same jobs covers.
   std::map<std::string, int64_t> kernel_path_steps;

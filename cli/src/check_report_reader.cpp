@@ -2,6 +2,7 @@
 
 #include "check_log_figures.hpp"
 #include "float_tolerance_option.hpp"
+#include "input_space_report.hpp"
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::cli {
@@ -89,6 +90,10 @@ traces::FloatStatistics statistics_from(const nlohmann::json& json, const std::s
 CheckReport report_from_json(const nlohmann::json& json, const std::string& context) {
   JsonObjectReader r(json, context);
   CheckReport report;
+  if (const int64_t version = r.integer("schema_version"); version != kCheckReportSchemaVersion)
+    r.fail("schema_version", -1, "unsupported-version",
+           "this qsacheck reads check reports of schema version " + std::to_string(kCheckReportSchemaVersion) +
+               ", the file has " + std::to_string(version));
   report.seed = unsigned_field(r, "seed");
   report.backends = strings(r, "backends");
   Error error;
@@ -124,6 +129,7 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
     report.rows.push_back(row);
   }
   report.coverage = coverage_from(r.raw("coverage"), context + "coverage.");
+  report.input_space = input_space_from_json(r.raw("input_space"), context + "input_space.");
   if (const nlohmann::json* paths = r.optional_raw("cuda_kernel_paths")) {
     JsonObjectReader o(*paths, context + "cuda_kernel_paths.");
     const nlohmann::json& steps = o.raw("steps");

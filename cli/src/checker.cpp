@@ -16,7 +16,6 @@
 #include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/check_engine.hpp"
-#include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/limits.hpp"
@@ -288,8 +287,8 @@ void Checker::run_generated_batches(size_t b, const std::string& name, Backend& 
     }
     CheckRow& row = report_.rows[row_index];
     ++row.cases;
-    traces::Rng rng = traces::Rng(options_.seed).fork(static_cast<uint64_t>(i));
-    const traces::GeneratedBatch generated = traces::random_metadata_input(rng);
+    const traces::GeneratedBatch generated = campaign_batch(options_.seed, i);
+    report_.input_space.add_batch(generated.input);
     Error declined;
     auto failure = check_batch(backend, generated.input, &declined);
     if (!declined.rule.empty()) {
@@ -339,11 +338,11 @@ void Checker::run_invalid_batches(size_t b, const std::string& name, Backend& ba
   const auto start = Clock::now();
   const size_t row_index = report_.rows.size();
   report_.add(kInvalidCheck, name);
-  const int64_t count = std::max<int64_t>(1, options_.batches / 10);
+  const int64_t count = campaign_invalid_batches(options_.batches);
   for (int64_t i = 0; i < count; ++i) {
     ++report_.rows[row_index].cases;
-    traces::Rng rng = traces::Rng(options_.seed ^ 0x1a7a11dULL).fork(static_cast<uint64_t>(i));
-    const traces::GeneratedBatch generated = traces::random_invalid_metadata_input(rng);
+    const traces::GeneratedBatch generated = campaign_invalid_batch(options_.seed, i);
+    report_.input_space.add_batch(generated.input);
     Error declined;  // stays empty: validation comes before any capability (docs/decisions.md)
     if (auto failure = check_batch(backend, generated.input, &declined)) {
       CheckFinding f;
@@ -440,6 +439,7 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
   ++row.cases;
   row.seconds += result.seconds;
   report_.coverage += result.coverage;
+  report_.input_space += result.input_space;
   report_.kernel_path_steps[result.cuda_kernel_path] += result.coverage.steps;
   for (const std::string& what : result.declined)
     if (declined_.insert(result.workload + ": " + what).second)

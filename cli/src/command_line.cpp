@@ -76,6 +76,7 @@ int run_command_line(int argc, const char* const* argv, bool parse_only) {
     add_report_command(app, &job);
     add_backends_command(app, &job);
     add_merge_command(app, &job);
+    add_input_space_command(app, &job);
 
     // The limits are read once up front, so a malformed variable is bad usage before any work.
     traces::max_input_bytes();

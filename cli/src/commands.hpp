@@ -24,5 +24,6 @@ void add_bench_run_options(CLI::App* bench, CommandJob* job);
 void add_report_command(CLI::App& app, CommandJob* job);
 void add_backends_command(CLI::App& app, CommandJob* job);
 void add_merge_command(CLI::App& app, CommandJob* job);
+void add_input_space_command(CLI::App& app, CommandJob* job);
 
 }  // namespace qsa::cli

@@ -170,6 +170,7 @@ CheckReport merge_reports(const std::vector<ShardReport>& given) {
     const CheckReport& r = shards[i].report;
     add_rows(merged, shards[i], i);
     merged.coverage += r.coverage;
+    merged.input_space += r.input_space;  // counts add, extremes and edges combine
     for (const auto& [path, steps] : r.kernel_path_steps) merged.kernel_path_steps[path] += steps;
     not_run.insert(r.not_run.begin(), r.not_run.end());
     if (merged.stopped_by.empty()) merged.stopped_by = r.stopped_by;

@@ -8,6 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "check_report.hpp"
+#include "check_report_reader.hpp"
+#include "merge_reports.hpp"
+#include "qsa/traces/json_reader.hpp"
 #include "report_normalizer.hpp"
 #include "run_command.hpp"
 
@@ -58,6 +62,10 @@ TEST(ShardedCampaign, FourShardsMergeIntoTheUnshardedReportOnTheReference) {
       << "diff: " << nlohmann::json::diff(testing::without_run_facts(whole), testing::without_run_facts(merged));
   EXPECT_EQ(merged["jobs"].size(), merged["campaign"]["jobs_total"].get<size_t>());
   EXPECT_GT(merged["coverage"]["steps"].get<int64_t>(), 0);
+  // The input space (issue 18): shard 1's batches and every shard's steps add up to the whole run's.
+  EXPECT_EQ(merged["schema_version"], whole["schema_version"]);
+  EXPECT_EQ(merged["input_space"], whole["input_space"]);
+  EXPECT_GT(merged["input_space"]["reached"].get<int64_t>(), 0);
   EXPECT_EQ(merged["run"]["merged_from"].size(), 4u);
 }
 
@@ -144,3 +152,81 @@ TEST(MergeCommand, RefusesReportsThatAreNotOneCampaign) {
 
 }  // namespace
 }  // namespace qsa
+
+namespace qsa::cli {
+namespace {
+
+// Two shard reports of one (empty) campaign, each with the input-space counts of one batch.
+CheckReport shard_with_batch(int64_t index, const MetadataInput& batch) {
+  CheckReport r;
+  r.campaign.keep_going = true;
+  r.campaign.shard_index = index;
+  r.campaign.shard_count = 2;
+  r.campaign.max_findings = 10;
+  r.input_space.add_batch(batch);
+  return r;
+}
+
+// The report's JSON as `check --json` writes it (the output layer adds unwritten_outputs).
+nlohmann::json written(const CheckReport& r) {
+  nlohmann::json json = nlohmann::json::parse(report_to_json(r).dump());
+  json["unwritten_outputs"] = nlohmann::json::array();
+  return json;
+}
+
+MetadataInput passthrough_batch(int64_t rows, int64_t padding) {
+  MetadataInput in;
+  in.cache.kind = CacheKind::kPassthrough;
+  in.batch.query_start_loc = {0, rows};
+  in.batch.seq_lens = {rows};
+  in.batch.num_actual_tokens = rows + padding;
+  in.batch.common_slot_mapping.assign(static_cast<size_t>(rows + padding), -1);
+  in.block_table = BlockTable::from_rows({{0}});
+  return in;
+}
+
+TEST(MergeInputSpace, CountsAddAndExtremesCombineThroughTheJsonReports) {
+  const CheckReport one = shard_with_batch(1, passthrough_batch(1, 0));
+  const CheckReport two = shard_with_batch(2, passthrough_batch(5, 3));
+  // Through the JSON each shard writes and `merge` reads back.
+  std::vector<ShardReport> shards;
+  for (const CheckReport* r : {&two, &one})
+    shards.push_back({"shard" + std::to_string(r->campaign.shard_index), report_from_json(written(*r), "")});
+  EXPECT_EQ(shards[0].report.input_space, two.input_space) << "the JSON round trip keeps every count and edge";
+  const CheckReport merged = merge_reports(shards);
+  const traces::InputClassCount& n = merged.input_space.at(traces::InputClassId::kNumActualTokens);
+  EXPECT_EQ(n.count, 2);
+  EXPECT_EQ(n.min, 1);
+  EXPECT_EQ(n.max, 8);
+  EXPECT_TRUE(n.edges[1]) << "shard 1's N = 1 is lo + 1";
+  const traces::InputClassCount& padding = merged.input_space.at(traces::InputClassId::kPaddingRows);
+  EXPECT_TRUE(padding.edges[0]) << "shard 1 has no padding: lo";
+  EXPECT_EQ(padding.max, 3);
+  EXPECT_EQ(merged.input_space.at(traces::InputClassId::kTokenOnlyPadding).count, 1);
+  traces::InputSpaceCoverage sum = one.input_space;
+  sum += two.input_space;
+  EXPECT_EQ(merged.input_space, sum);
+}
+
+TEST(MergeInputSpace, AReportOfAnotherSchemaVersionIsRefused) {
+  nlohmann::json json = written(shard_with_batch(1, passthrough_batch(1, 0)));
+  json["schema_version"] = kCheckReportSchemaVersion + 1;
+  try {
+    report_from_json(json, "files[0].");
+    FAIL() << "read a report of another schema version";
+  } catch (const traces::InputError& e) {
+    EXPECT_EQ(e.error().field, "files[0].schema_version");
+    EXPECT_EQ(e.error().rule, "unsupported-version");
+  }
+  json = written(shard_with_batch(1, passthrough_batch(1, 0)));
+  json["input_space"]["rows"][0]["id"] = "no_such_class";
+  try {
+    report_from_json(json, "");
+    FAIL() << "read an input-space class the inventory does not have";
+  } catch (const traces::InputError& e) {
+    EXPECT_EQ(e.error().rule, "unknown-class");
+  }
+}
+
+}  // namespace
+}  // namespace qsa::cli

@@ -17,6 +17,7 @@
 #include "qsa/backend.hpp"
 #include "qsa/model_oracle.hpp"
 #include "qsa/traces/check_engine.hpp"
+#include "qsa/traces/input_space_coverage.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/step_digest.hpp"
@@ -47,6 +48,8 @@ struct RunOptions {
   FloatTolerance float_tolerance{};
   /// Tolerance mode: accumulates the row-ulp figures of every step (optional).
   StepFloatStatistics* float_statistics = nullptr;
+  /// Counts every step's input against the input-space inventory (optional; input_space.hpp).
+  InputSpaceCoverage* input_space = nullptr;
 };
 
 struct RunFailure {

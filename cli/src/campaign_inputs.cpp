@@ -1,0 +1,40 @@
+#include "campaign_inputs.hpp"
+
+#include "job_pool.hpp"
+#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/traces/scenario_state.hpp"
+#include "qsa/traces/simulator.hpp"
+
+namespace qsa::cli {
+
+traces::InputSpaceCoverage job_input_space(const CampaignJob& job) {
+  traces::InputSpaceCoverage coverage;
+  traces::Simulator simulator(job.workload, job.seed);
+  const traces::ScenarioConfig& config = simulator.config();
+  traces::ScenarioState state(config);
+  const CacheLayout compressed = traces::compressed_cache_layout(config);
+  const CacheLayout ring = traces::ring_cache_layout(config);
+  for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {  // run_job's loop, less the backend
+    const traces::StepRecord record = simulator.next();
+    coverage.add_step(state.step_input(record, i), compressed, ring);
+    state.apply(record, i);
+  }
+  return coverage;
+}
+
+traces::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& jobs, uint64_t seed, int64_t batches,
+                                                int threads) {
+  traces::InputSpaceCoverage total;
+  for (int64_t i = 0; i < batches; ++i) total.add_batch(campaign_batch(seed, i).input);
+  for (int64_t i = 0; i < campaign_invalid_batches(batches); ++i)
+    total.add_batch(campaign_invalid_batch(seed, i).input);
+  std::vector<traces::InputSpaceCoverage> per_job(jobs.size());
+  run_pool(static_cast<int64_t>(jobs.size()), threads, false, [&](int64_t k, int, const std::function<bool()>&) {
+    per_job[static_cast<size_t>(k)] = job_input_space(jobs[static_cast<size_t>(k)]);
+    return false;
+  });
+  for (const traces::InputSpaceCoverage& c : per_job) total += c;
+  return total;
+}
+
+}  // namespace qsa::cli

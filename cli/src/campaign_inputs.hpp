@@ -1,0 +1,22 @@
+#pragma once
+// The inputs a `qsacheck check` campaign generates, counted against the input-space inventory
+// without running any backend (input_space_coverage.hpp): the same counts the campaign's report
+// holds in `input_space` for one backend, at the cost of generating the inputs only.
+
+#include <cstdint>
+#include <vector>
+
+#include "campaign.hpp"
+#include "qsa/traces/input_space_coverage.hpp"
+
+namespace qsa::cli {
+
+/// The generated metadata batches (`batches` of them), the invalid batches, and every step input
+/// of `jobs` (each job's steps as run_job() draws them), on `threads` threads.
+traces::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& jobs, uint64_t seed, int64_t batches,
+                                                int threads);
+
+/// One job's step inputs (the scenario state stepped without a backend).
+traces::InputSpaceCoverage job_input_space(const CampaignJob& job);
+
+}  // namespace qsa::cli

@@ -1,0 +1,126 @@
+#include "input_space_report.hpp"
+
+#include <map>
+#include <vector>
+
+#include "qsa/traces/json_reader.hpp"
+
+namespace qsa::cli {
+namespace {
+
+using traces::InputClass;
+using traces::InputClassId;
+
+const InputClass* row_by_id(const std::string& id) {
+  static const std::map<std::string, const InputClass*> by_id = [] {
+    std::map<std::string, const InputClass*> m;
+    for (const InputClass& row : traces::input_classes()) m[row.id] = &row;
+    return m;
+  }();
+  const auto it = by_id.find(id);
+  return it == by_id.end() ? nullptr : it->second;
+}
+
+int edge_by_name(const std::string& name) {
+  for (int e = 0; e < traces::kNumEdges; ++e)
+    if (name == traces::edge_name(e)) return e;
+  return -1;
+}
+
+int edges_missed(const traces::InputSpaceCoverage& coverage) {
+  int missed = 0;
+  for (const InputClass& row : traces::input_classes())
+    if (coverage.at(row.which).count > 0 && !coverage.missed_edges(row.which).empty()) ++missed;
+  return missed;
+}
+
+}  // namespace
+
+nlohmann::json input_space_to_json(const traces::InputSpaceCoverage& coverage) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const InputClass& row : traces::input_classes()) {
+    const traces::InputClassCount& c = coverage.at(row.which);
+    nlohmann::json j = {{"id", row.id},     {"spec", row.clause}, {"inputs", traces::to_string(row.scope)},
+                        {"count", c.count}, {"steps", c.steps},   {"reached", coverage.reached(row.which)}};
+    if (row.values != traces::ValueSet::kClass) {
+      if (c.count > 0) {
+        j["min"] = c.min;
+        j["max"] = c.max;
+      }
+      j["lo"] = row.lo;
+      j["hi"] = row.hi;
+      j["hi_per_input"] = row.hi_per_input;
+      std::vector<std::string> hit;
+      for (int e = 0; e < traces::kNumEdges; ++e)
+        if (c.edges[e]) hit.emplace_back(traces::edge_name(e));
+      j["edges_hit"] = hit;
+      j["edges_missed"] = coverage.missed_edges(row.which);
+    }
+    rows.push_back(j);
+  }
+  return {{"classes", traces::kNumInputClasses},
+          {"reached", coverage.reached_rows()},
+          {"edges_missed", edges_missed(coverage)},
+          {"rows", rows}};
+}
+
+traces::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, const std::string& context) {
+  traces::JsonObjectReader r(json, context);
+  traces::InputSpaceCoverage coverage;
+  const nlohmann::json& rows = r.raw("rows");
+  if (!rows.is_array()) r.fail("rows", -1, "wrong-type", "expected an array of classes");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string where = context + "rows[" + std::to_string(i) + "].";
+    traces::JsonObjectReader o(rows[i], where);
+    const std::string id = o.string("id");
+    const InputClass* row = row_by_id(id);
+    if (row == nullptr)
+      o.fail("id", -1, "unknown-class",
+             "'" + id + "' is not a class of this version's inventory (docs/input-space.md)");
+    traces::InputClassCount& c = coverage.at(row->which);
+    c.count = o.integer("count");
+    c.steps = o.integer("steps");
+    if (row->values != traces::ValueSet::kClass) {
+      if (c.count > 0) {
+        c.min = o.integer("min");
+        c.max = o.integer("max");
+      }
+      const nlohmann::json& hit = o.raw("edges_hit");
+      if (!hit.is_array()) o.fail("edges_hit", -1, "wrong-type", "expected an array of edge names");
+      for (size_t e = 0; e < hit.size(); ++e) {
+        const int edge = hit[e].is_string() ? edge_by_name(hit[e].get<std::string>()) : -1;
+        if (edge < 0) o.fail("edges_hit", static_cast<int64_t>(e), "wrong-type", "expected lo, lo+1, hi-1 or hi");
+        c.edges[static_cast<size_t>(edge)] = true;
+      }
+      for (const char* derived : {"lo", "hi", "hi_per_input", "edges_missed"}) o.raw(derived);  // the table's
+    }
+    for (const char* derived : {"spec", "inputs", "reached"}) o.raw(derived);
+    o.reject_unknown_fields();
+  }
+  for (const char* derived : {"classes", "reached", "edges_missed"}) r.raw(derived);  // recomputed
+  r.reject_unknown_fields();
+  return coverage;
+}
+
+void print_input_space(const traces::InputSpaceCoverage& coverage, std::FILE* out) {
+  std::fprintf(out, "input space: %d/%d classes reached, %d ranges with edges missed (docs/input-space.md)\n",
+               coverage.reached_rows(), traces::kNumInputClasses, edges_missed(coverage));
+  std::string unreached;
+  for (const InputClass& row : traces::input_classes())
+    if (!coverage.reached(row.which)) {
+      const traces::InputClassCount& c = coverage.at(row.which);
+      const char* which = c.count == 0 ? "" : c.steps == 0 ? " (no step)" : " (no batch)";
+      unreached += std::string(unreached.empty() ? "" : ", ") + row.id + which;
+    }
+  if (!unreached.empty()) std::fprintf(out, "  not reached: %s\n", unreached.c_str());
+  std::string missed;
+  for (const InputClass& row : traces::input_classes()) {
+    if (coverage.at(row.which).count == 0) continue;
+    std::string edges;
+    for (const std::string& e : coverage.missed_edges(row.which)) edges += (edges.empty() ? "" : " ") + e;
+    if (!edges.empty()) missed += std::string(missed.empty() ? "" : ", ") + row.id + " (" + edges + ")";
+  }
+  if (!missed.empty()) std::fprintf(out, "  edges missed: %s\n", missed.c_str());
+}
+
+}  // namespace qsa::cli

@@ -1,0 +1,24 @@
+#pragma once
+// The `input_space` section of a check report (docs/json-schema.md): per inventory row its count,
+// extremes and edges; read back for `qsacheck merge`; and the short table of the text report.
+
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "qsa/traces/input_space_coverage.hpp"
+
+namespace qsa::cli {
+
+/// {"classes", "reached", "edges_missed", "rows": [{"id", "spec", "inputs", "count", "steps", "reached",
+/// and for a ranged row "min", "max", "lo", "hi", "edges_hit", "edges_missed"}]}.
+nlohmann::json input_space_to_json(const traces::InputSpaceCoverage& coverage);
+/// The counts of such a section. Throws InputError naming the field: a row id the inventory does
+/// not have (rule "unknown-class": a report of another version), a count or extreme of the wrong type.
+traces::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, const std::string& context);
+/// "input space: 80/108 classes reached ...", then the unreached rows by name and the rows whose
+/// legal edges were missed.
+void print_input_space(const traces::InputSpaceCoverage& coverage, std::FILE* out);
+
+}  // namespace qsa::cli

@@ -1,0 +1,408 @@
+#include "qsa/traces/input_space_coverage.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <map>
+#include <utility>
+
+#include "qsa/traces/scenario.hpp"
+#include "qsa/validate.hpp"
+
+namespace qsa::traces {
+namespace {
+
+using I = InputClassId;
+
+bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+I offset(I first, int by) { return static_cast<I>(static_cast<int>(first) + by); }
+
+}  // namespace
+
+InputClassCount& InputClassCount::operator+=(const InputClassCount& other) {
+  count += other.count;
+  steps += other.steps;
+  min = std::min(min, other.min);
+  max = std::max(max, other.max);
+  for (int e = 0; e < kNumEdges; ++e) edges[e] = edges[e] || other.edges[e];
+  return *this;
+}
+
+bool InputClassCount::operator==(const InputClassCount& o) const {
+  return count == o.count && steps == o.steps && min == o.min && max == o.max && edges == o.edges;
+}
+
+InputSpaceCoverage& InputSpaceCoverage::operator+=(const InputSpaceCoverage& other) {
+  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  return *this;
+}
+
+void InputSpaceCoverage::hit(InputClassId id, int64_t times) {
+  at(id).count += times;
+  if (in_step_) at(id).steps += times;
+}
+
+bool InputSpaceCoverage::reached(InputClassId id) const {
+  const InputClassCount& c = at(id);
+  if (input_class(id).scope == InputScope::kBoth) return c.steps > 0 && c.count > c.steps;
+  return c.count > 0;
+}
+
+void InputSpaceCoverage::value(InputClassId id, int64_t v) { value(id, v, input_class(id).hi); }
+
+void InputSpaceCoverage::value(InputClassId id, int64_t v, int64_t hi) {
+  InputClassCount& c = at(id);
+  const int64_t lo = input_class(id).lo;
+  hit(id);
+  c.min = std::min(c.min, v);
+  c.max = std::max(c.max, v);
+  // Written without lo + 1 and hi - 1, which overflow at the int64 limits.
+  if (v == lo) c.edges[0] = true;
+  if (v > lo && v - 1 == lo) c.edges[1] = true;
+  if (v < hi && v + 1 == hi) c.edges[2] = true;
+  if (v == hi) c.edges[3] = true;
+}
+
+// ---- the batch: sizes, padding, order, split (a step's batch too) ---------------------------
+
+void InputSpaceCoverage::count_batch(const Batch& b) {
+  const int64_t nr = b.num_requests();
+  const int64_t n = b.num_actual_tokens;
+  const int64_t m = b.num_mapped_tokens();
+  const int64_t threshold = b.reorder_batch_threshold;
+  value(I::kNumActualTokens, n);
+  value(I::kNumRequests, nr);
+  if (nr > 1024) hit(I::kMoreThan1024Requests);
+  value(I::kNumMappedTokens, m);
+  value(I::kPaddingRows, n - m);
+  value(I::kReorderBatchThreshold, threshold);
+
+  int64_t first_with_rows = -1, last_with_rows = -1, max_q = 0;
+  bool seen_decode = false, seen_prefill = false, uniform = true;
+  for (int64_t j = 0; j < nr; ++j) {
+    const int64_t q = b.query_len(j);
+    value(I::kQueryLen, q);
+    value(I::kSeqLen, b.seq_lens[j]);
+    value(I::kChunkStart, b.chunk_start(j));
+    max_q = std::max(max_q, q);
+    if (q != 0 && q != b.query_len(0)) uniform = false;
+    if (q == 0) {
+      if (b.seq_lens[j] > 0) hit(I::kZeroLengthRequestWithContext);
+      continue;
+    }
+    if (first_with_rows < 0) first_with_rows = j;
+    last_with_rows = j;
+    if (q <= threshold) {
+      if (seen_prefill) hit(I::kPrefillBeforeDecode);
+      seen_decode = true;
+    } else {
+      if (seen_decode) hit(I::kDecodeBeforePrefill);
+      seen_prefill = true;
+    }
+  }
+  // Zero-length requests by where they sit: first, or between two requests with rows.
+  if (first_with_rows > 0) hit(I::kZeroLengthRequestFirst);
+  for (int64_t j = first_with_rows + 1; first_with_rows >= 0 && j < last_with_rows; ++j)
+    if (b.query_len(j) == 0) hit(I::kZeroLengthRequestInside);
+  const bool padded_tail = nr > 0 && b.query_len(nr - 1) == 0 && b.seq_lens[nr - 1] == 0;
+  if (padded_tail) hit(I::kPaddedRequestsAtTail);
+  if (n > m && !padded_tail) hit(I::kTokenOnlyPadding);
+  if (m == 0 && n > 0) hit(I::kAllPadding);
+
+  // The batch split's rule (SPEC 2), in its order.
+  if (max_q <= threshold && threshold <= 1) {
+    hit(I::kSplitAllDecodesThresholdOne);
+  } else if (b.query_len(0) > threshold) {
+    hit(I::kSplitFirstRequestPrefill);
+  } else if (uniform) {
+    hit(I::kSplitPaddedUniform);
+    if (n != nr * b.query_len(0)) hit(I::kSplitUniformNotNTimesQ0);
+  } else {
+    hit(I::kSplitDecodesThenPrefills);
+  }
+
+  const auto& slots = b.common_slot_mapping;
+  const int64_t counted = std::min<int64_t>(n, static_cast<int64_t>(slots.size()));
+  for (int64_t t = 0; t < counted; ++t) {
+    const int64_t slot = slots[static_cast<size_t>(t)];
+    if (slot >= 0) {
+      value(I::kCommonSlot, slot);
+    } else {
+      value(I::kCommonSlotNegative, slot);
+      if (t < m) hit(I::kNegativeCommonSlotOnRealRow);
+    }
+  }
+  if (static_cast<int64_t>(slots.size()) > n) hit(I::kCommonSlotMappingLongerThanN);
+}
+
+// ---- cache kinds ----------------------------------------------------------------------------
+
+void InputSpaceCoverage::count_compressed(const Batch& b, int64_t c, int64_t s, const BlockTable& table) {
+  value(I::kCompressRatio, c);
+  value(I::kStorageBlockSize, s);
+  for (int64_t j = 0; j < b.num_requests(); ++j) {
+    const int64_t q = b.query_len(j);
+    if (q == 0) continue;
+    const int64_t start = b.chunk_start(j), end = b.seq_lens[j];
+    if (end / c == start / c) hit(I::kChunkWithoutClosingGroup);
+    for (int64_t g = start / c; g < end / c; ++g) {  // the groups closing in this chunk
+      const int64_t logical = g / s;
+      if (logical >= table.cols)
+        hit(I::kMissingCompressedColumn);
+      else if (table.at(j, logical) < 0)
+        hit(I::kMissingCompressedBlock);
+      const int64_t row = b.query_start_loc[j] + (g * c + c - 1 - start);
+      if (b.common_slot_mapping[static_cast<size_t>(row)] < 0) hit(I::kNegativeCommonSlotOnClosingRow);
+    }
+  }
+}
+
+void InputSpaceCoverage::count_ring(const Batch& b, int64_t r, const BlockTable& table) {
+  value(I::kRingCapacity, r);
+  for (int64_t j = 0; j < b.num_requests(); ++j) {
+    const int64_t q = b.query_len(j);
+    if (q == 0) continue;
+    if (q > r) hit(I::kChunkLongerThanRing);
+    if (table.cols == 0 || table.at(j, 0) < 0) hit(I::kMissingRingBlock);
+  }
+}
+
+// Width, rows, strides and the entries of rows < NR, columns < `columns`.
+void InputSpaceCoverage::count_table(const Batch& b, const BlockTable& table, int64_t columns) {
+  value(I::kBlockTableWidth, table.cols);
+  if (table.rows > b.num_requests()) hit(I::kBlockTableRowsBeyondRequests);
+  if (table.rows > 1 && table.cols > 1 && table.row_stride == 1) hit(I::kBlockTableColumnMajor);
+  if (table.col_stride == 1 && table.row_stride > table.cols) hit(I::kBlockTableColumnSlice);
+  for (int64_t j = 0; j < b.num_requests(); ++j)
+    for (int64_t col = 0; col < columns; ++col) {
+      const int64_t id = table.at(j, col);
+      value(id >= 0 ? I::kBlockId : I::kBlockIdNegative, id);
+    }
+}
+
+void InputSpaceCoverage::count_cache_blocks(const Batch& b, const BlockTable& table, int64_t columns,
+                                            const CacheLayout& layout, InputClassId in_cache, InputClassId past_cache) {
+  for (int64_t j = 0; j < b.num_requests(); ++j)
+    for (int64_t col = 0; col < columns; ++col) {
+      const int64_t id = table.at(j, col);
+      if (id < 0) continue;
+      if (id < layout.num_blocks)
+        value(in_cache, id, layout.num_blocks - 1);
+      else
+        hit(past_cache);
+    }
+}
+
+// ---- metadata batches -----------------------------------------------------------------------
+
+void InputSpaceCoverage::count_invalid(const Error& e) {
+  static const std::map<std::pair<std::string, std::string>, I> kRules = {
+      {{"compress_ratio", "out-of-range"}, I::kInvalidCompressRatio},
+      {{"storage_block_size", "out-of-range"}, I::kInvalidStorageBlockSize},
+      {{"ring_capacity", "out-of-range"}, I::kInvalidRingCapacity},
+      {{"request_capacity", "out-of-range"}, I::kInvalidRequestCapacity},
+      {{"reorder_batch_threshold", "out-of-range"}, I::kInvalidReorderBatchThreshold},
+      {{"query_start_loc", "too-short"}, I::kInvalidQueryStartLocTooShort},
+      {{"query_start_loc", "nonzero-start"}, I::kInvalidQueryStartLocNonzeroStart},
+      {{"query_start_loc", "decreasing"}, I::kInvalidQueryStartLocDecreasing},
+      {{"query_start_loc", "out-of-range"}, I::kInvalidQueryStartLocOutOfRange},
+      {{"num_actual_tokens", "out-of-range"}, I::kInvalidNumActualTokens},
+      {{"seq_lens", "wrong-length"}, I::kInvalidSeqLensWrongLength},
+      {{"seq_lens", "shorter-than-query"}, I::kInvalidSeqLensShorterThanQuery},
+      {{"seq_lens", "out-of-range"}, I::kInvalidSeqLensOutOfRange},
+      {{"common_slot_mapping", "too-short"}, I::kInvalidCommonSlotMappingTooShort},
+      {{"common_slot_mapping", "padding-not-negative"}, I::kInvalidCommonSlotMappingPaddingNotNegative},
+      {{"block_table", "too-few-rows"}, I::kInvalidBlockTableTooFewRows},
+  };
+  const auto it = kRules.find({e.field, e.rule});
+  if (it != kRules.end()) hit(it->second);  // "malformed" strides: the table type's own rule, not SPEC 1.4's
+}
+
+void InputSpaceCoverage::add_batch(const MetadataInput& input) {
+  Error error;
+  if (validate(input, &error) != Status::kOk) {
+    count_invalid(error);
+    return;
+  }
+  const Batch& b = input.batch;
+  const CacheKindConfig& cache = input.cache;
+  count_batch(b);
+  int64_t columns = input.block_table.cols;
+  switch (cache.kind) {
+    case CacheKind::kCompressed:
+      hit(I::kKindCompressed);
+      if (!is_power_of_two(*cache.compress_ratio)) hit(I::kCompressRatioNonPowerOfTwoBatch);
+      if (cache.request_capacity)
+        value(I::kRequestCapacity, *cache.request_capacity);
+      else
+        hit(I::kRequestCapacityOmitted);
+      count_compressed(b, *cache.compress_ratio, cache.storage_block_size, input.block_table);
+      break;
+    case CacheKind::kRing:
+      hit(I::kKindRing);
+      if (cache.compress_ratio)
+        value(I::kRingBuilderRatio, *cache.compress_ratio);
+      else
+        hit(I::kRingBuilderRatioOmitted);
+      count_ring(b, cache.ring_capacity, input.block_table);
+      columns = std::min<int64_t>(columns, 1);  // the ring reads column 0 only
+      break;
+    case CacheKind::kPassthrough:
+      hit(I::kKindPassthrough);
+      hit(cache.compress_ratio ? I::kPassthroughRatioOne : I::kPassthroughRatioOmitted);
+      break;
+  }
+  count_table(b, input.block_table, columns);
+}
+
+// ---- step inputs ----------------------------------------------------------------------------
+
+void InputSpaceCoverage::count_step_parameters(const StepConfig& c) {
+  value(I::kHeadDim, c.head_dim);
+  value(I::kRotaryDim, c.rotary_dim);
+  hit(c.rotary_dim < c.head_dim ? I::kRotaryDimPartial : I::kRotaryDimFull);
+  value(I::kNumHeads, c.num_heads);
+  if (c.eps < FLT_MIN)
+    hit(I::kEpsSubnormal);
+  else if (c.eps < 1.0f)
+    hit(I::kEpsNormalBelowOne);
+  else
+    hit(I::kEpsAtLeastOne);
+  if (c.eps == FLT_MAX) hit(I::kEpsMaxFinite);
+  if (!c.mrope_sections) {
+    hit(I::kMropeOff);
+  } else {
+    hit(I::kMropeOn);
+    const auto& s = *c.mrope_sections;
+    ScenarioConfig model;  // the real model's proportions for this rd
+    model.mrope = true;
+    model.rotary_dim = c.rotary_dim;
+    hit(model.mrope_sections() == c.mrope_sections ? I::kMropeSectionsModelProportions : I::kMropeSectionsOtherSplit);
+    if (s[0] == 0 || s[1] == 0 || s[2] == 0) hit(I::kMropeSectionZero);
+    const int64_t hp = c.rotary_dim / 2;
+    if (3 * s[1] > hp || 3 * s[2] > hp) hit(I::kMropeSectionBeyondInterleave);
+  }
+  hit(c.store_dtype == StoreDtype::kBf16 ? I::kStoreBf16 : I::kStoreFp8E4m3);
+  value(I::kMaxPosition, c.max_position);
+  count_special_values(c.w_k, I::kWeightNan);
+  count_special_values(c.w_q, I::kWeightNan);
+}
+
+void InputSpaceCoverage::count_positions(const StepInput& in) {
+  const int64_t hi = in.config.max_position - 1;
+  for (int64_t p : in.positions) value(I::kPosition, p, hi);
+  if (in.position_axes != 3) return;
+  const int64_t n = in.num_tokens();
+  const int64_t* t = in.positions.data();
+  for (int64_t row = 0; row < n; ++row)
+    if (t[row] != t[n + row] || t[row] != t[2 * n + row]) {
+      hit(I::kPositionAxesDiffer);
+      return;  // once per step: the class is the step's
+    }
+}
+
+// bf16 patterns by class, in the order of the rows from `nan`: NaN, +inf, -inf, subnormal, -0.
+// A branch-free test per chunk of 64 elements first (the compiler vectorizes it): special values
+// are rare (+0, common in the keys' origin digits, passes the test), and this scan runs over
+// every key and query element of a campaign.
+void InputSpaceCoverage::count_special_values(const std::vector<Bf16>& values, InputClassId nan) {
+  constexpr size_t kChunk = 64;
+  int64_t found[5] = {0, 0, 0, 0, 0};
+  const Bf16* data = values.data();
+  for (size_t begin = 0; begin < values.size(); begin += kChunk) {
+    const size_t end = std::min(values.size(), begin + kChunk);
+    if (end - begin == kChunk) {  // a fixed trip count, so the test vectorizes at -O2
+      uint16_t any = 0;           // an exponent of all zeros or all ones ((e + 1) mod 256 <= 1), but not +0
+      for (size_t i = 0; i < kChunk; ++i) {
+        const unsigned v = data[begin + i];
+        any |= static_cast<uint16_t>(((((v & 0x7F80u) + 0x80u) & 0x7F80u) <= 0x80u) & (v != 0));
+      }
+      if (any == 0) continue;
+    }
+    for (size_t i = begin; i < end; ++i) {
+      const Bf16 v = values[i];
+      const unsigned exponent = (v >> 7) & 0xFFu;
+      if (exponent != 0 && exponent != 0xFFu) continue;
+      const bool mantissa = (v & 0x7Fu) != 0, negative = (v & 0x8000u) != 0;
+      if (exponent == 0xFFu)
+        ++found[mantissa ? 0 : negative ? 2 : 1];
+      else if (mantissa)
+        ++found[3];
+      else if (negative)
+        ++found[4];
+    }
+  }
+  for (int k = 0; k < 5; ++k) hit(offset(nan, k), found[k]);
+}
+
+void InputSpaceCoverage::add_step(const StepInput& in, const CacheLayout& compressed, const CacheLayout& ring) {
+  const StepConfig& c = in.config;
+  const Batch& b = in.batch;
+  in_step_ = true;
+  count_batch(b);
+  if (!is_power_of_two(c.compress_ratio)) hit(I::kCompressRatioNonPowerOfTwoStep);
+  count_compressed(b, c.compress_ratio, c.storage_block_size, in.block_table);
+  count_ring(b, c.ring_capacity, in.ring_block_table);
+  count_table(b, in.block_table, in.block_table.cols);
+  count_table(b, in.ring_block_table, std::min<int64_t>(in.ring_block_table.cols, 1));
+  count_cache_blocks(b, in.block_table, in.block_table.cols, compressed, I::kCompressedBlockInCache,
+                     I::kCompressedBlockPastCache);
+  count_cache_blocks(b, in.ring_block_table, std::min<int64_t>(in.ring_block_table.cols, 1), ring, I::kRingBlockInCache,
+                     I::kRingBlockPastCache);
+  for (int64_t j = 0; j < b.num_requests(); ++j) {
+    const int64_t start = b.chunk_start(j);
+    if (b.query_len(j) > 0 && start % c.compress_ratio != 0 &&
+        b.seq_lens[j] / c.compress_ratio > start / c.compress_ratio)
+      hit(I::kGroupReachesBackIntoRing);
+  }
+  if (compressed.row_stride > compressed.width) hit(I::kCompressedCacheRowStridePadded);
+  if (compressed.block_stride > compressed.rows * compressed.row_stride) hit(I::kCompressedCacheBlockStridePadded);
+  if (ring.row_stride > ring.width) hit(I::kRingCacheRowStridePadded);
+  if (ring.block_stride > ring.rows * ring.row_stride) hit(I::kRingCacheBlockStridePadded);
+  count_step_parameters(c);
+  count_positions(in);
+  count_special_values(in.keys, I::kKeyNan);
+  count_special_values(in.queries, I::kQueryNan);
+  in_step_ = false;
+}
+
+// ---- what is missing ------------------------------------------------------------------------
+
+std::vector<std::string> InputSpaceCoverage::missed_edges(InputClassId id) const {
+  std::vector<std::string> missed;
+  const InputClass& row = input_class(id);
+  for (int e = 0; e < kNumEdges; ++e)
+    if (edge_is_legal(row, e) && !at(id).edges[e]) missed.emplace_back(edge_name(e));
+  return missed;
+}
+
+int InputSpaceCoverage::reached_rows() const {
+  int reached_rows = 0;
+  for (const InputClass& row : input_classes()) reached_rows += reached(row.which) ? 1 : 0;
+  return reached_rows;
+}
+
+std::vector<std::string> InputSpaceCoverage::gaps() const {
+  std::vector<std::string> lines;
+  for (const InputClass& row : input_classes()) {
+    const InputClassCount& c = at(row.which);
+    if (reached(row.which)) continue;
+    const char* what = c.count == 0   ? "never reached"
+                       : c.steps == 0 ? "no step input reached it"
+                                      : "no metadata batch reached it";
+    lines.push_back(std::string(row.id) + ": " + what + " (" + row.legal + ")");
+  }
+  for (const InputClass& row : input_classes()) {
+    if (at(row.which).count == 0) continue;
+    const std::vector<std::string> missed = missed_edges(row.which);
+    if (missed.empty()) continue;
+    std::string list;
+    for (const std::string& e : missed) list += (list.empty() ? "" : ", ") + e;
+    lines.push_back(std::string(row.id) + ": edges " + list + " not reached (range [" + std::to_string(row.lo) + ", " +
+                    (row.hi_per_input ? std::string("per input") : std::to_string(row.hi)) + "], reached [" +
+                    std::to_string(at(row.which).min) + ", " + std::to_string(at(row.which).max) + "])");
+  }
+  return lines;
+}
+
+}  // namespace qsa::traces
