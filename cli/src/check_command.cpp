@@ -31,7 +31,7 @@ namespace {
 struct CheckArguments {
   CheckOptions options;
   RequestLogArguments requests_log;
-  std::string steps, scenarios = "4", seed = "1", batches = "3000", time_budget;
+  std::string steps, scenarios, seed = "1", batches = "3000", time_budget;
   std::string shard, jobs, devices, max_findings = "10";
   WorkerOptions worker;
   GeometryOptions geometry;
@@ -41,7 +41,11 @@ struct CheckArguments {
 CheckOptions validated(const CheckArguments& a, double* time_budget) {
   CheckOptions o = a.options;
   if (!a.steps.empty()) o.steps = parse_integer_option("--steps", a.steps, 1, int64_t{1} << 24);
-  o.scenarios = parse_integer_option("--scenarios", a.scenarios, 1, int64_t{1} << 16);
+  if (!a.scenarios.empty() && o.workload.empty() && o.requests_csv.empty() && a.requests_log.path.empty())
+    throw traces::InputError(Error{"--scenarios", -1, "needs-workload",
+                                   "--scenarios sets how many scenarios one workload runs: name it with --workload, "
+                                   "--requests-csv or --requests (the default campaign fixes its own per workload)"});
+  if (!a.scenarios.empty()) o.scenarios = parse_integer_option("--scenarios", a.scenarios, 1, int64_t{1} << 16);
   o.geometry = parse_geometry_options(a.geometry);
   o.seed = parse_seed_option("--seed", a.seed);
   o.batches = parse_integer_option("--batches", a.batches, 0, int64_t{1} << 30);
@@ -124,8 +128,8 @@ void add_check_command(CLI::App& app, CommandJob* job) {
                     "Steps per scenario, 1 ... 2^24 (default 600, 1000 in the default campaign, the log's step\n"
                     "limit with --requests)");
   check->add_option("--scenarios", a->scenarios,
-                    "Scenarios per workload with --workload, --requests-csv or --requests, 1 ... 2^16")
-      ->capture_default_str();
+                    "Scenarios of the workload named by --workload, --requests-csv or --requests, 1 ... 2^16\n"
+                    "(default 4)");
   check->add_option("--seed", a->seed, "Campaign seed, 0 ... 2^64-1 (every scenario and batch derives from it)")
       ->capture_default_str();
   check->add_option("--batches", a->batches, "Generated metadata batches per backend, 0 ... 2^30")
