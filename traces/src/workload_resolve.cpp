@@ -1,6 +1,7 @@
 // From a workload model to the concrete configuration of one scenario.
 #include <algorithm>
 
+#include "qsa/traces/choice.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -16,6 +17,18 @@ int64_t arrival_rate_milli(const Workload& w) {
 namespace {
 
 int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+// MRoPE sections (t, h, w) summing to hp, leaning to the edges: all pairs on one axis, an empty
+// axis, one pair on an axis, or any split.
+std::array<int64_t, 3> draw_mrope_split(Rng& rng, int64_t hp) {
+  RngChoice c(rng);
+  const int64_t h = c.edge_range(0, hp);
+  const int64_t w = c.edge_range(0, hp - h);
+  std::array<int64_t, 3> split{hp - h - w, h, w};
+  // Rotate, so that t is as often the full or the empty axis as h and w.
+  std::rotate(split.begin(), split.begin() + c.range(0, 2), split.end());
+  return split;
+}
 
 Workload resolve(const Workload& workload, Rng& rng, uint64_t seed) {
   if (!workload.mix.empty()) {
@@ -33,6 +46,7 @@ Workload resolve(const Workload& workload, Rng& rng, uint64_t seed) {
     c.block_size = g.block_size;
   }
   w.geometries = {{c.compress_ratio, c.num_speculative_tokens, c.block_size}};
+  if (w.draw_mrope_split && c.mrope) c.mrope_split = draw_mrope_split(rng, c.rotary_dim / 2);
   Error error;
   if (ring_capacity(c.compress_ratio, c.num_speculative_tokens, c.block_size, c.ring_rule, &c.ring_capacity, &error) !=
       Status::kOk)
