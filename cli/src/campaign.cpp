@@ -34,9 +34,10 @@ std::vector<CampaignJob> default_campaign(uint64_t seed) {
   for (size_t round = 0; jobs.size() < total; ++round)
     for (const auto& list : per_workload)
       if (round < list.size()) jobs.push_back(list[round]);
-  // Each edges scenario (short) holds a class no other workload reaches: all five in the first round.
-  std::stable_partition(jobs.begin() + static_cast<std::ptrdiff_t>(std::min(jobs.size(), per_workload.size())),
-                        jobs.end(), [](const CampaignJob& job) { return job.workload.name == "edges"; });
+  // Each edges scenario (40 steps, about 0.04 s) holds a class no other workload reaches: all five
+  // right after the first default and mrope-fp8 scenarios, so a bug of one class shows at once.
+  std::stable_partition(jobs.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(jobs.size(), 2)), jobs.end(),
+                        [](const CampaignJob& job) { return job.workload.name == "edges"; });
   return jobs;
 }
 
