@@ -1,10 +1,9 @@
 #pragma once
-// fuzz_metadata's input: bytes -> a metadata input. Most decode to a valid batch in one of the edge
-// shapes the property generators favour (one token, all padding, uniform decodes with padded
-// requests, decodes then prefills, zero-length requests inside, a long prefill, N much larger than
-// M, random; starts near the int32 limit, negative common slots on real rows, block tables with -1
-// entries, missing columns, column-major or sliced storage); some have one or more fields replaced
-// by arbitrary values, so every rule of SPEC 1.4 is reached.
+// fuzz_metadata's input: bytes -> a metadata input. Every input decodes to a valid batch of the
+// edge-shaped generator (qsa/traces/edge_batch_generator.hpp, its decisions read through
+// FuzzedDataChoice); about one in four then has one or more fields replaced by arbitrary values,
+// so every rule of SPEC 1.4 is reached. Format 2 (issue 18): the inputs of format 1 decode to
+// other batches (fuzz/README.md).
 
 #include <optional>
 #include <string>

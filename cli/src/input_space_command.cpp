@@ -1,10 +1,14 @@
 // `qsacheck input-space`: the input-space inventory (issue 18). Without options it prints
 // docs/input-space.md as generated from the table; --campaign counts the inputs the default
 // campaign generates, without running a backend, and exits 1 naming every class not reached and
-// every legal edge of a range that was missed.
+// every legal edge of a range that was missed. With --known-gaps FILE it exits 1 only when the
+// gaps differ from the file's: a new gap, or a listed one that is reached now (a ratchet: the
+// list only shrinks, and CI holds the campaign to it until it is empty).
 
 #include <cstdio>
 #include <memory>
+#include <set>
+#include <sstream>
 
 #include "campaign_inputs.hpp"
 #include "commands.hpp"
@@ -18,12 +22,27 @@ namespace {
 
 struct InputSpaceArguments {
   bool campaign = false;
-  std::string seed = "1", batches = "3000", jobs = "1";
+  std::string seed = "1", batches = "3000", jobs = "1", known_gaps;
 };
 
-int count_campaign(uint64_t seed, int64_t batches, int threads) {
+// The keys of a known-gaps file: one per line, blank lines and # comments skipped.
+std::set<std::string> read_known_gaps(const std::string& path) {
+  std::istringstream lines(read_input(path));
+  std::set<std::string> keys;
+  for (std::string line; std::getline(lines, line);) {
+    line = line.substr(0, line.find('#'));
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    keys.insert(line.substr(first, line.find_last_not_of(" \t\r") - first + 1));
+  }
+  return keys;
+}
+
+int count_campaign(uint64_t seed, int64_t batches, int threads, const std::set<std::string>* known,
+                   const std::string& known_path) {
   const traces::InputSpaceCoverage coverage = campaign_input_space(default_campaign(seed), seed, batches, threads);
   print_input_space(coverage, stdout);
+  if (known != nullptr) return matches_known_gaps(coverage, *known, known_path, stdout) ? kExitOk : kExitMismatch;
   const std::vector<std::string> gaps = coverage.gaps();
   if (gaps.empty()) {
     std::printf("every class reached, every legal edge hit\n");
@@ -48,6 +67,9 @@ void add_input_space_command(CLI::App& app, CommandJob* job) {
   cmd->add_option("--seed", args->seed, "Campaign seed (as qsacheck check --seed)");
   cmd->add_option("--batches", args->batches, "Generated metadata batches (as qsacheck check --batches)");
   cmd->add_option("--jobs", args->jobs, "Threads generating the scenarios' inputs");
+  cmd->add_option("--known-gaps", args->known_gaps,
+                  "With --campaign: a file of gap keys (\"class\" or \"class edge\", one per line, # comments);\n"
+                  "exit 1 only for a gap not listed or a listed one reached now");
   cmd->callback([args, job] {
     if (!args->campaign) {
       *job = [] {
@@ -59,7 +81,10 @@ void add_input_space_command(CLI::App& app, CommandJob* job) {
     const uint64_t seed = parse_seed_option("--seed", args->seed);
     const int64_t batches = parse_integer_option("--batches", args->batches, 0, int64_t{1} << 30);
     const int threads = static_cast<int>(parse_integer_option("--jobs", args->jobs, 1, 256));
-    *job = [seed, batches, threads] { return count_campaign(seed, batches, threads); };
+    std::shared_ptr<const std::set<std::string>> known;
+    if (!args->known_gaps.empty()) known = std::make_shared<std::set<std::string>>(read_known_gaps(args->known_gaps));
+    const std::string path = args->known_gaps;
+    *job = [seed, batches, threads, known, path] { return count_campaign(seed, batches, threads, known.get(), path); };
   });
 }
 

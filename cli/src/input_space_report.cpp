@@ -1,5 +1,7 @@
 #include "input_space_report.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <vector>
 
@@ -121,6 +123,22 @@ void print_input_space(const traces::InputSpaceCoverage& coverage, std::FILE* ou
     if (!edges.empty()) missed += std::string(missed.empty() ? "" : ", ") + row.id + " (" + edges + ")";
   }
   if (!missed.empty()) std::fprintf(out, "  edges missed: %s\n", missed.c_str());
+}
+
+bool matches_known_gaps(const traces::InputSpaceCoverage& coverage, const std::set<std::string>& known,
+                        const std::string& list_name, std::FILE* out) {
+  const std::vector<std::string> keys = coverage.gap_keys();
+  const std::set<std::string> now(keys.begin(), keys.end());
+  std::vector<std::string> fresh, gone;
+  std::set_difference(now.begin(), now.end(), known.begin(), known.end(), std::back_inserter(fresh));
+  std::set_difference(known.begin(), known.end(), now.begin(), now.end(), std::back_inserter(gone));
+  for (const std::string& key : fresh) std::fprintf(out, "NEW GAP  %s (not in %s)\n", key.c_str(), list_name.c_str());
+  for (const std::string& key : gone)
+    std::fprintf(out, "NOT A GAP  %s: reached now, or not a gap key; remove it from %s\n", key.c_str(),
+                 list_name.c_str());
+  std::fprintf(out, "%zu gap(s): %zu known, %zu new, %zu listed but not a gap\n", now.size(), known.size(),
+               fresh.size(), gone.size());
+  return fresh.empty() && gone.empty();
 }
 
 }  // namespace qsa::cli

@@ -3,6 +3,7 @@
 // extremes and edges; read back for `qsacheck merge`; and the short table of the text report.
 
 #include <cstdio>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,5 +21,9 @@ traces::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, con
 /// "input space: 80/108 classes reached ...", then the unreached rows by name and the rows whose
 /// legal edges were missed.
 void print_input_space(const traces::InputSpaceCoverage& coverage, std::FILE* out);
+/// Whether the gaps of `coverage` (InputSpaceCoverage::gap_keys) are exactly `known`; prints each
+/// new gap and each known key that is no gap now (reached, or a typo), then the counts.
+bool matches_known_gaps(const traces::InputSpaceCoverage& coverage, const std::set<std::string>& known,
+                        const std::string& list_name, std::FILE* out);
 
 }  // namespace qsa::cli

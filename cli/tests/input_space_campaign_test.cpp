@@ -6,6 +6,7 @@
 
 #include "campaign_inputs.hpp"
 #include "checker.hpp"
+#include "input_space_report.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -33,6 +34,33 @@ TEST(InputSpaceCampaign, CountsWithoutABackendEqualTheCheckReports) {
     EXPECT_EQ(got.max, want.max) << row.id;
     EXPECT_EQ(got.edges, want.edges) << row.id;
   }
+}
+
+// The known-gaps ratchet of the CTest above: exactly the listed gaps pass; a gap not listed, or a
+// listed key that is no gap (reached now, or a typo), fails and is named.
+TEST(InputSpaceKnownGaps, OnlyTheExactListPassesAndEveryDifferenceIsNamed) {
+  const traces::InputSpaceCoverage nothing;  // every class unreached
+  const std::vector<std::string> keys = nothing.gap_keys();
+  ASSERT_EQ(keys.size(), traces::input_classes().size()) << "an empty coverage: one key per class, no edge keys";
+  const std::set<std::string> all(keys.begin(), keys.end());
+  char buffer[1 << 16];
+  auto run = [&](const std::set<std::string>& known, bool* matched) {
+    std::FILE* out = fmemopen(buffer, sizeof buffer, "w");
+    *matched = matches_known_gaps(nothing, known, "gaps.txt", out);
+    std::fclose(out);
+    return std::string(buffer);
+  };
+  bool matched = false;
+  run(all, &matched);
+  EXPECT_TRUE(matched);
+  std::set<std::string> fewer = all;
+  fewer.erase(keys.front());
+  EXPECT_NE(run(fewer, &matched).find("NEW GAP  " + keys.front()), std::string::npos);
+  EXPECT_FALSE(matched);
+  std::set<std::string> more = all;
+  more.insert("no_such_class hi");
+  EXPECT_NE(run(more, &matched).find("NOT A GAP  no_such_class hi"), std::string::npos);
+  EXPECT_FALSE(matched);
 }
 
 }  // namespace

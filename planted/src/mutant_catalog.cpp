@@ -77,6 +77,23 @@ const std::vector<MutantInfo>& mutant_catalog() {
        "subnormals"},
       {Bug::kE4m3Truncation, "bug:e4m3-truncation",
        "the fp8 e4m3 store truncates towards zero instead of rounding to nearest even (saturation kept)", "fp8"},
+      // The classes of issue 18: the generated batches (edge_batch_generator.hpp) and the `edges`
+      // workload's scenarios reach them; `needs` names the edges member that shows each.
+      {Bug::kSlotInt32Overflow, "bug:slot-int32-overflow",
+       "the compressed slot b*S + g % S is computed in int32: block ids near INT32_MAX with large S wrap",
+       "edges-far-blocks"},
+      {Bug::kRequestsCappedAt1024, "bug:requests-capped-at-1024",
+       "token_to_req searches a 1024-entry shared copy of qsl: rows of request 1024 and later map to request 1023",
+       "edges-many-requests"},
+      {Bug::kCompressRatioShift, "bug:compress-ratio-shift",
+       "C assumed a power of two: group g = p >> log2(C), closing rows (p + 1) & (C - 1) == 0, visible blocks by shift",
+       "edges-ratio"},
+      {Bug::kZeroLengthFirstSkipped, "bug:zero-length-first-skipped",
+       "the batch split reads q_0 from the first non-empty request, skipping a zero-length first request",
+       "edges-zero-first"},
+      {Bug::kMropeProportionalSections, "bug:mrope-proportional-sections",
+       "MRoPE sections assumed in the model's 11:11:10 proportion of rd / 2: the given sections are ignored",
+       "edges-mrope-split"},
   };
   return catalog;
 }

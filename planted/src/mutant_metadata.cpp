@@ -18,6 +18,10 @@ struct RowPlace {
 // The request of mapped row t: the largest j with qsl[j] <= t, never a zero-length one.
 int64_t request_of_row(Bug bug, const Batch& b, int64_t t) {
   const auto& qsl = b.query_start_loc;
+  if (bug == Bug::kRequestsCappedAt1024) {  // a 1024-request shared-memory copy of qsl[0 .. 1024]
+    const auto end = qsl.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(qsl.size()), 1025);
+    return std::upper_bound(qsl.begin(), end, t) - qsl.begin() - 1;
+  }
   if (bug == Bug::kTokenToReqLowerBound) {
     // lower_bound stops at the first of several equal offsets: the zero-length request before j.
     const auto j = std::lower_bound(qsl.begin(), qsl.end(), t) - qsl.begin();
@@ -37,9 +41,19 @@ RowPlace place_of_row(Bug bug, const Batch& b, int64_t t) {
   return {j, b.chunk_start(j) + (t - b.query_start_loc[j])};
 }
 
+// floor(log2 c): the shift a kernel uses when it takes C for a power of two.
+int64_t log2_floor(int64_t c) {
+  int64_t shift = 0;
+  while ((int64_t{2} << shift) <= c) ++shift;
+  return shift;
+}
+
+// x / c, by a shift under kCompressRatioShift.
+int64_t divide(Bug bug, int64_t x, int64_t c) { return bug == Bug::kCompressRatioShift ? x >> log2_floor(c) : x / c; }
+
 int64_t visible_blocks(Bug bug, int64_t p, int64_t e, int64_t cb) {
-  const int64_t closed = bug == Bug::kVisibleBlocksOffByOne ? (p + 2) / cb : (p + 1) / cb;
-  return std::max<int64_t>(0, std::min(closed, e / cb));
+  const int64_t closed = bug == Bug::kVisibleBlocksOffByOne ? (p + 2) / cb : divide(bug, p + 1, cb);
+  return std::max<int64_t>(0, std::min(closed, divide(bug, e, cb)));
 }
 
 int64_t ring_slot(Bug bug, const MetadataInput& in, int64_t t, int64_t j, int64_t p) {
@@ -57,12 +71,15 @@ int64_t ring_slot(Bug bug, const MetadataInput& in, int64_t t, int64_t j, int64_
 int64_t compressed_slot(Bug bug, const MetadataInput& in, int64_t t, int64_t j, int64_t p) {
   const int64_t c = *in.cache.compress_ratio;
   const int64_t s = in.cache.storage_block_size;
-  if (p < 0 || (p + 1) % c != 0) return -1;
-  const int64_t g = p / c;
+  const bool closes = bug == Bug::kCompressRatioShift ? ((p + 1) & (c - 1)) == 0 : (p + 1) % c == 0;
+  if (p < 0 || !closes) return -1;
+  const int64_t g = divide(bug, p, c);
   if (g / s >= in.block_table.cols) return -1;
   const int64_t block = in.block_table.at(j, g / s);
   const bool common_ok = bug == Bug::kCompressedSlotIgnoresCommon || in.batch.common_slot_mapping[t] >= 0;
   if (block < 0 || !common_ok) return -1;
+  if (bug == Bug::kSlotInt32Overflow)  // int32 multiply-add: wraps (two's complement) past 2^31
+    return static_cast<int32_t>(static_cast<uint32_t>(block) * static_cast<uint32_t>(s) + static_cast<uint32_t>(g % s));
   return block * s + g % s;
 }
 
@@ -104,7 +121,9 @@ Status fill_k_work(Bug bug, const MetadataInput& in, MetadataOutput* out, Error*
 BatchSplit split_batch(Bug bug, const Batch& b) {
   const int64_t nr = b.num_requests();
   const int64_t n = b.num_actual_tokens;
-  const int64_t q0 = nr > 0 ? b.query_len(0) : 0;
+  int64_t first = 0;  // request 0, or under the bug the first non-empty one
+  while (bug == Bug::kZeroLengthFirstSkipped && first + 1 < nr && b.query_len(first) == 0) ++first;
+  const int64_t q0 = nr > 0 ? b.query_len(first) : 0;
   BatchSplit split;
   bool uniform = true;
   int64_t first_other = nr;

@@ -3,6 +3,7 @@
 
 #include "mutant_numerics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -116,8 +117,19 @@ int mrope_axis(Bug bug, int64_t pair, const MropeSections& sections) {
   return axis == 1 ? 2 : 1;
 }
 
+// The sections a kernel hard-codes when it assumes the model's split: 11:11:10 of rd / 2, h and w
+// rounded up, w capped by what is left, t the rest (traces' ScenarioConfig::mrope_sections).
+MropeSections proportional_sections(int64_t rotary_dim) {
+  const int64_t hp = rotary_dim / 2;
+  const int64_t h = (hp * 11 + 31) / 32;
+  const int64_t w = std::min((hp * 10 + 31) / 32, hp - h);
+  return std::array<int64_t, 3>{hp - h - w, h, w};
+}
+
 void rope_neox(Bug bug, Bf16* y, int64_t head_dim, int64_t rotary_dim, const std::array<int64_t, 3>& positions,
-               const MropeSections& sections, const Bf16* cos_sin, Arithmetic arithmetic) {
+               const MropeSections& given, const Bf16* cos_sin, Arithmetic arithmetic) {
+  const MropeSections sections =
+      bug == Bug::kMropeProportionalSections && given ? proportional_sections(rotary_dim) : given;
   if (bug != Bug::kWrongMropeAxis && bug != Bug::kFmaContraction && bug != Bug::kRopeInterleavedPairs &&
       bug != Bug::kRopeSignSlip && !rounding_bug(bug) && arithmetic == Arithmetic::kCanonical) {
     qsa::rope_neox(y, head_dim, rotary_dim, positions, sections, cos_sin);

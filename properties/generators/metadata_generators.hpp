@@ -1,8 +1,7 @@
 #pragma once
-// RapidCheck generators of valid metadata inputs (SPEC 1), biased toward the edges of SPEC 2:
-// one request, one token, all padding, zero-length requests in the middle and at the tail,
-// block tables with -1 entries and missing columns, column-major and row-sliced tables, N much
-// larger than M, negative common slots on real rows. Every value shrinks toward the small end.
+// RapidCheck generators of valid metadata inputs (SPEC 1): the edge-shaped generator
+// (qsa/traces/edge_batch_generator.hpp) drawing through RapidCheckChoice, so every value shrinks
+// toward the small end.
 
 #include <iosfwd>
 #include <optional>

@@ -405,4 +405,15 @@ std::vector<std::string> InputSpaceCoverage::gaps() const {
   return lines;
 }
 
+std::vector<std::string> InputSpaceCoverage::gap_keys() const {
+  std::vector<std::string> keys;
+  for (const InputClass& row : input_classes())
+    if (!reached(row.which)) keys.emplace_back(row.id);
+  for (const InputClass& row : input_classes()) {
+    if (at(row.which).count == 0) continue;
+    for (const std::string& edge : missed_edges(row.which)) keys.push_back(std::string(row.id) + " " + edge);
+  }
+  return keys;
+}
+
 }  // namespace qsa::traces

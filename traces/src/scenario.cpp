@@ -8,6 +8,7 @@ namespace qsa::traces {
 
 MropeSections ScenarioConfig::mrope_sections() const {
   if (!mrope) return std::nullopt;
+  if (mrope_split) return mrope_split;
   // The real model splits 32 pairs as (11, 11, 10); other sizes keep those proportions.
   const int64_t hp = rotary_dim / 2;
   const int64_t h = (hp * 11 + 31) / 32;

@@ -43,7 +43,7 @@ void check_step_against_config(const StepRecord& step, const ScenarioConfig& con
     const ChunkRecord& c = step.chunks[i];
     const std::string context = "chunks[" + std::to_string(i) + "].";
     for (size_t b = 0; b < c.blocks.size(); ++b)
-      if (c.blocks[b] >= config.num_compressed_blocks)
+      if (c.blocks[b] >= config.num_compressed_blocks && c.blocks[b] < kFarBlockFloor)
         fail(context + "blocks", -1, "past-the-cache",
              "block " + std::to_string(c.blocks[b]) + " (entry " + std::to_string(b) + ") is beyond the " +
                  std::to_string(config.num_compressed_blocks) + " blocks of the compressed cache");
@@ -86,6 +86,13 @@ void validate_config(const ScenarioConfig& c) {
   if ((c.head_dim & (c.head_dim - 1)) != 0) fail("config.head_dim", line, "out-of-range", "D must be a power of two");
   check_range("config.rotary_dim", c.rotary_dim, 2, c.head_dim, line);
   if (c.rotary_dim % 2 != 0) fail("config.rotary_dim", line, "out-of-range", "rd must be even");
+  if (c.mrope_split) {
+    if (!c.mrope) fail("config.mrope_sections", line, "without-mrope", "mrope_sections needs mrope true");
+    const auto& split = *c.mrope_split;
+    for (int64_t section : split) check_range("config.mrope_sections", section, 0, c.rotary_dim / 2, line);
+    if (split[0] + split[1] + split[2] != c.rotary_dim / 2)
+      fail("config.mrope_sections", line, "wrong-sum", "the sections must sum to rotary_dim / 2");
+  }
   check_range("config.num_heads", c.num_heads, 1, 64, line);
   if (!(c.eps > 0.0f) || c.eps > 1.0f) fail("config.eps", line, "out-of-range", "eps must be in (0, 1]");
   if (!(c.rope_theta > 1.0) || c.rope_theta > 1e12)
@@ -142,7 +149,7 @@ void check_cache_budget(const ScenarioConfig& c, const std::string& field, int64
 }
 
 json config_to_json(const ScenarioConfig& c) {
-  return {{"seed", c.seed},
+  json j = {{"seed", c.seed},
           {"workload", c.workload},
           {"compress_ratio", c.compress_ratio},
           {"block_size", c.block_size},
@@ -161,6 +168,8 @@ json config_to_json(const ScenarioConfig& c) {
           {"num_ring_blocks", c.num_ring_blocks},
           {"max_num_batched_tokens", c.max_num_batched_tokens},
           {"max_num_seqs", c.max_num_seqs}};
+  if (c.mrope_split) j["mrope_sections"] = *c.mrope_split;  // absent: the proportional split
+  return j;
 }
 
 ScenarioConfig config_from_json(const json& j, int64_t line) {
@@ -187,6 +196,11 @@ ScenarioConfig config_from_json(const json& j, int64_t line) {
   c.rotary_dim = r.integer("rotary_dim");
   c.num_heads = r.integer("num_heads");
   c.mrope = r.boolean("mrope");
+  if (r.has("mrope_sections")) {
+    const std::vector<int64_t> split = r.integer_array("mrope_sections");
+    if (split.size() != 3) fail("config.mrope_sections", line, "wrong-shape", "expected [t, h, w]");
+    c.mrope_split = std::array<int64_t, 3>{split[0], split[1], split[2]};
+  }
   const std::string dtype = r.string("store_dtype");
   if (dtype != "bf16" && dtype != "fp8_e4m3")
     fail("config.store_dtype", line, "unknown-dtype", "store_dtype must be bf16 or fp8_e4m3");

@@ -9,7 +9,7 @@ namespace qsa::traces {
 
 namespace {
 // Independent sub-streams of one seed, so a change in how one aspect draws leaves the others alone.
-enum Stream : uint64_t { kArrivals = 1, kLengths, kDrafts, kPreempt, kPadding, kNegative, kFamily, kPool, kRingPool };
+enum Stream : uint64_t { kArrivals = 1, kLengths, kDrafts, kPreempt, kPadding, kNegative, kFamily, kPool, kRingPool, kFar, kZeroFirst };
 }  // namespace
 
 Simulator::State::State(const Workload& w, uint64_t seed)
@@ -22,6 +22,8 @@ Simulator::State::State(const Workload& w, uint64_t seed)
       padding_rng(Rng(hash_words(seed, 0x73696dull)).fork(kPadding)),
       negative_rng(Rng(hash_words(seed, 0x73696dull)).fork(kNegative)),
       family_rng(Rng(hash_words(seed, 0x73696dull)).fork(kFamily)),
+      far_rng(Rng(hash_words(seed, 0x73696dull)).fork(kFar)),
+      zero_first_rng(Rng(hash_words(seed, 0x73696dull)).fork(kZeroFirst)),
       compressed_pool(static_cast<int32_t>(config.num_compressed_blocks),
                       Rng(hash_words(seed, 0x73696dull)).fork(kPool)),
       ring_pool(static_cast<int32_t>(config.num_ring_blocks), Rng(hash_words(seed, 0x73696dull)).fork(kRingPool)),

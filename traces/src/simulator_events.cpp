@@ -46,7 +46,8 @@ void Simulator::State::mark_negative_common_slots(ChunkRecord& chunk) {
 }
 
 void Simulator::State::release(SimRequest& r) {
-  for (int32_t block : r.blocks) compressed_pool.release(block);
+  for (int32_t block : r.blocks)
+    if (in_pool(block)) compressed_pool.release(block);
   r.blocks.clear();
   if (r.ring_block >= 0) ring_pool.release(r.ring_block);
   r.ring_block = -1;

@@ -24,7 +24,17 @@ ChunkRecord chunk_of(const SimRequest& r, int64_t length) {
 int64_t Simulator::State::grow_blocks(SimRequest& r, int64_t rows) {
   const int64_t b = config.block_size;
   const auto wanted = static_cast<size_t>((r.committed + rows - 1) / b + 1);
-  while (r.blocks.size() < wanted && compressed_pool.free_count() > 0) r.blocks.push_back(compressed_pool.allocate());
+  while (r.blocks.size() < wanted && compressed_pool.free_count() > 0) {
+    if (far_rng.chance(static_cast<uint64_t>(workload.far_block_per_mille), 1000)) {
+      // An id near INT32_MAX, past the cache: its groups are skipped (SPEC 5), its slots b·S + g mod S
+      // pass 2^31 once S > 1. Distinct for live requests (ids 2048 apart never run together) and
+      // logical blocks, above kFarBlockFloor; never from or back to the pool.
+      r.blocks.push_back(
+          static_cast<int32_t>(kFarBlockTop - (r.id % 2048) * 4096 - static_cast<int64_t>(r.blocks.size() % 4096)));
+      continue;
+    }
+    r.blocks.push_back(compressed_pool.allocate());
+  }
   return std::min(rows, static_cast<int64_t>(r.blocks.size()) * b - r.committed);
 }
 
@@ -51,7 +61,8 @@ void Simulator::State::take_prefix_hit(SimRequest& r) {
   }
   if (peer == nullptr) return;
   r.blocks.assign(peer->blocks.begin(), peer->blocks.begin() + best / b);
-  for (int32_t block : r.blocks) compressed_pool.share(block);
+  for (int32_t block : r.blocks)
+    if (in_pool(block)) compressed_pool.share(block);
   r.committed = best;
 }
 
@@ -59,8 +70,17 @@ void Simulator::State::schedule(StepRecord& step, std::vector<Planned>& planned)
   int64_t budget = config.max_num_batched_tokens;
   const int64_t drafts = config.num_speculative_tokens;
 
+  // A zero-length chunk first in the batch (SPEC 1.1 allows one anywhere): the first running request
+  // waits this step.
+  const bool zero_first = !running.empty() &&
+      zero_first_rng.chance(static_cast<uint64_t>(workload.zero_length_first_per_mille), 1000);
   for (size_t i = 0; i < running.size() && budget > 0; ++i) {
     SimRequest& r = running[i];
+    if (zero_first && i == 0) {
+      step.chunks.push_back(chunk_of(r, 0));
+      planned.push_back({i, false, 0});
+      continue;
+    }
     Planned plan{i, r.committed >= r.prefill_target, 0};
     int64_t rows;
     if (plan.decode) {
@@ -85,7 +105,8 @@ void Simulator::State::schedule(StepRecord& step, std::vector<Planned>& planned)
     if (!r.started && r.family >= 0) take_prefix_hit(r);
     const int64_t rows = grow_blocks(r, std::min(r.prefill_target - r.committed, budget));
     if (rows <= 0) {  // the pool is dry: admit nobody else (vLLM stops at the first that does not fit)
-      for (int32_t block : r.blocks) compressed_pool.release(block);
+      for (int32_t block : r.blocks)
+        if (in_pool(block)) compressed_pool.release(block);
       break;
     }
     waiting.pop_front();

@@ -53,9 +53,15 @@ struct Simulator::State {
   void release(SimRequest& request);
   int64_t next_step_block_demand() const;
 
+  /// The highest of the far block ids (workload.far_block_per_mille): past any cache.
+  static constexpr int64_t kFarBlockTop = 2147483647;
+  /// A block from the pool (not a far one): only those are shared and released.
+  bool in_pool(int32_t block) const { return block < config.num_compressed_blocks; }
+
   Workload workload;  // resolved: one geometry, complete config
   const ScenarioConfig& config;
   Rng arrival_rng, length_rng, draft_rng, preempt_rng, padding_rng, negative_rng, family_rng;
+  Rng far_rng, zero_first_rng;  // the edges knobs: streams of their own, so other workloads draw as before
   BlockPool compressed_pool;
   BlockPool ring_pool;
   std::vector<int64_t> capture_sizes;

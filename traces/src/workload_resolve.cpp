@@ -1,6 +1,8 @@
 // From a workload model to the concrete configuration of one scenario.
 #include <algorithm>
 
+#include "qsa/numerics.hpp"
+#include "qsa/traces/choice.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -16,6 +18,29 @@ int64_t arrival_rate_milli(const Workload& w) {
 namespace {
 
 int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+// MRoPE sections (t, h, w) summing to hp, leaning to the edges: all pairs on one axis, an empty
+// axis, one pair on an axis, or any split. Only h and w below hp change which pairs take which
+// axis, so a split that gives every pair the axis the proportional one gives is drawn again:
+// otherwise a kernel that ignores the given sections would pass.
+std::array<int64_t, 3> draw_mrope_split(Rng& rng, const ScenarioConfig& config) {
+  ScenarioConfig proportional = config;
+  proportional.mrope_split.reset();
+  const MropeSections usual = proportional.mrope_sections();
+  const int64_t hp = config.rotary_dim / 2;
+  RngChoice c(rng);
+  std::array<int64_t, 3> split{hp, 0, 0};
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    const int64_t h = c.edge_range(0, hp);
+    const int64_t w = c.edge_range(0, hp - h);
+    split = {hp - h - w, h, w};
+    // Rotate, so that t is as often the full or the empty axis as h and w.
+    std::rotate(split.begin(), split.begin() + c.range(0, 2), split.end());
+    for (int64_t pair = 0; pair < hp; ++pair)
+      if (mrope_axis(pair, split) != mrope_axis(pair, usual)) return split;
+  }
+  return split;  // hp < 2: every split gives every pair axis t
+}
 
 Workload resolve(const Workload& workload, Rng& rng, uint64_t seed) {
   if (!workload.mix.empty()) {
@@ -33,6 +58,7 @@ Workload resolve(const Workload& workload, Rng& rng, uint64_t seed) {
     c.block_size = g.block_size;
   }
   w.geometries = {{c.compress_ratio, c.num_speculative_tokens, c.block_size}};
+  if (w.draw_mrope_split && c.mrope) c.mrope_split = draw_mrope_split(rng, c);
   Error error;
   if (ring_capacity(c.compress_ratio, c.num_speculative_tokens, c.block_size, c.ring_rule, &c.ring_capacity, &error) !=
       Status::kOk)

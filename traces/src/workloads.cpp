@@ -179,6 +179,53 @@ Workload make_layouts() {
   return w;
 }
 
+// One member per input class that no other model reaches (issue 18), in turn, so five
+// consecutive seeds take each once; short scenarios, the default campaign runs five of them.
+Workload make_edges() {
+  Workload base = make_default();
+  base.name = "edges";
+  base.description =
+      "one scenario per class in turn: C not a power of two, MRoPE splits other than 11:11:10, block ids near "
+      "INT32_MAX past the cache, more than 1024 requests in a step, a zero-length request first";
+  Workload w = base;
+  w.mix_in_turn = true;
+
+  Workload ratio = base;
+  ratio.name = "ratio";
+  ratio.geometries = geometries_over({3, 5, 6, 12}, {1, 3}, {1, 2});
+
+  Workload split = base;
+  split.name = "mrope-split";
+  split.config.mrope = true;
+  split.config.rotary_dim = 24;  // hp = 12: room for splits of every shape
+  split.draw_mrope_split = true;
+
+  Workload far = base;
+  far.name = "far-blocks";
+  far.geometries = {{4, 3, 1600}, {4, 1, 784}, {3, 3, 1200}};  // S = 400, 196, 400: slots b·S past 2^31
+  far.far_block_per_mille = 300;
+
+  Workload many = base;
+  many.name = "many-requests";
+  many.geometries = {{4, 0, 16}};  // one row per decode, so 1100 requests fit the budget
+  many.config.max_num_seqs = 1100;
+  many.config.max_num_batched_tokens = 2048;
+  many.initial_requests = 1100;
+  many.max_waiting = 2048;
+  many.prompt_tokens = LengthTable({{0, 1}, {kLevelScale, 3}});
+  many.output_tokens = LengthTable({{0, 6}, {kLevelScale, 40}});
+  many.arrivals_per_step_milli = 20000;
+  many.preempt_per_mille = 0;
+  many.family_per_mille = 0;
+
+  Workload zero = base;
+  zero.name = "zero-first";
+  zero.zero_length_first_per_mille = 300;
+
+  w.mix = {ratio, split, far, many, zero};
+  return w;
+}
+
 Workload make_adversarial() {
   Workload w = make_default();
   w.name = "adversarial";
@@ -228,6 +275,7 @@ const std::vector<Entry>& catalog() {
       {"adversarial", make_adversarial},
       {"production", make_production},
       {"layouts", make_layouts},
+      {"edges", make_edges},
       {"azure-code",
        [] {
          return make_azure("azure-code",

@@ -199,7 +199,7 @@ TEST(Workloads, UnknownNameListsTheChoices) {
 TEST(Workloads, EveryNameResolvesWithADescription) {
   const auto names = workload_names();
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
-  EXPECT_EQ(names.size(), 14u);
+  EXPECT_EQ(names.size(), 15u);
   for (const std::string& name : names) {
     const Workload w = workload_by_name(name);
     EXPECT_EQ(w.name, name);

@@ -47,6 +47,12 @@ enum class Bug {
   kBf16Truncation,     // every bf16 rounding truncates (drops the low 16 bits)
   kFlushSubnormals,    // subnormal inputs and results flushed to zero (DAZ + FTZ) in pool, norm and RoPE
   kE4m3Truncation,     // the fp8 store truncates towards zero instead of rounding to nearest even
+  // The input classes of issue 18 (edge_batch_generator.hpp, the `edges` workload).
+  kSlotInt32Overflow,          // compressed slot b·S + g mod S computed in int32: wraps past 2^31
+  kRequestsCappedAt1024,       // token_to_req searches a 1024-entry copy of qsl: requests past 1023 unseen
+  kCompressRatioShift,         // C assumed a power of two: p >> log2(C) and (p + 1) & (C - 1)
+  kZeroLengthFirstSkipped,     // the batch split takes q_0 from the first non-empty request
+  kMropeProportionalSections,  // MRoPE sections assumed in the model's 11:11:10 proportion, given ones ignored
   // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
   kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds
   kSumOfSquaresSequential,  // sum of squares left to right instead of the pairwise tree

@@ -23,6 +23,11 @@ namespace qsa::traces {
 /// (docs/content.md). A scenario file of format version V replays with content version V.
 inline constexpr int kContentVersion = 2;
 
+/// Block ids from here to INT32_MAX are "far": past any cache, on purpose (SPEC 5 skips their
+/// groups). The `edges` workload gives some requests such blocks; a scenario file may name them,
+/// while an id between num_compressed_blocks and here is still refused as a mistake.
+inline constexpr int64_t kFarBlockFloor = 2147483647 - (int64_t{1} << 24);
+
 /// Fixed for a whole scenario (SPEC 9 gives the real values).
 struct ScenarioConfig {
   uint64_t seed = 1;                      // content seed: keys, queries, positions
@@ -39,6 +44,9 @@ struct ScenarioConfig {
   int64_t rotary_dim = 16;  // rd
   int64_t num_heads = 2;    // HQ
   bool mrope = false;       // 3-axis positions, interleaved sections, ring caches positions
+  /// With mrope: these sections (t, h, w), summing to rd / 2, instead of the model's proportions
+  /// (the `edges` workload draws splits such as (0, hp, 0) or (hp - 1, 1, 0)).
+  MropeSections mrope_split;
   StoreDtype store_dtype = StoreDtype::kBf16;
   float eps = 1e-6f;
   double rope_theta = 1e7;
@@ -50,7 +58,8 @@ struct ScenarioConfig {
   int64_t max_num_seqs = 32;
 
   int64_t storage_block_size() const { return block_size / compress_ratio; }
-  /// MRoPE sections for rd / 2 pairs in the real model's proportions (11, 11, 10 for rd = 64).
+  /// MRoPE sections: mrope_split when set, else rd / 2 pairs in the real model's proportions
+  /// (11, 11, 10 for rd = 64).
   MropeSections mrope_sections() const;
   /// The static half of every step's input (norm weights and the RoPE table from the seed).
   StepConfig step_config() const;

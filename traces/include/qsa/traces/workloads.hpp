@@ -60,6 +60,11 @@ struct Workload {
   int64_t negative_slot_per_mille = 50;  // chance that a chunk with generated rows gets negative common slots
   PaddingPolicy padding = PaddingPolicy::kVllm;
 
+  // The input classes no other model reaches (the `edges` workload, issue 18).
+  bool draw_mrope_split = false;          // with MRoPE: sections drawn per scenario, not 11:11:10 (mrope_split)
+  int64_t far_block_per_mille = 0;        // chance that a new compressed block is an id near INT32_MAX, past the cache
+  int64_t zero_length_first_per_mille = 0;  // chance per step that the first running request gets a zero-length chunk
+
   /// Non-empty: each scenario is one of these, drawn from the seed (the `adversarial` mix).
   std::vector<Workload> mix;
 
@@ -83,7 +88,7 @@ int64_t arrival_rate_milli(const Workload& workload);
 Workload resolve_workload(const Workload& workload, uint64_t seed);
 
 /// default, tiny-blocks, ratios, many-drafts, ring-minimum, production-blocks, preemption-storm,
-/// prefix-sharing, mrope-fp8, adversarial, production, layouts, azure-code, azure-conv.
+/// prefix-sharing, mrope-fp8, adversarial, production, layouts, edges, azure-code, azure-conv.
 std::vector<std::string> workload_names();
 
 /// Throws InputError {field "workload", rule "unknown-workload"} naming the choices.
