@@ -25,7 +25,7 @@ struct CampaignJob {
   int64_t steps = 0;
 };
 
-/// The default campaign (about 83 s on the reference on a 2-core machine): every workload,
+/// The default campaign (about 25 s of CPU on the reference; docs/campaign-time.md): every workload,
 /// a few seeds each, derived from `seed`.
 std::vector<CampaignJob> default_campaign(uint64_t seed);
 
