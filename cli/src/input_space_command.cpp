@@ -63,13 +63,17 @@ void add_input_space_command(CLI::App& app, CommandJob* job) {
       "The input-space inventory: prints docs/input-space.md (generated from the table); --campaign\n"
       "counts the default campaign's generated inputs without running a backend and exits 1 listing\n"
       "every class not reached and every edge of a range missed");
-  cmd->add_flag("--campaign", args->campaign, "Count the default campaign's inputs instead of printing the page");
-  cmd->add_option("--seed", args->seed, "Campaign seed (as qsacheck check --seed)");
-  cmd->add_option("--batches", args->batches, "Generated metadata batches (as qsacheck check --batches)");
-  cmd->add_option("--jobs", args->jobs, "Threads generating the scenarios' inputs");
+  auto* campaign =
+      cmd->add_flag("--campaign", args->campaign, "Count the default campaign's inputs instead of printing the page");
+  // Each option below only means something with --campaign: without it, it is an error, not ignored.
+  cmd->add_option("--seed", args->seed, "Campaign seed (as qsacheck check --seed)")->needs(campaign);
+  cmd->add_option("--batches", args->batches, "Generated metadata batches (as qsacheck check --batches)")
+      ->needs(campaign);
+  cmd->add_option("--jobs", args->jobs, "Threads generating the scenarios' inputs")->needs(campaign);
   cmd->add_option("--known-gaps", args->known_gaps,
-                  "With --campaign: a file of gap keys (\"class\" or \"class edge\", one per line, # comments);\n"
-                  "exit 1 only for a gap not listed or a listed one reached now");
+                  "A file of gap keys (\"class\" or \"class edge\", one per line, # comments); exit 1 only\n"
+                  "for a gap not listed or a listed one reached now")
+      ->needs(campaign);
   cmd->callback([args, job] {
     if (!args->campaign) {
       *job = [] {
