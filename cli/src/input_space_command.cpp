@@ -16,6 +16,7 @@
 #include "number_options.hpp"
 #include "output.hpp"
 #include "qsa/traces/input_space.hpp"
+#include "qsa/traces/json_reader.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -26,8 +27,17 @@ struct InputSpaceArguments {
 };
 
 // The keys of a known-gaps file: one per line, blank lines and # comments skipped.
+// A file that cannot be read is bad input naming the flag.
 std::set<std::string> read_known_gaps(const std::string& path) {
-  std::istringstream lines(read_input(path));
+  std::string text;
+  try {
+    text = read_input(path);
+  } catch (const traces::InputError& e) {
+    Error error = e.error();
+    error.field = "--known-gaps";
+    throw traces::InputError(error);
+  }
+  std::istringstream lines(text);
   std::set<std::string> keys;
   for (std::string line; std::getline(lines, line);) {
     line = line.substr(0, line.find('#'));
