@@ -24,9 +24,13 @@ std::vector<CampaignJob> default_campaign(uint64_t seed) {
   std::vector<std::vector<CampaignJob>> per_workload;
   for (const std::string& name : names) {
     // adversarial mixes eight workloads; layouts takes the kernel's 20 paths in turn, briefly;
-    // edges takes its five classes in turn, more briefly.
-    const int64_t scenarios = name == "adversarial" ? 12 : name == "layouts" ? 20 : name == "edges" ? 5 : 6;
-    const int64_t steps = name == "layouts" ? 150 : name == "edges" ? 40 : 1000;
+    // edges takes its five classes in turn, more briefly, step-edges its eight briefest of all.
+    const int64_t scenarios = name == "adversarial" ? 12
+                              : name == "layouts"   ? 20
+                              : name == "edges"     ? 5
+                              : name == "step-edges" ? 8
+                                                     : 6;
+    const int64_t steps = name == "layouts" ? 150 : name == "edges" ? 40 : name == "step-edges" ? 16 : 1000;
     per_workload.push_back(workload_campaign(traces::workload_by_name(name), seed, scenarios, steps));
   }
   size_t total = 0;
@@ -35,10 +39,11 @@ std::vector<CampaignJob> default_campaign(uint64_t seed) {
   for (size_t round = 0; jobs.size() < total; ++round)
     for (const auto& list : per_workload)
       if (round < list.size()) jobs.push_back(list[round]);
-  // Each edges scenario (40 steps, about 0.04 s) holds a class no other workload reaches: all five
-  // right after the first default and mrope-fp8 scenarios, so a bug of one class shows at once.
+  // Each edges and step-edges scenario (40 or 16 steps) holds a class no other workload reaches:
+  // all thirteen right after the first default and mrope-fp8 scenarios, so a bug of one class shows
+  // at once.
   std::stable_partition(jobs.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(jobs.size(), 2)), jobs.end(),
-                        [](const CampaignJob& job) { return job.workload.name == "edges"; });
+                        [](const CampaignJob& job) { return job.workload.name == "edges" || job.workload.name == "step-edges"; });
   return jobs;
 }
 

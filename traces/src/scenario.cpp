@@ -6,6 +6,18 @@
 
 namespace qsa::traces {
 
+const char* to_string(BlockTableLayout layout) {
+  switch (layout) {
+    case BlockTableLayout::kRows:
+      return "rows";
+    case BlockTableLayout::kColumnMajor:
+      return "column-major";
+    case BlockTableLayout::kColumnSlice:
+      return "column-slice";
+  }
+  return "unknown";
+}
+
 MropeSections ScenarioConfig::mrope_sections() const {
   if (!mrope) return std::nullopt;
   if (mrope_split) return mrope_split;
@@ -73,6 +85,14 @@ StepConfig ScenarioConfig::step_config() const {
     c.w_q.push_back(weight(large));
   }
   if (content_version >= 2) add_special_weights(&c);
+  if (special_weights) {
+    // Every row's norm output at these elements is NaN, infinite or (for -0) as for +0: a kernel
+    // that takes |w|, replaces NaN or flushes the sign shows on every row (SPEC 6.2).
+    c.w_k[1] = 0x7FC0u;  // NaN
+    c.w_q[2] = 0xFF80u;  // -inf
+    c.w_k[4] = 0x8000u;  // -0
+    c.w_q[5] = 0x8000u;
+  }
   return c;
 }
 

@@ -1,6 +1,7 @@
 #include "qsa/traces/scenario_file.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <istream>
 #include <limits>
@@ -47,7 +48,7 @@ void check_step_against_config(const StepRecord& step, const ScenarioConfig& con
         fail(context + "blocks", -1, "past-the-cache",
              "block " + std::to_string(c.blocks[b]) + " (entry " + std::to_string(b) + ") is beyond the " +
                  std::to_string(config.num_compressed_blocks) + " blocks of the compressed cache");
-    if (c.ring_block >= config.num_ring_blocks)
+    if (c.ring_block >= config.num_ring_blocks && c.ring_block < kFarBlockFloor)
       fail(context + "ring_block", -1, "past-the-cache",
            "ring block " + std::to_string(c.ring_block) + " is beyond the " + std::to_string(config.num_ring_blocks) +
                " blocks of the ring cache");
@@ -93,11 +94,17 @@ void validate_config(const ScenarioConfig& c) {
     if (split[0] + split[1] + split[2] != c.rotary_dim / 2)
       fail("config.mrope_sections", line, "wrong-sum", "the sections must sum to rotary_dim / 2");
   }
-  check_range("config.num_heads", c.num_heads, 1, 64, line);
-  if (!(c.eps > 0.0f) || c.eps > 1.0f) fail("config.eps", line, "out-of-range", "eps must be in (0, 1]");
+  check_range("config.num_heads", c.num_heads, 1, 1024, line);
+  if (!(c.eps > 0.0f) || !std::isfinite(c.eps)) fail("config.eps", line, "out-of-range", "eps must be finite and > 0");
   if (!(c.rope_theta > 1.0) || c.rope_theta > 1e12)
     fail("config.rope_theta", line, "out-of-range", "rope_theta must be in (1, 1e12]");
-  check_range("config.max_position", c.max_position, 128, int64_t{1} << 20, line);
+  check_range("config.max_position", c.max_position, 1, int64_t{1} << 20, line);
+  for (const auto& [field, pad] : {std::pair<const char*, int64_t>{"config.compressed_row_pad", c.compressed_row_pad},
+                                   {"config.compressed_block_pad", c.compressed_block_pad},
+                                   {"config.ring_row_pad", c.ring_row_pad},
+                                   {"config.ring_block_pad", c.ring_block_pad},
+                                   {"config.block_table_extra_rows", c.block_table_extra_rows}})
+    check_range(field, pad, 0, 4096, line);
   check_range("config.num_compressed_blocks", c.num_compressed_blocks, 1, kMaxInt32, line);
   check_range("config.num_ring_blocks", c.num_ring_blocks, 1, kMaxInt32, line);
   check_range("config.max_num_batched_tokens", c.max_num_batched_tokens, 1, int64_t{1} << 20, line);
@@ -123,8 +130,12 @@ struct CacheParts {
 
 CacheParts cache_parts(const ScenarioConfig& c) {
   return {
-      saturating_product({c.num_compressed_blocks, c.storage_block_size(), c.head_dim, element_bytes(c.store_dtype)}),
-      saturating_product({c.num_ring_blocks, c.ring_capacity, ring_row_width(c.head_dim, c.mrope), 2}),
+      saturating_product({c.num_compressed_blocks,
+                          c.storage_block_size() * (c.head_dim + c.compressed_row_pad) + c.compressed_block_pad,
+                          element_bytes(c.store_dtype)}),
+      saturating_product({c.num_ring_blocks,
+                          c.ring_capacity * (ring_row_width(c.head_dim, c.mrope) + c.ring_row_pad) + c.ring_block_pad,
+                          2}),
       saturating_product({c.max_position, c.rotary_dim, 2})};
 }
 
@@ -169,6 +180,15 @@ json config_to_json(const ScenarioConfig& c) {
           {"max_num_batched_tokens", c.max_num_batched_tokens},
           {"max_num_seqs", c.max_num_seqs}};
   if (c.mrope_split) j["mrope_sections"] = *c.mrope_split;  // absent: the proportional split
+  // Absent: the defaults (plain weights, dense caches, row-major tables), as older files have it.
+  if (c.special_weights) j["special_weights"] = true;
+  if (c.block_table_layout != BlockTableLayout::kRows) j["block_table_layout"] = to_string(c.block_table_layout);
+  for (const auto& [field, value] : {std::pair<const char*, int64_t>{"block_table_extra_rows", c.block_table_extra_rows},
+                                     {"compressed_row_pad", c.compressed_row_pad},
+                                     {"compressed_block_pad", c.compressed_block_pad},
+                                     {"ring_row_pad", c.ring_row_pad},
+                                     {"ring_block_pad", c.ring_block_pad}})
+    if (value != 0) j[field] = value;
   return j;
 }
 
@@ -212,6 +232,23 @@ ScenarioConfig config_from_json(const json& j, int64_t line) {
   c.num_ring_blocks = r.integer("num_ring_blocks");
   c.max_num_batched_tokens = r.integer("max_num_batched_tokens");
   c.max_num_seqs = r.integer("max_num_seqs");
+  if (r.has("special_weights")) c.special_weights = r.boolean("special_weights");
+  if (r.has("block_table_layout")) {
+    const std::string layout = r.string("block_table_layout");
+    bool known = false;
+    for (BlockTableLayout l : {BlockTableLayout::kRows, BlockTableLayout::kColumnMajor, BlockTableLayout::kColumnSlice})
+      if (layout == to_string(l)) {
+        c.block_table_layout = l;
+        known = true;
+      }
+    if (!known)
+      fail("config.block_table_layout", line, "unknown-layout", "block_table_layout must be rows, column-major or column-slice");
+  }
+  c.block_table_extra_rows = r.optional_integer("block_table_extra_rows").value_or(0);
+  c.compressed_row_pad = r.optional_integer("compressed_row_pad").value_or(0);
+  c.compressed_block_pad = r.optional_integer("compressed_block_pad").value_or(0);
+  c.ring_row_pad = r.optional_integer("ring_row_pad").value_or(0);
+  c.ring_block_pad = r.optional_integer("ring_block_pad").value_or(0);
   r.reject_unknown_fields();
   validate_config(c);
   return c;

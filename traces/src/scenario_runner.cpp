@@ -32,14 +32,27 @@ std::string to_string(const RunFailure& f) {
   return "step " + str(f.step) + ": " + f.check + where + ": " + f.message;
 }
 
+namespace {
+
+// Rows of `width` elements, `row_pad` elements apart, and `block_pad` elements past each block.
+CacheLayout padded_layout(int64_t num_blocks, int64_t rows, int64_t width, int element_bytes, int64_t row_pad,
+                          int64_t block_pad) {
+  CacheLayout l = CacheLayout::dense(num_blocks, rows, width, element_bytes);
+  l.row_stride = width + row_pad;
+  l.block_stride = rows * l.row_stride + block_pad;
+  return l;
+}
+
+}  // namespace
+
 CacheLayout ring_cache_layout(const ScenarioConfig& config) {
-  return CacheLayout::dense(config.num_ring_blocks, config.ring_capacity, ring_row_width(config.head_dim, config.mrope),
-                            2);
+  return padded_layout(config.num_ring_blocks, config.ring_capacity, ring_row_width(config.head_dim, config.mrope), 2,
+                       config.ring_row_pad, config.ring_block_pad);
 }
 
 CacheLayout compressed_cache_layout(const ScenarioConfig& config) {
-  return CacheLayout::dense(config.num_compressed_blocks, config.storage_block_size(), config.head_dim,
-                            element_bytes(config.store_dtype));
+  return padded_layout(config.num_compressed_blocks, config.storage_block_size(), config.head_dim,
+                       element_bytes(config.store_dtype), config.compressed_row_pad, config.compressed_block_pad);
 }
 
 StepCaches make_poisoned_caches(const ScenarioConfig& config) { return make_caches(config, kPoisonByte); }

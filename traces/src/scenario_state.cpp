@@ -6,6 +6,30 @@
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::traces {
+namespace {
+
+// `rows` stored as the configuration says: its extra rows of zeros appended, then row-major,
+// column-major, or as columns [0, W) of a table 3 columns wider (zeros outside the view, so a
+// kernel that misses the stride reads block 0, an ordinary block, and writes where it should not).
+BlockTable laid_out(std::vector<std::vector<int32_t>> rows, const ScenarioConfig& config) {
+  const size_t width = rows.empty() ? 0 : rows.front().size();
+  rows.resize(rows.size() + static_cast<size_t>(config.block_table_extra_rows), std::vector<int32_t>(width, 0));
+  switch (config.block_table_layout) {
+    case BlockTableLayout::kRows:
+      break;
+    case BlockTableLayout::kColumnMajor:
+      return BlockTable::column_major(rows);
+    case BlockTableLayout::kColumnSlice: {
+      for (std::vector<int32_t>& row : rows) row.resize(width + 3, 0);
+      BlockTable wide = BlockTable::from_rows(rows);
+      wide.cols = static_cast<int64_t>(width);
+      return wide;
+    }
+  }
+  return BlockTable::from_rows(rows);
+}
+
+}  // namespace
 
 Origin RequestLedger::committed_origin(int64_t position) const {
   if (position < prompt_len)
@@ -47,7 +71,10 @@ void ScenarioState::check_chunk(const ChunkRecord& chunk, int64_t index) const {
          std::to_string(ledger.committed));
   if (chunk.prompt_len != ledger.prompt_len || chunk.family != ledger.family)
     fail("changes its family or prompt length");
-  if (chunk.start + chunk.length + 64 > config_.max_position) fail("reaches past max_position - 64");
+  // Text positions are the logical ones; MRoPE ones run up to 64 past them (model_position()).
+  const int64_t spare = config_.mrope ? 64 : 0;
+  if (chunk.start + chunk.length + spare > config_.max_position)
+    fail("reaches past max_position - " + std::to_string(spare));
 }
 
 StepInput ScenarioState::step_input(const StepRecord& record, int64_t index) const {
@@ -83,8 +110,8 @@ StepInput ScenarioState::step_input(const StepRecord& record, int64_t index) con
     table.emplace_back(width, 0);
     ring.push_back({0});
   }
-  in.block_table = BlockTable::from_rows(table);
-  in.ring_block_table = BlockTable::from_rows(ring);
+  in.block_table = laid_out(std::move(table), config_);
+  in.ring_block_table = laid_out(std::move(ring), config_);
 
   const std::vector<Origin> origins = row_origins(record, index);
   const int64_t n = b.num_actual_tokens;

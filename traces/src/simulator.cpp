@@ -9,7 +9,8 @@ namespace qsa::traces {
 
 namespace {
 // Independent sub-streams of one seed, so a change in how one aspect draws leaves the others alone.
-enum Stream : uint64_t { kArrivals = 1, kLengths, kDrafts, kPreempt, kPadding, kNegative, kFamily, kPool, kRingPool, kFar, kZeroFirst };
+enum Stream : uint64_t { kArrivals = 1, kLengths, kDrafts, kPreempt, kPadding, kNegative, kFamily, kPool, kRingPool, kFar, kZeroFirst,
+                      kStepEdges };
 }  // namespace
 
 Simulator::State::State(const Workload& w, uint64_t seed)
@@ -24,6 +25,7 @@ Simulator::State::State(const Workload& w, uint64_t seed)
       family_rng(Rng(hash_words(seed, 0x73696dull)).fork(kFamily)),
       far_rng(Rng(hash_words(seed, 0x73696dull)).fork(kFar)),
       zero_first_rng(Rng(hash_words(seed, 0x73696dull)).fork(kZeroFirst)),
+      step_edge_rng(Rng(hash_words(seed, 0x73696dull)).fork(kStepEdges)),
       compressed_pool(static_cast<int32_t>(config.num_compressed_blocks),
                       Rng(hash_words(seed, 0x73696dull)).fork(kPool)),
       ring_pool(static_cast<int32_t>(config.num_ring_blocks), Rng(hash_words(seed, 0x73696dull)).fork(kRingPool)),
@@ -121,6 +123,7 @@ StepRecord Simulator::next() {
   std::stable_partition(step.chunks.begin(), step.chunks.end(),
                         [&](const ChunkRecord& c) { return c.length <= step.reorder_batch_threshold; });
   pad_for_cuda_graphs(step, s.workload.padding, s.capture_sizes, s.config.max_num_seqs, s.padding_rng);
+  s.shape_step_edges(step);
   ++s.clock;
   return step;
 }

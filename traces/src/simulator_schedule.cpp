@@ -74,13 +74,21 @@ void Simulator::State::schedule(StepRecord& step, std::vector<Planned>& planned)
   // waits this step.
   const bool zero_first = !running.empty() &&
       zero_first_rng.chance(static_cast<uint64_t>(workload.zero_length_first_per_mille), 1000);
-  for (size_t i = 0; i < running.size() && budget > 0; ++i) {
+  // The step-edges knobs: the second running request waits too (shape_step_edges() puts its chunk
+  // between two with rows), or every running request waits and nobody is admitted (M = 0).
+  const bool zero_second = running.size() >= 3 && workload.zero_length_inside_per_mille > 0 &&
+                           step_edge_rng.chance(static_cast<uint64_t>(workload.zero_length_inside_per_mille), 1000);
+  const bool all_wait = !running.empty() && workload.all_padding_per_mille > 0 &&
+                        step_edge_rng.chance(static_cast<uint64_t>(workload.all_padding_per_mille), 1000);
+  if (all_wait) budget = 0;
+  for (size_t i = 0; i < running.size(); ++i) {
     SimRequest& r = running[i];
-    if (zero_first && i == 0) {
+    if (all_wait || (zero_first && i == 0) || (zero_second && i == 1)) {
       step.chunks.push_back(chunk_of(r, 0));
       planned.push_back({i, false, 0});
       continue;
     }
+    if (budget <= 0) break;
     Planned plan{i, r.committed >= r.prefill_target, 0};
     int64_t rows;
     if (plan.decode) {

@@ -44,6 +44,10 @@ struct Simulator::State {
   int64_t grow_blocks(SimRequest& request, int64_t rows);  // rows coverable from the committed length
   void take_prefix_hit(SimRequest& request);
 
+  // simulator_step_edges.cpp: the step shapes of the workload's edge knobs, after padding.
+  void shape_step_edges(StepRecord& step);
+  void drop_compressed_block(ChunkRecord& chunk);
+
   // simulator_events.cpp
   void verify(StepRecord& step, const std::vector<Planned>& planned);
   void mark_negative_common_slots(ChunkRecord& chunk);
@@ -62,6 +66,7 @@ struct Simulator::State {
   const ScenarioConfig& config;
   Rng arrival_rng, length_rng, draft_rng, preempt_rng, padding_rng, negative_rng, family_rng;
   Rng far_rng, zero_first_rng;  // the edges knobs: streams of their own, so other workloads draw as before
+  Rng step_edge_rng;            // the step-edges knobs
   BlockPool compressed_pool;
   BlockPool ring_pool;
   std::vector<int64_t> capture_sizes;

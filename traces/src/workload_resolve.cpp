@@ -73,6 +73,7 @@ Workload resolve(const Workload& workload, Rng& rng, uint64_t seed) {
   const int64_t longest = scaled_length(w.prompt_tokens.max(), w.prompt_length_scale) +
                           scaled_length(w.output_tokens.max(), w.output_length_scale);
   c.max_position = round_up(longest + 128, 64);  // >= 64 spare for MRoPE positions past the logical one
+  if (w.fixed_max_position > 0) c.max_position = w.fixed_max_position;  // the step-edges members' table sizes
   const int64_t blocks_per_request = (longest - 1) / c.block_size + 1;
   const int64_t full_pool = c.max_num_seqs * blocks_per_request;
   // Floor: one full-length request plus slack, so a lone request always makes progress.

@@ -226,6 +226,103 @@ Workload make_edges() {
   return w;
 }
 
+// One member per group of step-input classes that no other model reaches (issue 18), in turn, so
+// eight consecutive seeds take each once; short scenarios of short requests. No prefix sharing: a
+// group skipped for a missing block must not leave a shared block without its row.
+Workload make_step_edges() {
+  Workload base = make_default();
+  base.name = "step-edges";
+  base.description =
+      "one scenario per step-input class group in turn: strided block tables, padded cache strides, zero-length "
+      "and all-padding steps, prefill first, missing blocks, eps and weight specials, HQ 1 to 1024, rd 2 to 512, "
+      "max_position 1 to 2^18";
+  base.family_per_mille = 0;
+  base.prompt_tokens = LengthTable({{0, 1}, {500000, 12}, {kLevelScale, 40}});
+  base.output_tokens = LengthTable({{0, 1}, {500000, 4}, {kLevelScale, 12}});
+  base.initial_requests = 6;
+  base.arrivals_per_step_milli = 1500;
+  Workload w = base;
+  w.mix_in_turn = true;
+
+  Workload columns = base;  // SPEC 1.1 strides and SPEC 4 padding, with the batch shapes of 1.1 and 2
+  columns.name = "column-major";
+  columns.geometries = {{4, 3, 16}};  // B = 16: requests span several blocks, so W > 1
+  columns.config.block_table_layout = BlockTableLayout::kColumnMajor;
+  columns.config.block_table_extra_rows = 3;
+  columns.config.compressed_row_pad = 8;
+  columns.config.compressed_block_pad = 24;
+  columns.config.ring_row_pad = 4;
+  columns.config.ring_block_pad = 12;
+  columns.config.eps = 1e-40f;  // subnormal
+  columns.zero_length_inside_per_mille = 400;
+  columns.prefill_first_per_mille = 500;
+  columns.all_padding_per_mille = 150;
+
+  Workload slice = base;  // with MRoPE, so the ring's padded rows hold position tails
+  slice.name = "column-slice";
+  slice.geometries = {{4, 3, 16}};
+  slice.config.block_table_layout = BlockTableLayout::kColumnSlice;
+  slice.config.block_table_extra_rows = 2;
+  slice.config.mrope = true;
+  slice.config.compressed_row_pad = 1;
+  slice.config.compressed_block_pad = 5;
+  slice.config.ring_row_pad = 2;
+  slice.config.ring_block_pad = 7;
+  slice.config.eps = 3.4028234663852886e38f;  // FLT_MAX
+  slice.all_padding_per_mille = 250;
+  slice.missing_compressed_per_mille = 300;
+  slice.missing_ring_per_mille = 400;
+
+  Workload weights = base;  // NaN, -inf and -0 weights, rd = D, eps >= 1
+  weights.name = "weights";
+  weights.config.special_weights = true;
+  weights.config.rotary_dim = weights.config.head_dim;
+  weights.config.eps = 2.0f;
+  weights.missing_compressed_per_mille = 300;
+  weights.missing_ring_per_mille = 400;
+
+  // HQ at SPEC 5's practical bound with rd = 2 and the real model's 2^18 positions: q is [N, HQ, D],
+  // so the budget is a few rows; cos_sin is 2^18 x 2 bf16 (1 MiB).
+  auto heads = [&](const char* name, int64_t num_heads, int64_t max_position) {
+    Workload h = base;
+    h.name = name;
+    h.config.num_heads = num_heads;
+    h.config.rotary_dim = 2;
+    h.fixed_max_position = max_position;
+    h.config.max_num_batched_tokens = 16;
+    h.config.max_num_seqs = 4;
+    h.initial_requests = 3;
+    h.arrivals_per_step_milli = 500;
+    return h;
+  };
+  // The RoPE table at 1 and 2 rows: requests of one or two positions (no group closes, C = 4).
+  auto short_table = [&](const char* name, int64_t max_position) {
+    Workload p = base;
+    p.name = name;
+    p.config.num_heads = 1;
+    p.fixed_max_position = max_position;
+    p.prompt_tokens = LengthTable({{0, 1}, {kLevelScale, max_position}});
+    p.output_tokens = LengthTable({{0, 1}, {kLevelScale, 1}});
+    return p;
+  };
+  Workload wide = base;  // rd = D = 512
+  wide.name = "rd-512";
+  wide.config.head_dim = 512;
+  wide.config.rotary_dim = 512;
+  wide.config.num_heads = 1;
+  wide.config.max_num_batched_tokens = 64;
+
+  w.mix = {columns,
+           slice,
+           weights,
+           heads("heads-1024", 1024, int64_t{1} << 18),
+           heads("heads-1023", 1023, (int64_t{1} << 18) - 1),
+           short_table("max-position-1", 1),
+           short_table("max-position-2", 2),
+           wide};
+  return w;
+}
+
 Workload make_adversarial() {
   Workload w = make_default();
   w.name = "adversarial";
@@ -276,6 +373,7 @@ const std::vector<Entry>& catalog() {
       {"production", make_production},
       {"layouts", make_layouts},
       {"edges", make_edges},
+      {"step-edges", make_step_edges},
       {"azure-code",
        [] {
          return make_azure("azure-code",

@@ -56,7 +56,7 @@ TEST(GeometryChoice, AGeometryTheContractRejectsNamesTheFlag) {
   head.head_dim = 48;  // not a power of two
   EXPECT_EQ(error_of(workload_by_name("default"), head).field, "--head-dim");
   GeometryChoice heads;
-  heads.num_heads = 65;
+  heads.num_heads = 1025;  // past validate_step()'s 1024
   EXPECT_EQ(error_of(workload_by_name("default"), heads).field, "--query-heads");
   GeometryChoice block;
   block.block_size = 18;  // C = 4 does not divide it

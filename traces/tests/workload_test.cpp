@@ -199,7 +199,7 @@ TEST(Workloads, UnknownNameListsTheChoices) {
 TEST(Workloads, EveryNameResolvesWithADescription) {
   const auto names = workload_names();
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
-  EXPECT_EQ(names.size(), 15u);
+  EXPECT_EQ(names.size(), 16u);
   for (const std::string& name : names) {
     const Workload w = workload_by_name(name);
     EXPECT_EQ(w.name, name);
@@ -215,7 +215,12 @@ TEST(Workloads, ResolvedConfigFitsTheLongestRequest) {
       const ScenarioConfig& c = w.config;
       const int64_t longest = scaled_length(w.prompt_tokens.max(), w.prompt_length_scale) +
                               scaled_length(w.output_tokens.max(), w.output_length_scale);
-      EXPECT_GE(c.max_position - 64, longest + 64) << name << " seed " << seed;
+      if (w.fixed_max_position > 0) {  // step-edges: the table's size is the class; committed < longest
+        EXPECT_EQ(c.max_position, w.fixed_max_position) << name << " seed " << seed;
+        EXPECT_GE(c.max_position, longest - 1 + (c.mrope ? 64 : 0)) << name << " seed " << seed;
+      } else {
+        EXPECT_GE(c.max_position - 64, longest + 64) << name << " seed " << seed;
+      }
       EXPECT_GE(c.num_compressed_blocks * c.block_size, longest) << name << " seed " << seed;
       EXPECT_GE(c.num_ring_blocks, c.max_num_seqs) << name;
       EXPECT_EQ(c.seed, seed);

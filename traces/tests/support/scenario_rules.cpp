@@ -23,15 +23,17 @@ struct LiveRequest {
   int32_t ring_block = -1;
   bool started = false;  // scheduled since its last (re)start
   bool ever_started = false;
+  bool blocks_unknown = false;  // after a step-edges row with a missing block: learnt again from the next chunk
 };
 
 class Checker {
  public:
-  Checker(const Scenario& s, bool uniform_padded, size_t limit)
+  Checker(const Scenario& s, bool uniform_padded, size_t limit, EdgeShapes shapes)
       : s_(s),
         c_(s.config),
         uniform_padded_(uniform_padded),
         limit_(limit),
+        shapes_(shapes),
         capture_sizes_(traces::cuda_graph_capture_sizes(s.config.max_num_batched_tokens)) {}
 
   std::vector<std::string> run() {
@@ -84,16 +86,20 @@ class Checker {
     std::set<int32_t> ring_blocks;
     std::set<int64_t> in_step;
     for (const ChunkRecord& c : st.chunks) {
-      if (c.length == 0 && &c != &st.chunks.front()) fail(step, c.request, "a zero-length chunk not first");
+      const bool first = &c == &st.chunks.front();
+      if (c.length == 0 && !first && !shapes_.zero_length_anywhere)
+        fail(step, c.request, "a zero-length chunk not first");
       rows += c.length;
       if (c.length > t)
-        long_seen = true;
+        long_seen = !(first && shapes_.prefill_first);
       else if (long_seen)
         fail(step, c.request, "a chunk of at most T rows after a longer one (decodes first)");
       if (!in_step.insert(c.request).second) fail(step, c.request, "scheduled twice in one step");
-      if (!ring_blocks.insert(c.ring_block).second)
+      if ((c.ring_block != -1 || !shapes_.missing_ring) && !ring_blocks.insert(c.ring_block).second)
         fail(step, c.request, "ring block shared with another request of the step");
-      check_chunk(step, c);
+      const bool last_step = std::count(st.finished.begin(), st.finished.end(), c.request) > 0 ||
+                             std::count(st.preempted.begin(), st.preempted.end(), c.request) > 0;
+      check_chunk(step, c, last_step);
     }
     if (rows > c_.max_num_batched_tokens) fail(step, -1, "more rows than max_num_batched_tokens");
     const int64_t n = rows + st.padding_tokens;
@@ -121,7 +127,7 @@ class Checker {
     }
   }
 
-  void check_chunk(int64_t step, const ChunkRecord& c) {
+  void check_chunk(int64_t step, const ChunkRecord& c, bool last_step) {
     const int64_t b = c_.block_size;
     if (finished_.count(c.request)) fail(step, c.request, "scheduled after it finished");
     const bool is_new = !live_.count(c.request);
@@ -139,7 +145,8 @@ class Checker {
     }
     if (c.length == 0) {  // a zero-length request first in the batch (the edges workload): it only waits
       if (is_new || !r.started) fail(step, c.request, "a zero-length chunk for a request not running");
-      if (c.start != r.committed || c.accepted != 0 || c.blocks != r.blocks || c.ring_block != r.ring_block)
+      if (c.start != r.committed || c.accepted != 0 || (c.blocks != r.blocks && !r.blocks_unknown) ||
+          c.ring_block != r.ring_block)
         fail(step, c.request, "a zero-length chunk that changes its request");
       return;
     }
@@ -148,8 +155,13 @@ class Checker {
     if (c.accepted < c.length && (c.length > 1 + c_.num_speculative_tokens || c.start < c.prompt_len))
       fail(step, c.request, "rows rejected from a chunk that is not a decode");
     if (c.length > c_.max_num_batched_tokens) fail(step, c.request, "chunk longer than the budget");
-    if (c.start + c.length > c_.max_position - 64) fail(step, c.request, "positions reach max_position - 64");
-    if (c.ring_block < 0 || c.ring_block >= c_.num_ring_blocks)
+    // Text positions are the logical ones; MRoPE ones reach up to 64 past them.
+    if (c.start + c.length > c_.max_position - (c_.mrope ? 64 : 0))
+      fail(step, c.request, "positions reach past the RoPE table");
+    // A missing ring block only on the request's last step (-1, or a far id past the ring).
+    const bool ring_missing =
+        shapes_.missing_ring && last_step && (c.ring_block == -1 || c.ring_block >= traces::kFarBlockFloor);
+    if (!ring_missing && (c.ring_block < 0 || c.ring_block >= c_.num_ring_blocks))
       fail(step, c.request, "ring block outside the ring cache");
     for (size_t i = 0; i < c.negative_common_slots.size(); ++i) {
       const int64_t o = c.negative_common_slots[i];
@@ -163,14 +175,27 @@ class Checker {
     const bool hit = !r.started && !r.ever_started && c.start > 0;
     if (!hit && c.start != r.committed) fail(step, c.request, "chunk does not start at the committed length");
     if (hit) check_prefix_hit(step, c);
-    if (r.started && r.ring_block != c.ring_block) fail(step, c.request, "ring block changed while running");
-    if (!r.started) {
+    if (r.started && r.ring_block != c.ring_block && !ring_missing)
+      fail(step, c.request, "ring block changed while running");
+    if (!r.started && !ring_missing) {
       if (ring_owner_.count(c.ring_block)) fail(step, c.request, "ring block held by another live request");
       ring_owner_[c.ring_block] = c.request;
     }
 
+    // A row with its last closing group's block made -1 or its column dropped, for this step only:
+    // the request's blocks are those of its other steps.
+    const bool covered = static_cast<int64_t>(c.blocks.size()) > (c.start + c.length - 1) / b;
+    if (shapes_.missing_blocks && (!covered || std::count(c.blocks.begin(), c.blocks.end(), -1) > 0)) {
+      for (int32_t block : r.blocks) holders(block).erase(c.request);
+      r.blocks.clear();
+      r.blocks_unknown = true;
+      if (!ring_missing) r.ring_block = c.ring_block;
+      r.started = true;
+      r.ever_started = true;
+      return;
+    }
     // Blocks: cover the chunk, inside the cache, append-only while live, written ones unshared.
-    if (static_cast<int64_t>(c.blocks.size()) <= (c.start + c.length - 1) / b)
+    if (!covered)
       fail(step, c.request, "blocks do not cover the chunk");
     if (c.blocks.size() < r.blocks.size() || !std::equal(r.blocks.begin(), r.blocks.end(), c.blocks.begin()))
       fail(step, c.request, "block table changed other than by appending");
@@ -191,7 +216,8 @@ class Checker {
     for (int64_t i = c.start / b; i <= (c.start + c.length - 1) / b && i < static_cast<int64_t>(c.blocks.size()); ++i)
       if (holders(c.blocks[static_cast<size_t>(i)]).size() != 1) fail(step, c.request, "writes a shared block");
     r.blocks = c.blocks;
-    r.ring_block = c.ring_block;
+    r.blocks_unknown = false;
+    if (!ring_missing) r.ring_block = c.ring_block;
     r.started = true;
     r.ever_started = true;
   }
@@ -220,6 +246,7 @@ class Checker {
   const traces::ScenarioConfig& c_;
   bool uniform_padded_;
   size_t limit_;
+  EdgeShapes shapes_;
   std::vector<int64_t> capture_sizes_;
   std::vector<std::string> out_;
   std::map<int64_t, LiveRequest> live_;
@@ -232,9 +259,15 @@ class Checker {
 
 }  // namespace
 
+EdgeShapes edge_shapes_of(const traces::Workload& resolved) {
+  const traces::Workload& w = resolved;
+  return EdgeShapes{w.zero_length_inside_per_mille > 0 || w.all_padding_per_mille > 0, w.prefill_first_per_mille > 0,
+                    w.missing_compressed_per_mille > 0, w.missing_ring_per_mille > 0};
+}
+
 std::vector<std::string> scenario_rule_violations(const traces::Scenario& scenario, bool uniform_steps_padded,
-                                                  size_t limit) {
-  return Checker(scenario, uniform_steps_padded, limit).run();
+                                                  size_t limit, EdgeShapes shapes) {
+  return Checker(scenario, uniform_steps_padded, limit, shapes).run();
 }
 
 }  // namespace qsa::testing

@@ -28,6 +28,14 @@ inline constexpr int kContentVersion = 2;
 /// while an id between num_compressed_blocks and here is still refused as a mistake.
 inline constexpr int64_t kFarBlockFloor = 2147483647 - (int64_t{1} << 24);
 
+/// How a step's block tables are stored (SPEC 1.1 allows any row and column strides).
+enum class BlockTableLayout {
+  kRows,         // dense row-major, NR rows
+  kColumnMajor,  // row stride 1, column stride = rows
+  kColumnSlice,  // columns [0, W) of a table 3 columns wider: row stride W + 3
+};
+const char* to_string(BlockTableLayout layout);
+
 /// Fixed for a whole scenario (SPEC 9 gives the real values).
 struct ScenarioConfig {
   uint64_t seed = 1;                      // content seed: keys, queries, positions
@@ -51,6 +59,16 @@ struct ScenarioConfig {
   float eps = 1e-6f;
   double rope_theta = 1e7;
   int64_t max_position = 4096;  // rows of the RoPE table; every position lies below
+  /// The norm weights get a NaN (w_k[1]), a -inf (w_q[2]) and -0 (w_k[4], w_q[5]).
+  bool special_weights = false;
+
+  // The memory layout of the step inputs (the `step-edges` workload varies it; none changes a value).
+  BlockTableLayout block_table_layout = BlockTableLayout::kRows;  // both tables, compressed and ring
+  int64_t block_table_extra_rows = 0;  // rows past NR (a table sized for max_num_seqs), zeros
+  int64_t compressed_row_pad = 0;      // elements past each compressed row (row stride D + pad)
+  int64_t compressed_block_pad = 0;    // elements past each block's rows (pages packed beside others)
+  int64_t ring_row_pad = 0;
+  int64_t ring_block_pad = 0;
 
   int64_t num_compressed_blocks = 256;  // compressed cache size in blocks of S rows
   int64_t num_ring_blocks = 64;         // ring cache size in blocks of R rows

@@ -65,6 +65,16 @@ struct Workload {
   int64_t far_block_per_mille = 0;        // chance that a new compressed block is an id near INT32_MAX, past the cache
   int64_t zero_length_first_per_mille = 0;  // chance per step that the first running request gets a zero-length chunk
 
+  // Step shapes vLLM's scheduler does not make but SPEC 1.1 and 5 allow (the `step-edges` workload):
+  // chances per step, from a stream of their own. Not for workloads with prefix sharing: a group
+  // skipped for a missing block would leave a shared block without its row.
+  int64_t zero_length_inside_per_mille = 0;  // the second running request waits; its chunk sits after one with rows
+  int64_t all_padding_per_mille = 0;         // every running request waits, nobody is admitted: M = 0 < N
+  int64_t prefill_first_per_mille = 0;       // the first prefill chunk moves before the decodes
+  int64_t missing_compressed_per_mille = 0;  // one chunk's block of its last closing group is -1, or its column dropped
+  int64_t missing_ring_per_mille = 0;        // a finishing request's ring block is -1 or an id past the ring
+  int64_t fixed_max_position = 0;            // > 0: the RoPE table's rows, instead of the longest request + 128
+
   /// Non-empty: each scenario is one of these, drawn from the seed (the `adversarial` mix).
   std::vector<Workload> mix;
 
@@ -88,7 +98,7 @@ int64_t arrival_rate_milli(const Workload& workload);
 Workload resolve_workload(const Workload& workload, uint64_t seed);
 
 /// default, tiny-blocks, ratios, many-drafts, ring-minimum, production-blocks, preemption-storm,
-/// prefix-sharing, mrope-fp8, adversarial, production, layouts, edges, azure-code, azure-conv.
+/// prefix-sharing, mrope-fp8, adversarial, production, layouts, edges, step-edges, azure-code, azure-conv.
 std::vector<std::string> workload_names();
 
 /// Throws InputError {field "workload", rule "unknown-workload"} naming the choices.
