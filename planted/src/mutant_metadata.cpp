@@ -62,7 +62,7 @@ int64_t ring_slot(Bug bug, const MetadataInput& in, int64_t t, int64_t j, int64_
   const int64_t rows = bug == Bug::kRingOneRowShort ? std::max<int64_t>(1, r - 1) : r;
   const bool kept = bug == Bug::kRingSuffixFilterDropped || t + rows >= in.batch.query_start_loc[j + 1];
   if (p < 0 || !kept || in.block_table.cols == 0) return -1;
-  const int64_t block = in.block_table.at(j, 0);
+  const int64_t block = table_entry(bug, in.block_table, j, 0);
   if (block < 0) return -1;
   const int64_t row = bug == Bug::kRingIndexOffByOne ? (p + 1) % r : p % rows;
   return block * r + row;
@@ -75,7 +75,7 @@ int64_t compressed_slot(Bug bug, const MetadataInput& in, int64_t t, int64_t j, 
   if (p < 0 || !closes) return -1;
   const int64_t g = divide(bug, p, c);
   if (g / s >= in.block_table.cols) return -1;
-  const int64_t block = in.block_table.at(j, g / s);
+  const int64_t block = table_entry(bug, in.block_table, j, g / s);
   const bool common_ok = bug == Bug::kCompressedSlotIgnoresCommon || in.batch.common_slot_mapping[t] >= 0;
   if (block < 0 || !common_ok) return -1;
   if (bug == Bug::kSlotInt32Overflow)  // int32 multiply-add: wraps (two's complement) past 2^31
@@ -117,6 +117,13 @@ Status fill_k_work(Bug bug, const MetadataInput& in, MetadataOutput* out, Error*
   return Status::kOk;
 }
 
+// No request with 0 < q <= T: "no decodes" when decodes come first, q_0 > T otherwise.
+bool no_short_request(const Batch& b) {
+  for (int64_t j = 0; j < b.num_requests(); ++j)
+    if (b.query_len(j) > 0 && b.query_len(j) <= b.reorder_batch_threshold) return false;
+  return true;
+}
+
 // SPEC 2 "Batch split"; the bug turns upstream's old N = NR·q0 assertion into a condition of rule 3.
 BatchSplit split_batch(Bug bug, const Batch& b) {
   const int64_t nr = b.num_requests();
@@ -140,7 +147,7 @@ BatchSplit split_batch(Bug bug, const Batch& b) {
   if (split.max_query_len <= t && t <= 1) {
     split.num_decodes = nr;
     split.num_decode_tokens = n;
-  } else if (q0 > t) {
+  } else if (bug == Bug::kSplitAssumesDecodesFirst ? no_short_request(b) : q0 > t) {
     split.num_decodes = 0;
   } else if (uniform) {
     split.num_decodes = nr;
@@ -157,6 +164,12 @@ BatchSplit split_batch(Bug bug, const Batch& b) {
 }
 
 }  // namespace
+
+int32_t table_entry(Bug bug, const BlockTable& table, int64_t row, int64_t col) {
+  const int32_t entry =
+      bug == Bug::kBlockTableRowMajor ? table.storage[static_cast<size_t>(row * table.cols + col)] : table.at(row, col);
+  return bug == Bug::kMissingBlockAsBlockZero && entry < 0 ? 0 : entry;
+}
 
 Status build_metadata(Bug bug, const MetadataInput& input, MetadataOutput* output, Error* error) {
   // A kernel that clears its outputs first, then validates: a rejected input is no longer untouched.

@@ -8,6 +8,10 @@
 
 namespace qsa::mutants {
 
+/// Entry (row, col) of a block table; kBlockTableRowMajor reads dense row-major storage instead,
+/// kMissingBlockAsBlockZero turns a negative entry into block 0.
+int32_t table_entry(Bug bug, const BlockTable& table, int64_t row, int64_t col);
+
 /// qsa::reference::build_metadata with `bug` planted. Validates first with qsa::validate().
 [[nodiscard]] Status build_metadata(Bug bug, const MetadataInput& input, MetadataOutput* output, Error* error);
 

@@ -23,6 +23,30 @@ int64_t ring_row(Bug bug, int64_t m, int64_t r) {
   return m % r;
 }
 
+// Byte offset of element `element` of the row at `slot`; the packed bugs drop a stride's padding.
+int64_t byte_offset(Bug bug, const CacheLayout& l, int64_t slot, int64_t element) {
+  const int64_t row_stride = bug == Bug::kCacheRowsPacked ? l.width : l.row_stride;
+  const int64_t block_stride = bug == Bug::kCacheBlocksPacked ? l.rows * l.row_stride : l.block_stride;
+  return ((slot / l.rows) * block_stride + (slot % l.rows) * row_stride + element) * l.element_bytes;
+}
+
+// The bytes of the row at `slot` as the bug addresses them: nullptr when that lies outside the
+// buffer (a kernel would fault or write a neighbour's page; here it writes or reads nothing).
+uint8_t* row_at(Bug bug, CacheBuffer& cache, int64_t slot, int64_t element, int64_t bytes) {
+  const int64_t offset = byte_offset(bug, cache.layout, slot, element);
+  if (offset < 0 || offset + bytes > static_cast<int64_t>(cache.bytes.size())) return nullptr;
+  return cache.bytes.data() + offset;
+}
+
+// NaN -> 0, +-inf -> +-0x7F7F (the largest finite bf16), as torch.nan_to_num does in bf16.
+Bf16 nan_to_num(Bf16 v) {
+  if ((v & 0x7F80u) != 0x7F80u) return v;
+  if ((v & 0x7Fu) != 0) return 0;
+  return static_cast<Bf16>((v & 0x8000u) | 0x7F7Fu);
+}
+
+float effective_eps(Bug bug, float eps) { return bug == Bug::kEpsClampedToOne ? std::min(eps, 1.0f) : eps; }
+
 void store_row(Bug bug, const std::vector<Bf16>& row, StoreDtype dtype, uint8_t* dst) {
   for (size_t d = 0; d < row.size(); ++d) {
     if (dtype == StoreDtype::kBf16)
@@ -36,36 +60,37 @@ void store_row(Bug bug, const std::vector<Bf16>& row, StoreDtype dtype, uint8_t*
 // only on when it is called (before or after commit_ring).
 class RingReader {
  public:
-  RingReader(Bug bug, const StepInput& in, const CacheBuffer& ring) : bug_(bug), in_(in), ring_(ring) {}
+  RingReader(Bug bug, const StepInput& in, CacheBuffer& ring) : bug_(bug), in_(in), ring_(ring) {}
 
   std::vector<Bf16> key(int64_t j, int64_t m) const {
     std::vector<Bf16> key(static_cast<size_t>(in_.config.head_dim), 0);  // a missing block reads zeros
     const int64_t s = slot(j, bug_ == Bug::kPoolWrongRingRow ? m + 1 : m);
-    if (s >= 0) std::memcpy(key.data(), ring_.bytes.data() + ring_.layout.byte_offset(s, 0), key.size() * sizeof(Bf16));
+    const auto bytes = static_cast<int64_t>(key.size() * sizeof(Bf16));
+    if (const uint8_t* src = s >= 0 ? row_at(bug_, ring_, s, 0, bytes) : nullptr)
+      std::memcpy(key.data(), src, static_cast<size_t>(bytes));
     return key;
   }
 
   Position position(int64_t j, int64_t m) const {
     Position pos{0, 0, 0};
     const int64_t s = slot(j, m);
-    if (s >= 0)
-      std::memcpy(pos.data(),
-                  ring_.bytes.data() + ring_.layout.byte_offset(s, ring_position_offset(in_.config.head_dim)),
-                  sizeof pos);
+    const int64_t at = ring_position_offset(in_.config.head_dim);
+    if (const uint8_t* src = s >= 0 ? row_at(bug_, ring_, s, at, sizeof pos) : nullptr)
+      std::memcpy(pos.data(), src, sizeof pos);
     return pos;
   }
 
  private:
   int64_t slot(int64_t j, int64_t m) const {
     if (in_.ring_block_table.cols == 0) return -1;
-    const int64_t block = in_.ring_block_table.at(j, 0);
+    const int64_t block = table_entry(bug_, in_.ring_block_table, j, 0);
     if (block < 0 || block >= ring_.layout.num_blocks) return -1;
     return block * in_.config.ring_capacity + ring_row(bug_, m, in_.config.ring_capacity);
   }
 
   Bug bug_;
   const StepInput& in_;
-  const CacheBuffer& ring_;
+  CacheBuffer& ring_;  // read only (row_at() serves reads and writes)
 };
 
 bool in_table(const Position& pos, int64_t max_position) {
@@ -111,10 +136,11 @@ void compress_groups(Bug bug, Arithmetic arithmetic, const StepInput& in, int64_
     for (const auto& member : members) pointers.push_back(member.data());
     std::vector<Bf16> mean(static_cast<size_t>(d)), row(static_cast<size_t>(d));
     pool_group(bug, pointers.data(), c, d, mean.data(), arithmetic);
-    rms_norm(bug, mean.data(), in.config.w_k.data(), d, in.config.eps, row.data(), arithmetic);
+    rms_norm(bug, mean.data(), in.config.w_k.data(), d, effective_eps(bug, in.config.eps), row.data(), arithmetic);
     rope_neox(bug, row.data(), d, in.config.rotary_dim, position, in.config.mrope_sections, in.config.cos_sin_data(),
               arithmetic);
-    store_row(bug, row, in.config.store_dtype, compressed.bytes.data() + compressed.layout.byte_offset(slot, 0));
+    if (uint8_t* dst = row_at(bug, compressed, slot, 0, d * compressed.layout.element_bytes))
+      store_row(bug, row, in.config.store_dtype, dst);
   }
 }
 
@@ -124,11 +150,11 @@ void commit_ring(Bug bug, const StepInput& in, int64_t j, const MetadataOutput& 
   for (int64_t t = in.batch.query_start_loc[j]; t < in.batch.query_start_loc[j + 1]; ++t) {
     const int64_t slot = meta.slot_mapping[t];
     if (slot < 0 || ring.layout.past_the_cache(slot)) continue;
-    std::memcpy(ring.bytes.data() + ring.layout.byte_offset(slot, 0), in.keys.data() + t * d,
-                static_cast<size_t>(d) * sizeof(Bf16));
+    if (uint8_t* dst = row_at(bug, ring, slot, 0, d * 2))
+      std::memcpy(dst, in.keys.data() + t * d, static_cast<size_t>(d) * sizeof(Bf16));
     if (in.config.ring_positions && bug != Bug::kPositionTailNotWritten) {
       const Position pos = in.row_positions(t);
-      std::memcpy(ring.bytes.data() + ring.layout.byte_offset(slot, ring_position_offset(d)), pos.data(), sizeof pos);
+      if (uint8_t* dst = row_at(bug, ring, slot, ring_position_offset(d), sizeof pos)) std::memcpy(dst, pos.data(), sizeof pos);
     }
   }
 }
@@ -142,7 +168,8 @@ void transform_queries(Bug bug, Arithmetic arithmetic, const StepInput& in, std:
   for (int64_t t = 0; t < rows; ++t) {
     for (int64_t h = 0; h < in.config.num_heads; ++h) {
       const int64_t offset = (t * in.config.num_heads + h) * d;
-      rms_norm(bug, in.queries.data() + offset, in.config.w_q.data(), d, in.config.eps, row.data(), arithmetic);
+      rms_norm(bug, in.queries.data() + offset, in.config.w_q.data(), d, effective_eps(bug, in.config.eps), row.data(),
+               arithmetic);
       rope_neox(bug, row.data(), d, in.config.rotary_dim, in.row_positions(t), in.config.mrope_sections,
                 in.config.cos_sin_data(), arithmetic);
       store_row(bug, row, in.config.store_dtype, q_out.data() + offset * bytes);
@@ -152,9 +179,17 @@ void transform_queries(Bug bug, Arithmetic arithmetic, const StepInput& in, std:
 
 }  // namespace
 
-Status step_update(Bug bug, const StepInput& input, StepCaches* caches, StepOutput* output, Error* error,
+Status step_update(Bug bug, const StepInput& given, StepCaches* caches, StepOutput* output, Error* error,
                    Arithmetic arithmetic) {
-  if (Status s = validate_step(input, *caches, error); s != Status::kOk) return s;
+  if (Status s = validate_step(given, *caches, error); s != Status::kOk) return s;
+  if (bug == Bug::kAllPaddingStepSkipped && given.batch.num_mapped_tokens() == 0) return Status::kOk;
+  StepInput sanitized;
+  if (bug == Bug::kWeightsNanToNum) {
+    sanitized = given;
+    for (std::vector<Bf16>* w : {&sanitized.config.w_k, &sanitized.config.w_q})
+      for (Bf16& v : *w) v = nan_to_num(v);
+  }
+  const StepInput& input = bug == Bug::kWeightsNanToNum ? sanitized : given;
   MetadataOutput compressed_meta;
   MetadataOutput ring_meta;
   if (Status s = build_metadata(bug, input.compressed_metadata_input(), &compressed_meta, error); s != Status::kOk)
@@ -171,13 +206,21 @@ Status step_update(Bug bug, const StepInput& input, StepCaches* caches, StepOutp
 
   const Batch& b = input.batch;
   const RingReader ring(bug, input, caches->ring);
-  auto read_phase = [&] {
+  // The requests a loop visits: all, or under the bug those before the first zero-length one.
+  int64_t requests = b.num_requests();
+  if (bug == Bug::kStopsAtZeroLengthRequest)
     for (int64_t j = 0; j < b.num_requests(); ++j)
+      if (b.query_len(j) == 0) {
+        requests = j;
+        break;
+      }
+  auto read_phase = [&] {
+    for (int64_t j = 0; j < requests; ++j)
       if (b.query_len(j) > 0)
         compress_groups(bug, arithmetic, input, j, compressed_meta, ring, caches->compressed, &out.step_status);
   };
   auto commit_phase = [&] {
-    for (int64_t j = 0; j < b.num_requests(); ++j)
+    for (int64_t j = 0; j < requests; ++j)
       if (b.query_len(j) > 0) commit_ring(bug, input, j, ring_meta, caches->ring);
   };
   if (bug == Bug::kRingReadAfterCommit) {
