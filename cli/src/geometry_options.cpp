@@ -13,7 +13,7 @@ void add_geometry_options(CLI::App* command, GeometryOptions* o) {
       ->group(group);
   command->add_option("--head-dim", o->head_dim, "D, a power of two, 32 ... 512")->group(group);
   command->add_option("--rotary-dim", o->rotary_dim, "rd, even, 2 ... D")->group(group);
-  command->add_option("--query-heads", o->query_heads, "HQ, 1 ... 64")->group(group);
+  command->add_option("--query-heads", o->query_heads, "HQ, 1 ... 1024")->group(group);
   command->add_option("--block-size", o->block_size, "B, a multiple of C, with a ring capacity under SPEC 3")
       ->group(group);
   command->add_option("--compress-ratio", o->compress_ratio, "C, 2 ... 128")->group(group);
