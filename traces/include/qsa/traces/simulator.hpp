@@ -16,8 +16,11 @@
 // block count; blocks shared by a prefix hit are full of the peer's committed prompt positions and
 // never written while shared; the ring blocks of one step are distinct; accepted <= length;
 // every step has at least one chunk, at most max_num_seqs requests and max_num_batched_tokens
-// rows; start + length <= max_position - 64; negative common slots only on generated positions;
-// request ids increase; everything is a pure function of (workload, seed).
+// rows; start + length <= max_position (- 64 with MRoPE); negative common slots only on generated
+// positions; request ids increase; everything is a pure function of (workload, seed). The
+// step-edges knobs (workloads.hpp) bend some of these on purpose, in the record only: zero-length
+// chunks anywhere, a prefill first, one step's -1 entry or dropped column, a last step's ring
+// block -1 or past the ring (traces/tests/support/scenario_rules.hpp, EdgeShapes).
 
 #include <cstdint>
 #include <memory>
