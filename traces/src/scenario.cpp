@@ -90,6 +90,7 @@ StepConfig ScenarioConfig::step_config() const {
     // that takes |w|, replaces NaN or flushes the sign shows on every row (SPEC 6.2).
     c.w_k[1] = 0x7FC0u;  // NaN
     c.w_q[2] = 0xFF80u;  // -inf
+    c.w_k[7] = 0x7F80u;  // +inf
     c.w_k[4] = 0x8000u;  // -0
     c.w_q[5] = 0x8000u;
   }

@@ -46,7 +46,7 @@ struct Simulator::State {
 
   // simulator_step_edges.cpp: the step shapes of the workload's edge knobs, after padding.
   void shape_step_edges(StepRecord& step);
-  void drop_compressed_block(ChunkRecord& chunk);
+  void drop_compressed_block(ChunkRecord& chunk, size_t others_width);
 
   // simulator_events.cpp
   void verify(StepRecord& step, const std::vector<Planned>& planned);

@@ -14,19 +14,20 @@ bool has_rows(const ChunkRecord& c) { return c.length > 0; }
 
 }  // namespace
 
-// The block of the chunk's last group-closing row goes missing for this step: -1 in its column, or
-// the column dropped from the row (then, if no other chunk is as wide, the table has no column for
-// it: L >= W). The group is skipped (SPEC 5) and ScenarioState exempts it from the oracle.
-void Simulator::State::drop_compressed_block(ChunkRecord& chunk) {
+// The block of the chunk's last group-closing row goes missing for this step: its column dropped
+// from the row when no other row of the table (`others_width` columns) reaches it, so the table has
+// no column for it (L >= W), else -1 in its column. The group is skipped (SPEC 5) and ScenarioState
+// exempts it from the oracle.
+void Simulator::State::drop_compressed_block(ChunkRecord& chunk, size_t others_width) {
   const int64_t c = config.compress_ratio;
   const int64_t last = chunk.start + chunk.length;  // past the last row
   if (last / c == chunk.start / c) return;          // no group closes in this chunk
   const auto logical = static_cast<size_t>((last / c - 1) / config.storage_block_size());
   if (logical >= chunk.blocks.size()) return;
-  if (step_edge_rng.chance(1, 2))
-    chunk.blocks[logical] = -1;
-  else
+  if (others_width <= logical)
     chunk.blocks.resize(logical);
+  else
+    chunk.blocks[logical] = -1;
 }
 
 void Simulator::State::shape_step_edges(StepRecord& step) {
@@ -52,11 +53,14 @@ void Simulator::State::shape_step_edges(StepRecord& step) {
   }
   if (workload.missing_compressed_per_mille > 0 && !chunks.empty() &&
       step_edge_rng.chance(static_cast<uint64_t>(workload.missing_compressed_per_mille), 1000)) {
-    // The widest chunk, so a dropped column is past every row's width.
+    // The widest chunk, so that a dropped column can be past every other row's width.
     const auto widest = std::max_element(chunks.begin(), chunks.end(), [](const ChunkRecord& a, const ChunkRecord& b) {
       return a.blocks.size() < b.blocks.size();
     });
-    drop_compressed_block(*widest);
+    size_t others_width = 0;
+    for (auto it = chunks.begin(); it != chunks.end(); ++it)
+      if (it != widest) others_width = std::max(others_width, it->blocks.size());
+    drop_compressed_block(*widest, others_width);
   }
   // A request that ends (or is preempted) after this step loses its ring block for it: its commit
   // is skipped and the ring's rows of it are never read again.

@@ -270,7 +270,7 @@ Workload make_step_edges() {
   slice.config.ring_block_pad = 7;
   slice.config.eps = 3.4028234663852886e38f;  // FLT_MAX
   slice.all_padding_per_mille = 250;
-  slice.missing_compressed_per_mille = 300;
+  slice.missing_compressed_per_mille = 400;
   slice.missing_ring_per_mille = 400;
 
   Workload weights = base;  // NaN, -inf and -0 weights, rd = D, eps >= 1

@@ -59,7 +59,7 @@ struct ScenarioConfig {
   float eps = 1e-6f;
   double rope_theta = 1e7;
   int64_t max_position = 4096;  // rows of the RoPE table; every position lies below
-  /// The norm weights get a NaN (w_k[1]), a -inf (w_q[2]) and -0 (w_k[4], w_q[5]).
+  /// The norm weights get a NaN (w_k[1]), -inf (w_q[2]), +inf (w_k[7]) and -0 (w_k[4], w_q[5]).
   bool special_weights = false;
 
   // The memory layout of the step inputs (the `step-edges` workload varies it; none changes a value).
