@@ -25,9 +25,9 @@ std::vector<CampaignJob> default_campaign(uint64_t seed) {
   for (const std::string& name : names) {
     // adversarial mixes eight workloads; layouts takes the kernel's 20 paths in turn, briefly;
     // edges takes its five classes in turn, more briefly, step-edges its eight briefest of all.
-    const int64_t scenarios = name == "adversarial" ? 12
-                              : name == "layouts"   ? 20
-                              : name == "edges"     ? 5
+    const int64_t scenarios = name == "adversarial"  ? 12
+                              : name == "layouts"    ? 20
+                              : name == "edges"      ? 5
                               : name == "step-edges" ? 8
                                                      : 6;
     const int64_t steps = name == "layouts" ? 150 : name == "edges" ? 40 : name == "step-edges" ? 16 : 1000;
@@ -42,8 +42,9 @@ std::vector<CampaignJob> default_campaign(uint64_t seed) {
   // Each edges and step-edges scenario (40 or 16 steps) holds a class no other workload reaches:
   // all thirteen right after the first default and mrope-fp8 scenarios, so a bug of one class shows
   // at once.
-  std::stable_partition(jobs.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(jobs.size(), 2)), jobs.end(),
-                        [](const CampaignJob& job) { return job.workload.name == "edges" || job.workload.name == "step-edges"; });
+  std::stable_partition(
+      jobs.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(jobs.size(), 2)), jobs.end(),
+      [](const CampaignJob& job) { return job.workload.name == "edges" || job.workload.name == "step-edges"; });
   return jobs;
 }
 

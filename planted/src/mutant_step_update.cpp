@@ -154,7 +154,8 @@ void commit_ring(Bug bug, const StepInput& in, int64_t j, const MetadataOutput& 
       std::memcpy(dst, in.keys.data() + t * d, static_cast<size_t>(d) * sizeof(Bf16));
     if (in.config.ring_positions && bug != Bug::kPositionTailNotWritten) {
       const Position pos = in.row_positions(t);
-      if (uint8_t* dst = row_at(bug, ring, slot, ring_position_offset(d), sizeof pos)) std::memcpy(dst, pos.data(), sizeof pos);
+      if (uint8_t* dst = row_at(bug, ring, slot, ring_position_offset(d), sizeof pos))
+        std::memcpy(dst, pos.data(), sizeof pos);
     }
   }
 }

@@ -129,14 +129,13 @@ struct CacheParts {
 };
 
 CacheParts cache_parts(const ScenarioConfig& c) {
-  return {
-      saturating_product({c.num_compressed_blocks,
-                          c.storage_block_size() * (c.head_dim + c.compressed_row_pad) + c.compressed_block_pad,
-                          element_bytes(c.store_dtype)}),
-      saturating_product({c.num_ring_blocks,
-                          c.ring_capacity * (ring_row_width(c.head_dim, c.mrope) + c.ring_row_pad) + c.ring_block_pad,
-                          2}),
-      saturating_product({c.max_position, c.rotary_dim, 2})};
+  return {saturating_product({c.num_compressed_blocks,
+                              c.storage_block_size() * (c.head_dim + c.compressed_row_pad) + c.compressed_block_pad,
+                              element_bytes(c.store_dtype)}),
+          saturating_product(
+              {c.num_ring_blocks,
+               c.ring_capacity * (ring_row_width(c.head_dim, c.mrope) + c.ring_row_pad) + c.ring_block_pad, 2}),
+          saturating_product({c.max_position, c.rotary_dim, 2})};
 }
 
 }  // namespace
@@ -183,11 +182,12 @@ json config_to_json(const ScenarioConfig& c) {
   // Absent: the defaults (plain weights, dense caches, row-major tables), as older files have it.
   if (c.special_weights) j["special_weights"] = true;
   if (c.block_table_layout != BlockTableLayout::kRows) j["block_table_layout"] = to_string(c.block_table_layout);
-  for (const auto& [field, value] : {std::pair<const char*, int64_t>{"block_table_extra_rows", c.block_table_extra_rows},
-                                     {"compressed_row_pad", c.compressed_row_pad},
-                                     {"compressed_block_pad", c.compressed_block_pad},
-                                     {"ring_row_pad", c.ring_row_pad},
-                                     {"ring_block_pad", c.ring_block_pad}})
+  for (const auto& [field, value] :
+       {std::pair<const char*, int64_t>{"block_table_extra_rows", c.block_table_extra_rows},
+        {"compressed_row_pad", c.compressed_row_pad},
+        {"compressed_block_pad", c.compressed_block_pad},
+        {"ring_row_pad", c.ring_row_pad},
+        {"ring_block_pad", c.ring_block_pad}})
     if (value != 0) j[field] = value;
   return j;
 }
@@ -242,7 +242,8 @@ ScenarioConfig config_from_json(const json& j, int64_t line) {
         known = true;
       }
     if (!known)
-      fail("config.block_table_layout", line, "unknown-layout", "block_table_layout must be rows, column-major or column-slice");
+      fail("config.block_table_layout", line, "unknown-layout",
+           "block_table_layout must be rows, column-major or column-slice");
   }
   c.block_table_extra_rows = r.optional_integer("block_table_extra_rows").value_or(0);
   c.compressed_row_pad = r.optional_integer("compressed_row_pad").value_or(0);

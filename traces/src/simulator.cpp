@@ -9,8 +9,20 @@ namespace qsa::traces {
 
 namespace {
 // Independent sub-streams of one seed, so a change in how one aspect draws leaves the others alone.
-enum Stream : uint64_t { kArrivals = 1, kLengths, kDrafts, kPreempt, kPadding, kNegative, kFamily, kPool, kRingPool, kFar, kZeroFirst,
-                      kStepEdges };
+enum Stream : uint64_t {
+  kArrivals = 1,
+  kLengths,
+  kDrafts,
+  kPreempt,
+  kPadding,
+  kNegative,
+  kFamily,
+  kPool,
+  kRingPool,
+  kFar,
+  kZeroFirst,
+  kStepEdges
+};
 }  // namespace
 
 Simulator::State::State(const Workload& w, uint64_t seed)

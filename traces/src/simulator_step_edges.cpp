@@ -48,7 +48,8 @@ void Simulator::State::shape_step_edges(StepRecord& step) {
   // A prefill before the decodes (the batch split's rule 2 or 4 then sees it first).
   if (workload.prefill_first_per_mille > 0 &&
       step_edge_rng.chance(static_cast<uint64_t>(workload.prefill_first_per_mille), 1000)) {
-    const auto prefill = std::find_if(chunks.begin(), chunks.end(), [&](const ChunkRecord& c) { return c.length > threshold; });
+    const auto prefill =
+        std::find_if(chunks.begin(), chunks.end(), [&](const ChunkRecord& c) { return c.length > threshold; });
     if (prefill != chunks.end()) std::rotate(chunks.begin(), prefill, prefill + 1);
   }
   if (workload.missing_compressed_per_mille > 0 && !chunks.empty() &&
@@ -66,9 +67,8 @@ void Simulator::State::shape_step_edges(StepRecord& step) {
   // is skipped and the ring's rows of it are never read again.
   if (workload.missing_ring_per_mille > 0)
     for (ChunkRecord& chunk : chunks) {
-      const bool last_step =
-          std::count(step.finished.begin(), step.finished.end(), chunk.request) > 0 ||
-          std::count(step.preempted.begin(), step.preempted.end(), chunk.request) > 0;
+      const bool last_step = std::count(step.finished.begin(), step.finished.end(), chunk.request) > 0 ||
+                             std::count(step.preempted.begin(), step.preempted.end(), chunk.request) > 0;
       if (!last_step || !has_rows(chunk) ||
           !step_edge_rng.chance(static_cast<uint64_t>(workload.missing_ring_per_mille), 1000))
         continue;

@@ -89,8 +89,8 @@ TEST(Simulator, EveryWorkloadKeepsTheSchedulingRules) {
     for (uint64_t seed = 1; seed <= seeds; ++seed) {
       const Scenario s = simulate(w, seed, kSteps);
       ASSERT_EQ(static_cast<int64_t>(s.steps.size()), kSteps) << name;
-      const auto violations = testing::scenario_rule_violations(
-          s, w.padding == PaddingPolicy::kVllm, 20, testing::edge_shapes_of(resolve_workload(w, seed)));
+      const auto violations = testing::scenario_rule_violations(s, w.padding == PaddingPolicy::kVllm, 20,
+                                                                testing::edge_shapes_of(resolve_workload(w, seed)));
       std::string text;
       for (const std::string& v : violations) text += "  " + v + "\n";
       EXPECT_TRUE(violations.empty()) << name << " seed " << seed << " (" << s.config.workload << "):\n"

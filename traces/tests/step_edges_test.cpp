@@ -14,7 +14,7 @@
 namespace qsa::traces {
 namespace {
 
-constexpr int64_t kSteps = 16;  // the default campaign's step-edges scenarios
+constexpr int64_t kSteps = 16;            // the default campaign's step-edges scenarios
 constexpr uint64_t kFirstSeed = 1000003;  // the campaign's seeds at --seed 1; eight in turn take every member
 
 Scenario member_scenario(uint64_t i) { return simulate(workload_by_name("step-edges"), kFirstSeed + i, kSteps); }
@@ -43,14 +43,30 @@ TEST(StepEdges, EveryStepClassIsReachedByTheCampaignSeeds) {
   InputSpaceCoverage total;
   for (uint64_t i = 0; i < 8; ++i) total += step_coverage(member_scenario(i));
   using I = InputClassId;
-  for (I id : {I::kAllPadding, I::kZeroLengthRequestInside, I::kPrefillBeforeDecode, I::kBlockTableColumnMajor,
-               I::kBlockTableColumnSlice, I::kBlockTableRowsBeyondRequests, I::kMissingCompressedBlock,
-               I::kMissingCompressedColumn, I::kMissingRingBlock, I::kRingBlockPastCache,
-               I::kCompressedCacheRowStridePadded, I::kCompressedCacheBlockStridePadded, I::kRingCacheRowStridePadded,
-               I::kRingCacheBlockStridePadded, I::kEpsSubnormal, I::kEpsAtLeastOne, I::kEpsMaxFinite, I::kWeightNan,
-               I::kWeightNegativeInfinity, I::kWeightNegativeZero, I::kRotaryDimFull})
-    EXPECT_GT(total.at(id).steps, 0) << input_class(id).id << " (replay: qsacheck simulate --workload step-edges --seed "
-                                     << kFirstSeed << ".." << kFirstSeed + 7 << ")";
+  for (I id : {I::kAllPadding,
+               I::kZeroLengthRequestInside,
+               I::kPrefillBeforeDecode,
+               I::kBlockTableColumnMajor,
+               I::kBlockTableColumnSlice,
+               I::kBlockTableRowsBeyondRequests,
+               I::kMissingCompressedBlock,
+               I::kMissingCompressedColumn,
+               I::kMissingRingBlock,
+               I::kRingBlockPastCache,
+               I::kCompressedCacheRowStridePadded,
+               I::kCompressedCacheBlockStridePadded,
+               I::kRingCacheRowStridePadded,
+               I::kRingCacheBlockStridePadded,
+               I::kEpsSubnormal,
+               I::kEpsAtLeastOne,
+               I::kEpsMaxFinite,
+               I::kWeightNan,
+               I::kWeightNegativeInfinity,
+               I::kWeightNegativeZero,
+               I::kRotaryDimFull})
+    EXPECT_GT(total.at(id).steps, 0) << input_class(id).id
+                                     << " (replay: qsacheck simulate --workload step-edges --seed " << kFirstSeed
+                                     << ".." << kFirstSeed + 7 << ")";
   for (I id : {I::kRotaryDim, I::kNumHeads, I::kMaxPosition, I::kPosition})
     EXPECT_TRUE(total.missed_edges(id).empty()) << input_class(id).id;
 }
@@ -67,7 +83,8 @@ TEST(StepEdges, StridedTablesHoldTheRowMajorEntries) {
     for (size_t i = 0; i < s.steps.size(); ++i) {
       const StepInput a = strided.step_input(s.steps[i], static_cast<int64_t>(i));
       const StepInput b = dense.step_input(s.steps[i], static_cast<int64_t>(i));
-      for (const auto& [got, want] : {std::pair{&a.block_table, &b.block_table}, {&a.ring_block_table, &b.ring_block_table}}) {
+      for (const auto& [got, want] :
+           {std::pair{&a.block_table, &b.block_table}, {&a.ring_block_table, &b.ring_block_table}}) {
         ASSERT_TRUE(got->is_well_formed());
         EXPECT_EQ(got->rows, want->rows + 5);  // the rows past NR of a table sized for max_num_seqs
         EXPECT_EQ(got->cols, want->cols);

@@ -195,8 +195,7 @@ class Checker {
       return;
     }
     // Blocks: cover the chunk, inside the cache, append-only while live, written ones unshared.
-    if (!covered)
-      fail(step, c.request, "blocks do not cover the chunk");
+    if (!covered) fail(step, c.request, "blocks do not cover the chunk");
     if (c.blocks.size() < r.blocks.size() || !std::equal(r.blocks.begin(), r.blocks.end(), c.blocks.begin()))
       fail(step, c.request, "block table changed other than by appending");
     std::set<int32_t> own(c.blocks.begin(), c.blocks.end());

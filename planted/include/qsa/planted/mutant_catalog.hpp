@@ -54,15 +54,15 @@ enum class Bug {
   kZeroLengthFirstSkipped,     // the batch split takes q_0 from the first non-empty request
   kMropeProportionalSections,  // MRoPE sections assumed in the model's 11:11:10 proportion, given ones ignored
   // The step classes of issue 18 (the step-edges workload).
-  kCacheRowsPacked,            // cache rows addressed width apart: the row stride's padding ignored
-  kCacheBlocksPacked,          // cache blocks addressed rows * row stride apart: the block stride's padding ignored
-  kBlockTableRowMajor,         // block table read as dense row-major (j * W + col): its strides ignored
-  kMissingBlockAsBlockZero,    // a negative block id (no block) read as block 0
-  kSplitAssumesDecodesFirst,   // batch split rule 2 as "no request with 0 < q <= T" (true only with decodes first)
-  kStopsAtZeroLengthRequest,   // the step's request loops stop at the first zero-length request
-  kAllPaddingStepSkipped,      // a step with M = 0 returns at once: q_out of its padding rows unwritten
-  kEpsClampedToOne,            // eps clamped to at most 1 before the norm
-  kWeightsNanToNum,            // norm weights sanitized: NaN -> 0, +-inf -> +-the largest finite bf16
+  kCacheRowsPacked,           // cache rows addressed width apart: the row stride's padding ignored
+  kCacheBlocksPacked,         // cache blocks addressed rows * row stride apart: the block stride's padding ignored
+  kBlockTableRowMajor,        // block table read as dense row-major (j * W + col): its strides ignored
+  kMissingBlockAsBlockZero,   // a negative block id (no block) read as block 0
+  kSplitAssumesDecodesFirst,  // batch split rule 2 as "no request with 0 < q <= T" (true only with decodes first)
+  kStopsAtZeroLengthRequest,  // the step's request loops stop at the first zero-length request
+  kAllPaddingStepSkipped,     // a step with M = 0 returns at once: q_out of its padding rows unwritten
+  kEpsClampedToOne,           // eps clamped to at most 1 before the norm
+  kWeightsNanToNum,           // norm weights sanitized: NaN -> 0, +-inf -> +-the largest finite bf16
   // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
   kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds
   kSumOfSquaresSequential,  // sum of squares left to right instead of the pairwise tree
