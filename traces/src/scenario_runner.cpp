@@ -304,8 +304,30 @@ std::optional<RunFailure> ScenarioRunner::check_oracle(const StepRecord& record,
   return std::nullopt;
 }
 
+std::optional<RunFailure> ScenarioRunner::prefill(const StepRecord& record) {
+  for (const ChunkRecord& chunk : record.chunks) {
+    if (!chunk.prefilled) continue;
+    for (const StepRecord& piece : state_.prefill_steps(chunk, index_)) {
+      const StepInput in = state_.step_input(piece, index_);
+      poison_new_blocks(in.block_table, compressed_poison_, caches_.compressed.bytes, reference_caches_.compressed.bytes);
+      poison_new_blocks(in.ring_block_table, ring_poison_, caches_.ring.bytes, reference_caches_.ring.bytes);
+      // The reference writes both: the backend's caches start from the reference's state, as the
+      // expected ones do, so every later check holds the backend to what it reads from them.
+      for (StepCaches* caches : {&caches_, &reference_caches_}) {
+        StepOutput output = make_poisoned_step_output(in);
+        Error error;
+        if (reference_->step_update(in, caches, &output, &error) != Status::kOk)
+          return failure("reference", "the prefill of request " + str(chunk.request) + ": " + qsa::to_string(error));
+      }
+      state_.apply(piece, index_);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<RunFailure> ScenarioRunner::step(const StepRecord& record) {
   try {
+    if (auto f = prefill(record)) return f;
     input_ = state_.step_input(record, index_);
   } catch (const InputError& e) {
     RunFailure f = failure("scenario", qsa::to_string(e.error()));

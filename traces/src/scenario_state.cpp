@@ -116,6 +116,29 @@ StepInput ScenarioState::step_input(const StepRecord& record, int64_t index) con
   return in;
 }
 
+std::vector<StepRecord> ScenarioState::prefill_steps(const ChunkRecord& chunk, int64_t index) const {
+  if (!chunk.prefilled || chunk.start <= 0 || ledger_for(chunk).committed != 0)
+    throw InputError(Error{"steps", index, "bad-chunk",
+                           "request " + std::to_string(chunk.request) +
+                               ": a prefilled chunk must start past 0 on a request with nothing committed"});
+  // Any split gives the same caches: compressed rows by SPEC 7.1, and the ring's rows hold the
+  // last R positions whatever the chunks (a chunk writes its last R rows, none past the prefix).
+  const int64_t piece = std::max<int64_t>(1, config_.max_num_batched_tokens);
+  std::vector<StepRecord> steps;
+  for (int64_t start = 0; start < chunk.start; start += piece) {
+    ChunkRecord c = chunk;
+    c.prefilled = false;
+    c.negative_common_slots.clear();
+    c.start = start;
+    c.length = std::min(piece, chunk.start - start);
+    c.accepted = c.length;
+    StepRecord step;
+    step.chunks = {c};
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
 std::vector<Origin> ScenarioState::row_origins(const StepRecord& record, int64_t index) const {
   std::vector<Origin> origins;
   for (const ChunkRecord& chunk : record.chunks) {

@@ -45,6 +45,12 @@ class ScenarioState {
   /// chunk that does not start at the committed length and is not a prefix hit on a fresh request.
   StepInput step_input(const StepRecord& record, int64_t index) const;
 
+  /// For a `prefilled` chunk of step `index`: the prefill of its positions [0, start) as steps of
+  /// at most max_num_batched_tokens rows, each accepted whole, on the chunk's own blocks (the
+  /// runner writes them with the reference and applies them before the step). Throws InputError
+  /// (field "steps", rule "bad-chunk") unless the request has nothing committed.
+  std::vector<StepRecord> prefill_steps(const ChunkRecord& chunk, int64_t index) const;
+
   /// Origin of every row of that step, padding rows included.
   std::vector<Origin> row_origins(const StepRecord& record, int64_t index) const;
 

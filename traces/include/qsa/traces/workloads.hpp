@@ -65,6 +65,11 @@ struct Workload {
   int64_t far_block_per_mille = 0;        // chance that a new compressed block is an id near INT32_MAX, past the cache
   int64_t zero_length_first_per_mille = 0;  // chance per step that the first running request gets a zero-length chunk
 
+  /// > 0: a request (re)starts with its first min(this, positions to prefill - 1) positions already in
+  /// the caches, its first chunk `prefilled` (scenario.hpp), taking no prefix hit
+  /// (docs/workloads.md "Pre-filled context"); `--prefilled-context`.
+  int64_t prefilled_context = 0;
+
   /// Non-empty: each scenario is one of these, drawn from the seed (the `adversarial` mix).
   std::vector<Workload> mix;
 
