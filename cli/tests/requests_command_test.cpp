@@ -2,7 +2,9 @@
 // (traces/tests/logs/shared-prefix.jsonl: hash blocks of 64 tokens, 7 requests, 4 of them starting
 // on hash blocks an earlier request logged; RequestReplay in traces/tests derives where).
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -49,6 +51,30 @@ TEST(SimulateRequests, WritesTheLogsScenarioWithTheLogsFiguresBesideWhatItExerci
   std::ostringstream text;
   traces::write_scenario(text, expected);
   EXPECT_EQ(testing::read_file(file), text.str());
+  const auto replay = run_qsacheck("replay " + file);
+  EXPECT_EQ(replay.exit_code, 0) << replay.out;
+}
+
+TEST(SimulateRequests, PrefilledContextStartsEveryRequestPastItsPrefilledPositions) {
+  const std::string file = temp_dir() + "/prefilled.scenario";
+  const auto r = run_qsacheck("simulate --requests " + kLog +
+                              " --hash-block 64 --preempt-per-mille 0 --prefilled-context 150 --json - " + file);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto summary = nlohmann::json::parse(r.out);
+  const auto& replayed = summary["request_log"]["replayed"];
+  EXPECT_EQ(replayed["finished"], 7);
+  EXPECT_EQ(replayed["prefilled_context"], 150);
+  EXPECT_EQ(replayed["prefix_hits"], 0);  // a pre-filled request takes none
+  // Each request's first chunk is pre-filled at min(150, prompt - 1): prompts 200, 100 and 40.
+  const traces::ScenarioFile scenario = traces::read_scenario_file(file);
+  std::map<int64_t, traces::ChunkRecord> first;
+  for (const traces::StepRecord& step : scenario.scenario.steps)
+    for (const traces::ChunkRecord& c : step.chunks) first.emplace(c.request, c);
+  ASSERT_EQ(first.size(), 7u);
+  for (const auto& [id, c] : first) {
+    EXPECT_TRUE(c.prefilled) << "request " << id;
+    EXPECT_EQ(c.start, std::min<int64_t>(150, c.prompt_len - 1)) << "request " << id;
+  }
   const auto replay = run_qsacheck("replay " + file);
   EXPECT_EQ(replay.exit_code, 0) << replay.out;
 }

@@ -307,8 +307,7 @@ std::optional<RunFailure> ScenarioRunner::check_oracle(const StepRecord& record,
 std::optional<RunFailure> ScenarioRunner::prefill(const StepRecord& record) {
   for (const ChunkRecord& chunk : record.chunks) {
     if (!chunk.prefilled) continue;
-    for (const StepRecord& piece : state_.prefill_steps(chunk, index_)) {
-      const StepInput in = state_.step_input(piece, index_);
+    for (const StepInput& in : state_.prefill_inputs(chunk, index_)) {
       poison_new_blocks(in.block_table, compressed_poison_, caches_.compressed.bytes, reference_caches_.compressed.bytes);
       poison_new_blocks(in.ring_block_table, ring_poison_, caches_.ring.bytes, reference_caches_.ring.bytes);
       // The reference writes both: the backend's caches start from the reference's state, as the
@@ -319,7 +318,6 @@ std::optional<RunFailure> ScenarioRunner::prefill(const StepRecord& record) {
         if (reference_->step_update(in, caches, &output, &error) != Status::kOk)
           return failure("reference", "the prefill of request " + str(chunk.request) + ": " + qsa::to_string(error));
       }
-      state_.apply(piece, index_);
     }
   }
   return std::nullopt;
@@ -327,13 +325,13 @@ std::optional<RunFailure> ScenarioRunner::prefill(const StepRecord& record) {
 
 std::optional<RunFailure> ScenarioRunner::step(const StepRecord& record) {
   try {
-    if (auto f = prefill(record)) return f;
     input_ = state_.step_input(record, index_);
   } catch (const InputError& e) {
     RunFailure f = failure("scenario", qsa::to_string(e.error()));
     f.invalid_scenario = true;
     return f;
   }
+  if (auto f = prefill(record)) return f;
   // Blocks are poisoned when a step first names them (nothing a correct run reads is unwritten),
   // in both the backend's caches and the expected ones; blocks never named cost no memory.
   poison_new_blocks(input_.block_table, compressed_poison_, caches_.compressed.bytes, reference_caches_.compressed.bytes);

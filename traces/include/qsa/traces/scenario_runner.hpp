@@ -88,7 +88,7 @@ class ScenarioRunner {
 
  private:
   /// Before a step: the pre-filled context of its `prefilled` chunks, written by the reference into
-  /// the backend's caches and the expected ones and applied to the state (docs/workloads.md).
+  /// the backend's caches and the expected ones (docs/workloads.md "Pre-filled context").
   std::optional<RunFailure> prefill(const StepRecord& record);
   std::optional<RunFailure> check_metadata(const StepRecord& record);
   std::optional<RunFailure> check_step_update();
