@@ -119,6 +119,12 @@ TEST(SimulateRequests, PrefilledContextStartsEveryRequestPastItsPrefilledPositio
   }
   const auto replay = run_qsacheck("replay " + file);
   EXPECT_EQ(replay.exit_code, 0) << replay.out;
+  // The pre-filled rows are read and checked: request 0 starts at 150, inside the group 148-151,
+  // whose members 148 and 149 come from the pre-filled ring; a backend that pools a wrong ring
+  // row fails on that first step.
+  const auto planted = run_qsacheck("replay --backend bug:pool-wrong-ring-row " + file);
+  EXPECT_EQ(planted.exit_code, 1) << planted.out;
+  EXPECT_NE(planted.out.find("FAIL step 0: step-differential cache.compressed"), std::string::npos) << planted.out;
 }
 
 TEST(SimulateRequests, SaysSoAndExitsThreeWhenAWindowDoesNotFinishWithinTheSteps) {
