@@ -69,12 +69,13 @@ void draw_cache_geometry(Decoder& in, ScenarioConfig& c) {
   c.compress_ratio = in.pick({2, 4, 4, 8, 3, in.range(1, 17)});
   c.num_speculative_tokens = in.pick({in.range(0, 4), in.range(0, 4), in.range(0, 8), 64, 65});
   c.ring_rule = in.range(0, 3) == 0 ? RingRule::kWiden : RingRule::kSeed;
-  const int64_t seed_ring = c.num_speculative_tokens <= 64 ? seed_ring_capacity(c.compress_ratio, c.num_speculative_tokens) : 1;
+  const int64_t seed_ring =
+      c.num_speculative_tokens <= 64 ? seed_ring_capacity(c.compress_ratio, c.num_speculative_tokens) : 1;
   c.block_size = in.pick({seed_ring * in.pick({1, 1, 2, 3, 4}), c.compress_ratio * in.range(1, 12),
                           in.pick({16, 784, 800, 848, 1568, 1600, 1616}), in.range(1, 64)});
   set_ring(c);
-  if (accepted(c, {"config.compress_ratio", "config.num_speculative_tokens", "config.block_size",
-                   "config.ring_capacity"}))
+  if (accepted(c,
+               {"config.compress_ratio", "config.num_speculative_tokens", "config.block_size", "config.ring_capacity"}))
     return;
   c.compress_ratio = in.pick({2, 4, 4, 8});
   c.num_speculative_tokens = in.range(0, 4);
@@ -96,7 +97,8 @@ void draw_head_geometry(Decoder& in, ScenarioConfig& c) {
   const int64_t d = in.pick({32, 32, 64, 128, 256, 512, 16, 1024, 48, in.range(0, 600)});
   c.head_dim = d;
   if (!accepted(c, {"config.head_dim"})) c.head_dim = 32;
-  const int64_t rd = in.pick({16, 32, 16, 8, 2, c.head_dim, c.head_dim / 2, 2 * in.range(1, 16), in.range(0, c.head_dim + 2)});
+  const int64_t rd =
+      in.pick({16, 32, 16, 8, 2, c.head_dim, c.head_dim / 2, 2 * in.range(1, 16), in.range(0, c.head_dim + 2)});
   c.rotary_dim = rd;
   if (!accepted(c, {"config.rotary_dim"})) c.rotary_dim = 16;
   c.num_heads = in.pick({1, 2, 4, in.range(1, 8), 64, 65, 0});
@@ -123,8 +125,8 @@ ScenarioConfig decode_config(Decoder& in) {
   c.eps = in.range(0, 7) == 0 ? 1e-2f : 1e-6f;
   c.rope_theta = in.range(0, 3) == 0 ? 1e4 : 1e7;
   // Room for two blocks and a bit (prefix hits) at large B, for the decodes' drafts at many drafts.
-  c.max_position = std::max({in.pick({256, 384, 512}), std::min<int64_t>(2 * c.block_size + 128, 4096),
-                             2 * c.num_speculative_tokens + 192});
+  c.max_position = std::max(
+      {in.pick({256, 384, 512}), std::min<int64_t>(2 * c.block_size + 128, 4096), 2 * c.num_speculative_tokens + 192});
   const int64_t block_bytes = c.storage_block_size() * c.head_dim * element_bytes(c.store_dtype);
   c.num_compressed_blocks = std::min(in.range(4, 40), std::max<int64_t>(4, kMaxCompressedCacheBytes / block_bytes));
   c.num_ring_blocks = in.range(2, 8);

@@ -158,10 +158,10 @@ std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& 
      << " preemptions, largest position " << r.largest_position << "; rows written by position:";
   for (size_t i = 0; i < r.rows_by_position.size(); ++i)
     os << (i == 0 ? " <64 " : " <" + std::to_string(int64_t{64} << i) + " ") << r.rows_by_position[i];
-  os << "; a step is " << traces::kReplayStepMs << " ms x "
-     << o.time_compression << ", lengths / " << o.length_scale << ", budget " << o.token_budget
-     << " tokens, preemption " << o.preempt_per_mille << " per mille";
-  if (o.prefilled_context > 0) os << ", each request starts with up to " << o.prefilled_context << " positions pre-filled";
+  os << "; a step is " << traces::kReplayStepMs << " ms x " << o.time_compression << ", lengths / " << o.length_scale
+     << ", budget " << o.token_budget << " tokens, preemption " << o.preempt_per_mille << " per mille";
+  if (o.prefilled_context > 0)
+    os << ", each request starts with up to " << o.prefilled_context << " positions pre-filled";
   os << "\n";
   return os.str();
 }

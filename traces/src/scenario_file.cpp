@@ -275,7 +275,8 @@ StepRecord step_from_json(const json& j, int64_t line) {
     for (int64_t o : c.negative_common_slots)
       check_range(context + "negative_common_slots", o, 0, std::max<int64_t>(0, c.length - 1), line);
     c.prefilled = cr.has("prefilled") && cr.boolean("prefilled");
-    if (c.prefilled && c.start == 0) fail(context + "prefilled", line, "nothing-prefilled", "a prefilled chunk starts past 0");
+    if (c.prefilled && c.start == 0)
+      fail(context + "prefilled", line, "nothing-prefilled", "a prefilled chunk starts past 0");
     cr.reject_unknown_fields();
     rows += c.length;
     step.chunks.push_back(std::move(c));

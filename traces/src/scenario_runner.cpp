@@ -308,7 +308,8 @@ std::optional<RunFailure> ScenarioRunner::prefill(const StepRecord& record) {
   for (const ChunkRecord& chunk : record.chunks) {
     if (!chunk.prefilled) continue;
     for (const StepInput& in : state_.prefill_inputs(chunk, index_)) {
-      poison_new_blocks(in.block_table, compressed_poison_, caches_.compressed.bytes, reference_caches_.compressed.bytes);
+      poison_new_blocks(in.block_table, compressed_poison_, caches_.compressed.bytes,
+                        reference_caches_.compressed.bytes);
       poison_new_blocks(in.ring_block_table, ring_poison_, caches_.ring.bytes, reference_caches_.ring.bytes);
       // The reference writes both: the backend's caches start from the reference's state, as the
       // expected ones do, so every later check holds the backend to what it reads from them.
