@@ -122,6 +122,10 @@ TEST(SimulateRequests, PrefilledContextStartsEveryRequestPastItsPrefilledPositio
   // The pre-filled rows are read and checked: request 0 starts at 150, inside the group 148-151,
   // whose members 148 and 149 come from the pre-filled ring; a backend that pools a wrong ring
   // row fails on that first step.
+  // Through the differential (any backend but the reference) the expected caches start from the
+  // same pre-filled state: a planted bug in fp8 stores only, on this bf16 scenario, passes.
+  const auto differential = run_qsacheck("replay --backend bug:fp8-no-saturation " + file);
+  EXPECT_EQ(differential.exit_code, 0) << differential.out;
   const auto planted = run_qsacheck("replay --backend bug:pool-wrong-ring-row " + file);
   EXPECT_EQ(planted.exit_code, 1) << planted.out;
   EXPECT_NE(planted.out.find("FAIL step 0: step-differential cache.compressed"), std::string::npos) << planted.out;
