@@ -52,6 +52,7 @@ json normalized_step(json step) {
   for (json& chunk : step["chunks"]) {
     fill_default(chunk, "family", -1);
     fill_default(chunk, "negative_common_slots", json::array());
+    fill_default(chunk, "prefilled", false);
   }
   return step;
 }

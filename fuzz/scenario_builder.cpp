@@ -1,6 +1,7 @@
 #include "scenario_builder.hpp"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <map>
 #include <optional>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include "qsa/ring_capacity.hpp"
+#include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/scenario_file.hpp"
 
 namespace qsa::fuzz {
 namespace {
@@ -28,40 +31,106 @@ struct Request {
   int32_t ring_block = -1;
 };
 
+// Rows of a step times the query heads times D stay under this, so a step's Q path (and its
+// oracle) costs about the same at every geometry: the budget of rows follows HQ and D.
+constexpr int64_t kMaxStepQueryElements = int64_t{1} << 17;
+// The compressed cache holds at most this many bytes (at least 4 blocks), whatever S and D are.
+constexpr int64_t kMaxCompressedCacheBytes = int64_t{8} << 20;
+
+// Whether validate_config (the rules `check --head-dim ...` applies) accepts `c`. A rejection must
+// name one of `fields`, the fields of the part just drawn: anything else is a finding.
+bool accepted(const ScenarioConfig& c, std::initializer_list<const char*> fields) {
+  try {
+    validate_config(c);
+    return true;
+  } catch (const traces::InputError& e) {
+    for (const char* field : fields)
+      if (e.error().field == field) return false;
+    finding("fuzz_scenario", "validate_config",
+            std::string("a geometry part was rejected naming another field: ") + e.what());
+  }
+}
+
+// R for the config's C, drafts, B and rule by SPEC 3 (qsa::ring_capacity); 0 when the rule refuses
+// B, which validate_config then reports.
+void set_ring(ScenarioConfig& c) {
+  int64_t r = 0;
+  Error error;
+  c.ring_capacity =
+      ring_capacity(c.compress_ratio, c.num_speculative_tokens, c.block_size, c.ring_rule, &r, &error) == Status::kOk
+          ? r
+          : 0;
+}
+
+// C, drafts, B and the ring rule: the small geometry's values, the real model's (SPEC 9) and values
+// past each rule's edge. Rejected: the small geometry (C in {2, 4, 8}, 0-4 drafts, B a multiple of
+// R, or the widening rule on a B the seed rule refuses), valid by construction.
+void draw_cache_geometry(Decoder& in, ScenarioConfig& c) {
+  c.compress_ratio = in.pick({2, 4, 4, 8, 3, in.range(1, 17)});
+  c.num_speculative_tokens = in.pick({in.range(0, 4), in.range(0, 4), in.range(0, 8), 64, 65});
+  c.ring_rule = in.range(0, 3) == 0 ? RingRule::kWiden : RingRule::kSeed;
+  const int64_t seed_ring =
+      c.num_speculative_tokens <= 64 ? seed_ring_capacity(c.compress_ratio, c.num_speculative_tokens) : 1;
+  c.block_size = in.pick({seed_ring * in.pick({1, 1, 2, 3, 4}), c.compress_ratio * in.range(1, 12),
+                          in.pick({16, 784, 800, 848, 1568, 1600, 1616}), in.range(1, 64)});
+  set_ring(c);
+  if (accepted(c,
+               {"config.compress_ratio", "config.num_speculative_tokens", "config.block_size", "config.ring_capacity"}))
+    return;
+  c.compress_ratio = in.pick({2, 4, 4, 8});
+  c.num_speculative_tokens = in.range(0, 4);
+  c.ring_rule = RingRule::kSeed;
+  c.block_size = seed_ring_capacity(c.compress_ratio, c.num_speculative_tokens) * in.pick({1, 1, 2, 3, 4});
+  if (in.range(0, 3) == 0) {  // the widening rule on a block size the seed rule may refuse
+    ScenarioConfig widened = c;
+    widened.ring_rule = RingRule::kWiden;
+    widened.block_size = c.compress_ratio * in.range(1, 12);
+    set_ring(widened);
+    if (widened.ring_capacity > 0) c = widened;
+  }
+  set_ring(c);  // (fuzz_scenario validates the whole config once the builder is done)
+}
+
+// D, rd, HQ and the MRoPE sections, each drawn around its rule's edges and kept only when
+// validate_config accepts it (else the small geometry's value).
+void draw_head_geometry(Decoder& in, ScenarioConfig& c) {
+  const int64_t d = in.pick({32, 32, 64, 128, 256, 512, 16, 1024, 48, in.range(0, 600)});
+  c.head_dim = d;
+  if (!accepted(c, {"config.head_dim"})) c.head_dim = 32;
+  const int64_t rd =
+      in.pick({16, 32, 16, 8, 2, c.head_dim, c.head_dim / 2, 2 * in.range(1, 16), in.range(0, c.head_dim + 2)});
+  c.rotary_dim = rd;
+  if (!accepted(c, {"config.rotary_dim"})) c.rotary_dim = 16;
+  c.num_heads = in.pick({1, 2, 4, in.range(1, 8), 64, 65, 0});
+  if (!accepted(c, {"config.num_heads"})) c.num_heads = 2;
+  c.mrope = in.flag();
+  if (c.mrope && in.range(0, 3) == 0) {  // own sections (t, h, w), summing to rd / 2 or not
+    const int64_t hp = c.rotary_dim / 2;
+    const int64_t t = in.range(0, hp);
+    const int64_t h = in.range(0, hp - t);
+    c.mrope_split = std::array<int64_t, 3>{t, h, in.flag() ? hp - t - h : in.range(-1, hp + 1)};
+    if (!accepted(c, {"config.mrope_sections"})) c.mrope_split.reset();
+  }
+}
+
 ScenarioConfig decode_config(Decoder& in) {
   ScenarioConfig c;
   c.workload = "fuzz";
   c.seed = static_cast<uint64_t>(in.range(0, 1 << 16));
-  c.compress_ratio = in.pick({2, 4, 4, 8});
-  c.num_speculative_tokens = in.range(0, 4);
-  const int64_t seed_ring = seed_ring_capacity(c.compress_ratio, c.num_speculative_tokens);
-  c.ring_rule = RingRule::kSeed;
-  c.block_size = seed_ring * in.pick({1, 1, 2, 3, 4});
-  if (in.range(0, 3) == 0) {  // the widening rule on a block size the seed rule may refuse
-    const int64_t b = c.compress_ratio * in.range(1, 12);
-    int64_t r = 0;
-    Error error;
-    if (ring_capacity(c.compress_ratio, c.num_speculative_tokens, b, RingRule::kWiden, &r, &error) == Status::kOk) {
-      c.ring_rule = RingRule::kWiden;
-      c.block_size = b;
-    }
-  }
-  Error error;
-  int64_t r = 0;
-  if (ring_capacity(c.compress_ratio, c.num_speculative_tokens, c.block_size, c.ring_rule, &r, &error) != Status::kOk)
-    finding("fuzz_scenario", "builder", "no ring capacity for the chosen geometry: " + to_string(error));
-  c.ring_capacity = r;
-  c.head_dim = 32;
-  c.rotary_dim = in.pick({32, 16, 16, 8, 2, 2 * in.range(1, 16)});
-  c.num_heads = in.range(1, 2);
-  c.mrope = in.flag();
+  c.num_compressed_blocks = 1;  // (sized below, once S and D are known)
+  c.num_ring_blocks = 1;
+  draw_cache_geometry(in, c);
+  draw_head_geometry(in, c);
   c.store_dtype = in.flag() ? StoreDtype::kFp8E4m3 : StoreDtype::kBf16;
   c.eps = in.range(0, 7) == 0 ? 1e-2f : 1e-6f;
   c.rope_theta = in.range(0, 3) == 0 ? 1e4 : 1e7;
-  c.max_position = in.pick({256, 384, 512});
-  c.num_compressed_blocks = in.range(4, 40);
+  // Room for two blocks and a bit (prefix hits) at large B, for the decodes' drafts at many drafts.
+  c.max_position = std::max(
+      {in.pick({256, 384, 512}), std::min<int64_t>(2 * c.block_size + 128, 4096), 2 * c.num_speculative_tokens + 192});
+  const int64_t block_bytes = c.storage_block_size() * c.head_dim * element_bytes(c.store_dtype);
+  c.num_compressed_blocks = std::min(in.range(4, 40), std::max<int64_t>(4, kMaxCompressedCacheBytes / block_bytes));
   c.num_ring_blocks = in.range(2, 8);
-  c.max_num_batched_tokens = 256;
+  c.max_num_batched_tokens = std::clamp<int64_t>(kMaxStepQueryElements / (c.num_heads * c.head_dim), 4, 256);
   c.max_num_seqs = 16;
   return c;
 }
@@ -205,7 +274,7 @@ class Builder {
   StepRecord step() {
     StepRecord st;
     for (int64_t n = in_.range(0, 2) + (running_.empty() && waiting_.empty() ? 1 : 0); n > 0; --n) arrive();
-    int64_t budget = in_.edgy(1, 256, {1, 2, 4, 8, 16, 64, 256});
+    int64_t budget = std::min(in_.edgy(1, 256, {1, 2, 4, 8, 16, 64, 256}), c_.max_num_batched_tokens);
 
     // Running requests first (their decodes), then waiting ones in arrival order; each may be
     // skipped, and a running one may get a zero-length entry.

@@ -1,8 +1,13 @@
 #pragma once
 // fuzz_scenario's input: bytes -> a short scenario, read as commands for a small scheduler of its
 // own (not traces::Simulator, whose workload models would leave most of the input unused):
-// a tiny configuration (D = 32, C in {2, 4, 8}, B a small multiple of R, 0-4 drafts, R from
-// qsa::ring_capacity under either rule, MRoPE and fp8 on or off, small caches), then steps of
+// a configuration whose geometry is drawn part by part (C, drafts, B and the ring rule; D; rd; HQ;
+// MRoPE and its sections; the store dtype) from the small geometry, the real model's (SPEC 9) and
+// values past each rule's edge, each part kept only when traces::validate_config (the rules
+// `check --head-dim ...` applies) accepts it, else the small geometry's (D = 32, C in {2, 4, 8}, B a
+// small multiple of R, 0-4 drafts, R from qsa::ring_capacity under either rule); a rejection naming
+// another part's field is a finding. Small caches, and a row budget per step that shrinks as HQ * D
+// grows, keep an input's cost about the same at every geometry. Then steps of
 // arrivals, chunk sizes biased toward group, ring and block edges, draft counts and acceptance,
 // prefix hits on a family peer's full prompt blocks, zero-length requests, negative common slots
 // on generated positions, CUDA-graph padding, T, finishes and preemptions.

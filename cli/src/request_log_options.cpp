@@ -39,6 +39,11 @@ CLI::Option* add_request_log_options(CLI::App* cmd, RequestLogArguments* a) {
   cmd->add_option("--preempt-per-mille", a->preempt_per_mille,
                   "Chance per step, in thousandths, of preempting one more running request, 0 ... 1000")
       ->capture_default_str();
+  cmd->add_option("--prefilled-context", a->prefilled_context,
+                  "Each request starts with its first min(N, prompt - 1) positions already in the caches,\n"
+                  "written by the reference, and takes no prefix hit: a long prompt completes without\n"
+                  "stepping through its prefill (docs/workloads.md \"Pre-filled context\"), 0 ... 2^20")
+      ->capture_default_str();
   return requests;
 }
 
@@ -52,6 +57,7 @@ RequestLogChoice parse_request_log_arguments(const RequestLogArguments& a) {
   c.replay.length_scale = parse_integer_option("--length-scale", a.length_scale, 1, int64_t{1} << 20);
   c.replay.token_budget = parse_integer_option("--token-budget", a.token_budget, 8, int64_t{1} << 20);
   c.replay.preempt_per_mille = parse_integer_option("--preempt-per-mille", a.preempt_per_mille, 0, 1000);
+  c.replay.prefilled_context = parse_integer_option("--prefilled-context", a.prefilled_context, 0, int64_t{1} << 20);
   return c;
 }
 
@@ -59,7 +65,8 @@ std::string RequestLogChoice::settings_text() const {
   std::ostringstream os;
   os << traces::to_string(format) << ' ' << hash_block_tokens << ' ' << replay.window.from << ':' << replay.window.to
      << ' ' << replay.time_compression << ' ' << replay.length_scale << ' ' << replay.token_budget << ' '
-     << replay.max_num_seqs << ' ' << replay.preempt_per_mille;
+     << replay.max_num_seqs << ' ' << replay.preempt_per_mille
+     << (replay.prefilled_context > 0 ? " prefilled " + std::to_string(replay.prefilled_context) : std::string());
   return os.str();
 }
 
@@ -151,9 +158,11 @@ std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& 
      << " preemptions, largest position " << r.largest_position << "; rows written by position:";
   for (size_t i = 0; i < r.rows_by_position.size(); ++i)
     os << (i == 0 ? " <64 " : " <" + std::to_string(int64_t{64} << i) + " ") << r.rows_by_position[i];
-  os << "; a step is " << traces::kReplayStepMs << " ms x "
-     << o.time_compression << ", lengths / " << o.length_scale << ", budget " << o.token_budget
-     << " tokens, preemption " << o.preempt_per_mille << " per mille\n";
+  os << "; a step is " << traces::kReplayStepMs << " ms x " << o.time_compression << ", lengths / " << o.length_scale
+     << ", budget " << o.token_budget << " tokens, preemption " << o.preempt_per_mille << " per mille";
+  if (o.prefilled_context > 0)
+    os << ", each request starts with up to " << o.prefilled_context << " positions pre-filled";
+  os << "\n";
   return os.str();
 }
 
@@ -173,7 +182,8 @@ nlohmann::json replay_summary_json(const traces::Workload& w, const ReplaySummar
             {"step_ms", traces::kReplayStepMs * o.time_compression},
             {"length_scale", o.length_scale},
             {"token_budget", o.token_budget},
-            {"preempt_per_mille", o.preempt_per_mille}}}};
+            {"preempt_per_mille", o.preempt_per_mille},
+            {"prefilled_context", o.prefilled_context}}}};
 }
 
 }  // namespace qsa::cli

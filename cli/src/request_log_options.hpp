@@ -1,7 +1,7 @@
 #pragma once
 // The options of a request log replay, shared by `simulate --requests` and `check --requests`
 // (docs/workloads.md "Request logs"): the file and its form, the hash block, the window, the time
-// compression, the length scale, the token budget and the preemption rate. Read as text and
+// compression, the length scale, the token budget, the preemption rate and the pre-filled context. Read as text and
 // parsed in the command's callback, so a bad value is an exit-2 error naming its option.
 
 #include <cstdint>
@@ -19,7 +19,7 @@ namespace qsa::cli {
 struct RequestLogArguments {
   std::string path;  // --requests; empty: no log
   std::string format, hash_block = "512", window = ":", time_compression = "1", length_scale = "1";
-  std::string token_budget = "512", preempt_per_mille = "5";
+  std::string token_budget = "512", preempt_per_mille = "5", prefilled_context = "0";
 };
 
 /// Adds --requests and the replay options to `cmd`; returns the --requests option (for excludes()).

@@ -2,8 +2,12 @@
 // (traces/tests/logs/shared-prefix.jsonl: hash blocks of 64 tokens, 7 requests, 4 of them starting
 // on hash blocks an earlier request logged; RequestReplay in traces/tests derives where).
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -20,6 +24,46 @@ using testing::run_qsacheck;
 using testing::temp_dir;
 
 const std::string kLog = std::string(QSA_SOURCE_DIR) + "/traces/tests/logs/shared-prefix.jsonl";
+// A committed window of a public log (traces/logs/README.md): the Azure code trace's first 300 requests.
+const std::string kAzureWindow = std::string(QSA_SOURCE_DIR) + "/traces/logs/azure-code-2023-window.csv";
+
+// The shipped window's columns, read here line by line (not through the project's reader).
+struct WindowColumns {
+  std::vector<int64_t> prompts, outputs;
+  int64_t first_ms = -1, last_ms = -1;  // milliseconds of the day (the window lies inside one day)
+};
+
+WindowColumns read_window_columns(const std::string& path) {
+  WindowColumns w;
+  std::ifstream in(path);
+  std::string line, day;
+  auto next = [&] {  // a line without its CRLF ending (the source's, kept byte for byte)
+    if (!std::getline(in, line)) return false;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  };
+  next();
+  EXPECT_EQ(line, "TIMESTAMP,ContextTokens,GeneratedTokens");
+  while (next()) {
+    // 2023-11-16 18:17:03.9799600,4808,10
+    const size_t comma = line.find(','), second = line.find(',', comma + 1);
+    if (day.empty()) day = line.substr(0, 10);
+    EXPECT_EQ(line.substr(0, 10), day) << line;
+    const int64_t ms = ((std::stoll(line.substr(11, 2)) * 60 + std::stoll(line.substr(14, 2))) * 60 +
+                        std::stoll(line.substr(17, 2))) * 1000 + std::stoll(line.substr(20, 3));
+    if (w.first_ms < 0) w.first_ms = ms;
+    w.last_ms = ms;
+    w.prompts.push_back(std::stoll(line.substr(comma + 1, second - comma - 1)));
+    w.outputs.push_back(std::stoll(line.substr(second + 1)));
+  }
+  return w;
+}
+
+// sorted[floor(percent / 100 * (n - 1))], docs/workloads.md "What is reported".
+int64_t percentile(std::vector<int64_t> v, int64_t percent) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(percent * static_cast<int64_t>(v.size() - 1) / 100)];
+}
 
 TEST(SimulateRequests, WritesTheLogsScenarioWithTheLogsFiguresBesideWhatItExercised) {
   const std::string file = temp_dir() + "/log.scenario";
@@ -51,6 +95,40 @@ TEST(SimulateRequests, WritesTheLogsScenarioWithTheLogsFiguresBesideWhatItExerci
   EXPECT_EQ(testing::read_file(file), text.str());
   const auto replay = run_qsacheck("replay " + file);
   EXPECT_EQ(replay.exit_code, 0) << replay.out;
+}
+
+TEST(SimulateRequests, PrefilledContextStartsEveryRequestPastItsPrefilledPositions) {
+  const std::string file = temp_dir() + "/prefilled.scenario";
+  const auto r = run_qsacheck("simulate --requests " + kLog +
+                              " --hash-block 64 --preempt-per-mille 0 --prefilled-context 150 --json - " + file);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto summary = nlohmann::json::parse(r.out);
+  const auto& replayed = summary["request_log"]["replayed"];
+  EXPECT_EQ(replayed["finished"], 7);
+  EXPECT_EQ(replayed["prefilled_context"], 150);
+  EXPECT_EQ(replayed["prefix_hits"], 0);  // a pre-filled request takes none
+  // Each request's first chunk is pre-filled at min(150, prompt - 1): prompts 200, 100 and 40.
+  const traces::ScenarioFile scenario = traces::read_scenario_file(file);
+  std::map<int64_t, traces::ChunkRecord> first;
+  for (const traces::StepRecord& step : scenario.scenario.steps)
+    for (const traces::ChunkRecord& c : step.chunks) first.emplace(c.request, c);
+  ASSERT_EQ(first.size(), 7u);
+  for (const auto& [id, c] : first) {
+    EXPECT_TRUE(c.prefilled) << "request " << id;
+    EXPECT_EQ(c.start, std::min<int64_t>(150, c.prompt_len - 1)) << "request " << id;
+  }
+  const auto replay = run_qsacheck("replay " + file);
+  EXPECT_EQ(replay.exit_code, 0) << replay.out;
+  // The pre-filled rows are read and checked: request 0 starts at 150, inside the group 148-151,
+  // whose members 148 and 149 come from the pre-filled ring; a backend that pools a wrong ring
+  // row fails on that first step.
+  // Through the differential (any backend but the reference) the expected caches start from the
+  // same pre-filled state: a planted bug in fp8 stores only, on this bf16 scenario, passes.
+  const auto differential = run_qsacheck("replay --backend bug:fp8-no-saturation " + file);
+  EXPECT_EQ(differential.exit_code, 0) << differential.out;
+  const auto planted = run_qsacheck("replay --backend bug:pool-wrong-ring-row " + file);
+  EXPECT_EQ(planted.exit_code, 1) << planted.out;
+  EXPECT_NE(planted.out.find("FAIL step 0: step-differential cache.compressed"), std::string::npos) << planted.out;
 }
 
 TEST(SimulateRequests, SaysSoAndExitsThreeWhenAWindowDoesNotFinishWithinTheSteps) {
@@ -134,6 +212,45 @@ TEST(CheckRequests, ReportsTheLogsFiguresBesideWhatItExercisedAndShardsMergeThem
   ASSERT_EQ(plain.exit_code, 0) << plain.out;
   std::ifstream plain_in(dir + "/plain.json");
   EXPECT_FALSE(nlohmann::json::parse(plain_in).contains("request_log"));
+}
+
+TEST(CheckRequests, ReplaysTheShippedAzureCodeWindowUntilEveryRequestFinished) {
+  const WindowColumns columns = read_window_columns(kAzureWindow);
+  const auto n = static_cast<int64_t>(columns.prompts.size());
+  ASSERT_EQ(n, 300);
+  const std::string dir = temp_dir();
+  const auto r = run_qsacheck("check --backend reference --requests " + kAzureWindow +
+                              " --length-scale 4 --scenarios 1 --batches 0 --json " + dir + "/report.json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const int64_t span = columns.last_ms - columns.first_ms;
+  EXPECT_NE(r.out.find("300 requests over " + std::to_string(span) + " ms"), std::string::npos) << r.out;
+  std::ifstream in(dir + "/report.json");
+  const auto report = nlohmann::json::parse(in);
+  const auto& log = report["request_log"]["log"];
+  EXPECT_EQ(log["window"], nlohmann::json::array({0, n}));
+  EXPECT_EQ(log["requests"], n);
+  EXPECT_EQ(log["span_ms"], span);
+  for (const int64_t p : {50, 90, 99}) {
+    const std::string key = "p" + std::to_string(p);
+    EXPECT_EQ(log["prompt_tokens"][key], percentile(columns.prompts, p)) << key;
+    EXPECT_EQ(log["output_tokens"][key], percentile(columns.outputs, p)) << key;
+  }
+  EXPECT_EQ(log["prompt_tokens"]["max"], *std::max_element(columns.prompts.begin(), columns.prompts.end()));
+  EXPECT_EQ(log["output_tokens"]["max"], *std::max_element(columns.outputs.begin(), columns.outputs.end()));
+  EXPECT_EQ(report["request_log"]["exercised"]["requests"], n);
+  ASSERT_EQ(report["jobs"].size(), 1u);
+  const auto& job = report["jobs"][0];
+  EXPECT_EQ(job["result"], "passed");
+
+  // Every request finished: the simulator of that seed finishes all 300 in exactly the steps the
+  // campaign ran (a campaign's scenario stops when its simulator is done, or at the step limit).
+  const auto sim = run_qsacheck("simulate --requests " + kAzureWindow + " --length-scale 4 --seed " +
+                                job["seed"].dump() + " --json - " + dir + "/window.scenario");
+  ASSERT_EQ(sim.exit_code, 0) << sim.out;
+  const auto replayed = nlohmann::json::parse(sim.out)["request_log"]["replayed"];
+  EXPECT_EQ(replayed["finished"], n);
+  EXPECT_EQ(replayed["steps"], job["steps_run"]);
+  EXPECT_LT(replayed["steps"].get<int64_t>(), replayed["step_limit"].get<int64_t>());
 }
 
 }  // namespace

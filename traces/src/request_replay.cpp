@@ -108,6 +108,7 @@ Workload workload_from_request_log(const RequestLog& log, const ReplayOptions& o
   w.negative_slot_per_mille = 30;  // not in a log; keeps the path covered, as the Azure fit does
   w.config.max_num_batched_tokens = options.token_budget;
   w.config.max_num_seqs = options.max_num_seqs;
+  w.prefilled_context = options.prefilled_context;
   w.schedule = std::move(schedule);
   return w;
 }

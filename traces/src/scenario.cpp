@@ -138,7 +138,7 @@ void CoverageCounter::add(const StepRecord& step) {
   for (const ChunkRecord& chunk : step.chunks) {
     c.rows += chunk.length;
     requests_.insert(chunk.request);
-    if (chunk.start > 0 && b > 0) {
+    if (chunk.start > 0 && b > 0 && !chunk.prefilled) {
       // A hit reads blocks written before this step: the writers as they were when it began.
       const auto logical = static_cast<size_t>((chunk.start - 1) / b);
       if (logical < chunk.blocks.size()) {
@@ -154,7 +154,7 @@ void CoverageCounter::add(const StepRecord& step) {
   }
   for (const ChunkRecord& chunk : step.chunks) {
     if (chunk.length <= 0 || b <= 0) continue;
-    for (int64_t l = chunk.start / b; l <= (chunk.start + chunk.length - 1) / b; ++l)
+    for (int64_t l = chunk.prefilled ? 0 : chunk.start / b; l <= (chunk.start + chunk.length - 1) / b; ++l)
       if (l < static_cast<int64_t>(chunk.blocks.size())) writer_[chunk.blocks[static_cast<size_t>(l)]] = chunk.request;
   }
   c.requests = static_cast<int64_t>(requests_.size());

@@ -263,6 +263,7 @@ json step_to_json(const StepRecord& step, int64_t index) {
                   {"ring_block", c.ring_block}};
     if (c.family >= 0) chunk["family"] = c.family;
     if (!c.negative_common_slots.empty()) chunk["negative_common_slots"] = c.negative_common_slots;
+    if (c.prefilled) chunk["prefilled"] = true;
     chunks.push_back(std::move(chunk));
   }
   json j = {{"step", index}, {"chunks", std::move(chunks)}, {"reorder_batch_threshold", step.reorder_batch_threshold}};
@@ -311,6 +312,9 @@ StepRecord step_from_json(const json& j, int64_t line) {
     c.negative_common_slots = cr.integer_array("negative_common_slots", false);
     for (int64_t o : c.negative_common_slots)
       check_range(context + "negative_common_slots", o, 0, std::max<int64_t>(0, c.length - 1), line);
+    c.prefilled = cr.has("prefilled") && cr.boolean("prefilled");
+    if (c.prefilled && c.start == 0)
+      fail(context + "prefilled", line, "nothing-prefilled", "a prefilled chunk starts past 0");
     cr.reject_unknown_fields();
     rows += c.length;
     step.chunks.push_back(std::move(c));
@@ -435,7 +439,7 @@ void write_scenario_file(const std::string& path, const Scenario& scenario, cons
 bool operator==(const ChunkRecord& a, const ChunkRecord& b) {
   return a.request == b.request && a.family == b.family && a.prompt_len == b.prompt_len && a.start == b.start &&
          a.length == b.length && a.accepted == b.accepted && a.blocks == b.blocks && a.ring_block == b.ring_block &&
-         a.negative_common_slots == b.negative_common_slots;
+         a.negative_common_slots == b.negative_common_slots && a.prefilled == b.prefilled;
 }
 
 bool operator==(const StepRecord& a, const StepRecord& b) {

@@ -16,6 +16,16 @@ RunFailure from_finding(int64_t step, const std::string& prefix, const Finding& 
   return RunFailure{step, f.check, prefix + f.message, false, f.field, f.index};
 }
 
+// Copies the rows `slots` of one cache from `from` into `to` (same layout).
+void copy_rows(const std::vector<int64_t>& slots, const CacheBuffer& from, CacheBuffer& to) {
+  const CacheLayout& l = from.layout;
+  const int64_t row_bytes = l.width * l.element_bytes;
+  for (int64_t slot : slots) {
+    const int64_t at = l.byte_offset(slot, 0);
+    std::copy(from.bytes.begin() + at, from.bytes.begin() + at + row_bytes, to.bytes.begin() + at);
+  }
+}
+
 MetadataInput passthrough_input(const StepInput& in) {
   MetadataInput m;
   m.batch = in.batch;
@@ -217,16 +227,8 @@ std::optional<RunFailure> ScenarioRunner::check_step_update() {
   caches_ = std::move(run.caches);
   if (touched && !options_.differential) {
     // The write check's copy follows the backend in the rows this step may write, and only there.
-    const auto follow = [](const std::vector<int64_t>& slots, const CacheBuffer& from, CacheBuffer& to) {
-      const CacheLayout& l = from.layout;
-      const int64_t row_bytes = l.width * l.element_bytes;
-      for (int64_t slot : slots) {
-        const int64_t at = l.byte_offset(slot, 0);
-        std::copy(from.bytes.begin() + at, from.bytes.begin() + at + row_bytes, to.bytes.begin() + at);
-      }
-    };
-    follow(touched->compressed, caches_.compressed, reference_caches_.compressed);
-    follow(touched->ring, caches_.ring, reference_caches_.ring);
+    copy_rows(touched->compressed, caches_.compressed, reference_caches_.compressed);
+    copy_rows(touched->ring, caches_.ring, reference_caches_.ring);
   }
   if (finding) return from_finding(index_, "", *finding);
   output_ = std::move(run.output);
@@ -317,6 +319,32 @@ std::optional<RunFailure> ScenarioRunner::check_oracle(const StepRecord& record,
   return std::nullopt;
 }
 
+std::optional<RunFailure> ScenarioRunner::prefill(const StepRecord& record) {
+  for (const ChunkRecord& chunk : record.chunks) {
+    if (!chunk.prefilled) continue;
+    for (const StepInput& in : state_.prefill_inputs(chunk, index_)) {
+      poison_new_blocks(in.block_table, compressed_poison_, caches_.compressed.bytes,
+                        reference_caches_.compressed.bytes);
+      poison_new_blocks(in.ring_block_table, ring_poison_, caches_.ring.bytes, reference_caches_.ring.bytes);
+      // The reference writes the backend's caches, and the rows it wrote (those its metadata
+      // names, SPEC 7.5) are copied into the expected ones: both start from the reference's state,
+      // so every later check holds the backend to what it reads from them. (The rows a piece reads
+      // back are the previous piece's, equal on both sides.)
+      StepOutput output = make_poisoned_step_output(in);
+      Error error;
+      if (reference_->step_update(in, &caches_, &output, &error) != Status::kOk)
+        return failure("reference", "the prefill of request " + str(chunk.request) + ": " + qsa::to_string(error));
+      const MetadataRun compressed = reference_metadata(in.compressed_metadata_input());
+      const MetadataRun ring = reference_metadata(in.ring_metadata_input());
+      const TouchedRows rows =
+          touched_rows(caches_.compressed.layout, compressed.output, caches_.ring.layout, ring.output);
+      copy_rows(rows.compressed, caches_.compressed, reference_caches_.compressed);
+      copy_rows(rows.ring, caches_.ring, reference_caches_.ring);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<RunFailure> ScenarioRunner::step(const StepRecord& record) {
   try {
     input_ = state_.step_input(record, index_);
@@ -325,6 +353,7 @@ std::optional<RunFailure> ScenarioRunner::step(const StepRecord& record) {
     f.invalid_scenario = true;
     return f;
   }
+  if (auto f = prefill(record)) return f;
   // Blocks are poisoned when a step first names them (nothing a correct run reads is unwritten),
   // in both the backend's caches and the expected ones; blocks never named cost no memory.
   poison_new_blocks(input_.block_table, compressed_poison_, caches_.compressed.bytes, reference_caches_.compressed.bytes);

@@ -63,10 +63,14 @@ void ScenarioState::check_chunk(const ChunkRecord& chunk, int64_t index) const {
   };
   if (chunk.length < 0 || chunk.accepted < 0 || chunk.accepted > chunk.length) fail("needs 0 <= accepted <= length");
   if (chunk.start < 0) fail("negative start");
-  // A fresh (or preempted) request may start on shared blocks of its family's prompt.
+  // A fresh (or preempted) request may start on shared blocks of its family's prompt, or past a
+  // pre-filled context of its own.
   const bool prefix_hit = ledger.committed == 0 && chunk.family >= 0 && chunk.start % config_.block_size == 0 &&
                           chunk.start <= chunk.prompt_len;
-  if (chunk.start != ledger.committed && !prefix_hit)
+  if (chunk.prefilled && (ledger.committed != 0 || chunk.start <= 0))
+    fail("a prefilled chunk must start past 0 on a request with nothing committed (committed length " +
+         std::to_string(ledger.committed) + ")");
+  if (chunk.start != ledger.committed && !prefix_hit && !chunk.prefilled)
     fail("starts at " + std::to_string(chunk.start) + " but its committed length is " +
          std::to_string(ledger.committed));
   if (chunk.prompt_len != ledger.prompt_len || chunk.family != ledger.family)
@@ -78,6 +82,11 @@ void ScenarioState::check_chunk(const ChunkRecord& chunk, int64_t index) const {
 }
 
 StepInput ScenarioState::step_input(const StepRecord& record, int64_t index) const {
+  for (const ChunkRecord& chunk : record.chunks) check_chunk(chunk, index);
+  return build_input(record, index);
+}
+
+StepInput ScenarioState::build_input(const StepRecord& record, int64_t index) const {
   StepInput in;
   in.config = step_config_;
   Batch& b = in.batch;
@@ -85,7 +94,6 @@ StepInput ScenarioState::step_input(const StepRecord& record, int64_t index) con
   b.query_start_loc = {0};
   size_t width = 1;
   for (const ChunkRecord& chunk : record.chunks) {
-    check_chunk(chunk, index);
     b.query_start_loc.push_back(b.query_start_loc.back() + chunk.length);
     b.seq_lens.push_back(chunk.start + chunk.length);
     width = std::max(width, chunk.blocks.size());
@@ -141,6 +149,25 @@ StepInput ScenarioState::step_input(const StepRecord& record, int64_t index) con
     for (int64_t h = 0; h < heads; ++h) content_.query(origins[t], h, in.queries.data() + (t * heads + h) * d);
   }
   return in;
+}
+
+std::vector<StepInput> ScenarioState::prefill_inputs(const ChunkRecord& chunk, int64_t index) const {
+  // Any split gives the same caches: compressed rows by SPEC 7.1, and the ring's rows hold the
+  // last R positions whatever the chunks (a chunk writes its last R rows, none past the prefix).
+  const int64_t piece = std::max<int64_t>(1, config_.max_num_batched_tokens);
+  std::vector<StepInput> inputs;
+  for (int64_t start = 0; start < chunk.start; start += piece) {
+    ChunkRecord c = chunk;
+    c.prefilled = false;
+    c.negative_common_slots.clear();
+    c.start = start;
+    c.length = std::min(piece, chunk.start - start);
+    c.accepted = c.length;
+    StepRecord step;
+    step.chunks = {c};
+    inputs.push_back(build_input(step, index));
+  }
+  return inputs;
 }
 
 std::vector<Origin> ScenarioState::row_origins(const StepRecord& record, int64_t index) const {

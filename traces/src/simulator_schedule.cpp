@@ -7,8 +7,9 @@ namespace qsa::traces {
 
 namespace {
 
-ChunkRecord chunk_of(const SimRequest& r, int64_t length) {
+ChunkRecord chunk_of(const SimRequest& r, int64_t length, bool prefilled = false) {
   ChunkRecord c;
+  c.prefilled = prefilled;
   c.request = r.id;
   c.family = r.family;
   c.prompt_len = r.prompt_len;
@@ -110,7 +111,12 @@ void Simulator::State::schedule(StepRecord& step, std::vector<Planned>& planned)
 
   while (!waiting.empty() && budget > 0 && static_cast<int64_t>(running.size()) < config.max_num_seqs) {
     SimRequest r = waiting.front();
-    if (!r.started && r.family >= 0) take_prefix_hit(r);
+    // A pre-filled context, or a prefix hit: the first chunk starts past the positions either covers.
+    const int64_t prefilled = std::min(workload.prefilled_context, r.prefill_target - 1);
+    if (prefilled > 0)
+      r.committed = prefilled;
+    else if (!r.started && r.family >= 0)
+      take_prefix_hit(r);
     const int64_t rows = grow_blocks(r, std::min(r.prefill_target - r.committed, budget));
     if (rows <= 0) {  // the pool is dry: admit nobody else (vLLM stops at the first that does not fit)
       for (int32_t block : r.blocks)
@@ -120,7 +126,7 @@ void Simulator::State::schedule(StepRecord& step, std::vector<Planned>& planned)
     waiting.pop_front();
     r.ring_block = ring_pool.allocate();
     running.push_back(std::move(r));
-    step.chunks.push_back(chunk_of(running.back(), rows));
+    step.chunks.push_back(chunk_of(running.back(), rows, prefilled > 0));
     planned.push_back({running.size() - 1, false, 0});
     budget -= rows;
   }

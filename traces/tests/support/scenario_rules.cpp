@@ -171,9 +171,12 @@ class Checker {
         fail(step, c.request, "negative common slot on a prompt position");
     }
 
-    // Where the chunk starts: the committed length, or a prefix hit on a first start.
-    const bool hit = !r.started && !r.ever_started && c.start > 0;
-    if (!hit && c.start != r.committed) fail(step, c.request, "chunk does not start at the committed length");
+    // Where the chunk starts: the committed length, a pre-filled context (any (re)start), or a
+    // prefix hit on a first start.
+    if (c.prefilled && (r.started || c.start < 1)) fail(step, c.request, "prefilled chunk on a running request");
+    const bool hit = !c.prefilled && !r.started && !r.ever_started && c.start > 0;
+    if (!hit && !c.prefilled && c.start != r.committed)
+      fail(step, c.request, "chunk does not start at the committed length");
     if (hit) check_prefix_hit(step, c);
     if (r.started && r.ring_block != c.ring_block && !ring_missing)
       fail(step, c.request, "ring block changed while running");

@@ -41,6 +41,7 @@ struct ReplayOptions {
   int64_t token_budget = 512;     // max_num_batched_tokens
   int64_t max_num_seqs = 64;
   int64_t preempt_per_mille = 5;  // chance per step of one more preemption (not in any log)
+  int64_t prefilled_context = 0;  // Workload::prefilled_context: positions each request starts with in the caches
 };
 
 /// One logged request as the simulator takes it.

@@ -97,6 +97,10 @@ struct ChunkRecord {
   std::vector<int32_t> blocks;                 // compressed block table row (physical block per logical block)
   int32_t ring_block = -1;                     // the request's ring block
   std::vector<int64_t> negative_common_slots;  // row offsets in the chunk whose common slot is -1
+  /// A fresh (or preempted) request's first chunk whose positions [0, start) are already in the
+  /// caches: before the step the runner writes the rows the reference leaves after prefilling them
+  /// (docs/workloads.md "Pre-filled context"); no prefix hit, the blocks are the request's own.
+  bool prefilled = false;
 };
 
 struct StepRecord {

@@ -87,6 +87,9 @@ class ScenarioRunner {
   const StepDigest& last_digest() const { return digest_; }
 
  private:
+  /// Before a step: the pre-filled context of its `prefilled` chunks, written by the reference into
+  /// the backend's caches and the expected ones (docs/workloads.md "Pre-filled context").
+  std::optional<RunFailure> prefill(const StepRecord& record);
   std::optional<RunFailure> check_metadata(const StepRecord& record);
   std::optional<RunFailure> check_step_update();
   std::optional<RunFailure> check_oracle(const StepRecord& record, const std::map<int64_t, int64_t>& committed_before);

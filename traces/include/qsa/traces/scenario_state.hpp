@@ -45,6 +45,12 @@ class ScenarioState {
   /// chunk that does not start at the committed length and is not a prefix hit on a fresh request.
   StepInput step_input(const StepRecord& record, int64_t index) const;
 
+  /// For a `prefilled` chunk of step `index` (checked by step_input): the inputs of a prefill of
+  /// its positions [0, start) in pieces of at most max_num_batched_tokens rows, each accepted
+  /// whole, on the chunk's own blocks; the runner steps the reference over them before the step.
+  /// apply() of the step then commits the request as if they had run.
+  std::vector<StepInput> prefill_inputs(const ChunkRecord& chunk, int64_t index) const;
+
   /// Origin of every row of that step, padding rows included.
   std::vector<Origin> row_origins(const StepRecord& record, int64_t index) const;
 
@@ -58,6 +64,7 @@ class ScenarioState {
 
  private:
   RequestLedger ledger_for(const ChunkRecord& chunk) const;  // the existing ledger or a fresh one
+  StepInput build_input(const StepRecord& record, int64_t index) const;  // step_input without the checks
   void check_chunk(const ChunkRecord& chunk, int64_t index) const;
 
   ScenarioConfig config_;

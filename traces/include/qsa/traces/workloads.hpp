@@ -75,6 +75,11 @@ struct Workload {
   int64_t missing_ring_per_mille = 0;        // a finishing request's ring block is -1 or an id past the ring
   int64_t fixed_max_position = 0;            // > 0: the RoPE table's rows, instead of the longest request + 128
 
+  /// > 0: a request (re)starts with its first min(this, positions to prefill - 1) positions already in
+  /// the caches, its first chunk `prefilled` (scenario.hpp), taking no prefix hit
+  /// (docs/workloads.md "Pre-filled context"); `--prefilled-context`.
+  int64_t prefilled_context = 0;
+
   /// Non-empty: each scenario is one of these, drawn from the seed (the `adversarial` mix).
   std::vector<Workload> mix;
 
