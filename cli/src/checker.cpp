@@ -9,6 +9,7 @@
 #include "backend_choice.hpp"
 #include "float_tolerance_option.hpp"
 #include "job_pool.hpp"
+#include "large_buffer_reuse.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
 #include "qsa/backends/worker_backend.hpp"
@@ -16,6 +17,7 @@
 #include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/check_engine.hpp"
+#include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/limits.hpp"
@@ -33,6 +35,7 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 const char* const kExamplesCheck = "SPEC 8 worked examples and ring survival";
 const char* const kGeneratedCheck = "metadata on generated batches (SPEC 7.4, reference)";
 const char* const kInvalidCheck = "validation errors on invalid batches (SPEC 1.4, reference)";
+const char* const kExtremeCheck = "metadata on extreme batches (SPEC 1.3 limits, reference)";
 
 // The line a finished job leaves on stderr.
 std::string job_line(const std::string& backend, const JobResult& r) {
@@ -143,6 +146,12 @@ CheckReport Checker::run() {
       add_rows_of_other_shards(name);
     }
     if ((go_on || !report_.failed()) && report_.stopped_by.empty()) run_scenarios(b, name, jobs);
+    // The extreme batches last: a bug the scenarios catch first (qsacheck mutants) never pays for them.
+    if (options_.shard.index == 1 && campaign_extreme_batches(options_.batches) > 0 && (go_on || !report_.failed()) &&
+        report_.stopped_by.empty()) {
+      auto backend = make_backend(name, device_of_worker(0));
+      run_extreme_batches(b, name, *backend);
+    }
     if (!go_on && report_.failed()) break;
     if (!report_.stopped_by.empty()) {
       for (size_t rest = b + 1; rest < report_.backends.size(); ++rest)
@@ -221,6 +230,7 @@ void Checker::add_pending(std::optional<MetadataInput> batch, std::string what, 
 void Checker::add_rows_of_other_shards(const std::string& name) {
   if (!options_.keep_going) return;
   for (const char* check : {kExamplesCheck, kGeneratedCheck, kInvalidCheck}) report_.add(check, name);
+  if (campaign_extreme_batches(options_.batches) > 0) report_.add(kExtremeCheck, name);
 }
 
 void Checker::run_spec_examples(size_t b, const std::string& name, Backend& backend) {
@@ -355,6 +365,43 @@ void Checker::run_invalid_batches(size_t b, const std::string& name, Backend& ba
     }
   }
   report_.rows[row_index].seconds = since(start);
+}
+
+void Checker::run_extreme_batches(size_t b, const std::string& name, Backend& backend) {
+  const auto start = Clock::now();
+  const size_t row_index = report_.rows.size();
+  report_.add(kExtremeCheck, name);
+  const LargeBufferReuse reuse;  // ~1.3 GiB a batch, allocated and freed again
+  int64_t declined_batches = 0;
+  for (int64_t k = 0; k < campaign_extreme_batches(options_.batches); ++k) {
+    if (stop_requested()) {
+      note_stop("extreme batches " + std::to_string(k) + " ... on " + name);
+      break;
+    }
+    CheckRow& row = report_.rows[row_index];
+    ++row.cases;
+    const traces::ExtremeBatch extreme = traces::extreme_metadata_batch(k);
+    report_.input_space.add_batch(extreme.input);
+    Error declined;
+    auto failure = check_batch(backend, extreme.input, &declined);
+    if (!declined.rule.empty()) {  // the CUDA kernel's capacity is 16384 requests, SPEC 1.3's 2^20
+      --row.cases;
+      ++declined_batches;
+      continue;
+    }
+    if (failure) {
+      CheckFinding f;
+      f.order = campaign_order(b, CampaignPhase::kExtremeBatches, k);
+      f.what = "extreme batch " + std::to_string(k) + " (" + extreme.name + "): " + *failure;
+      f.device = device_of_worker(0);
+      if (fail(row, std::move(f))) add_pending(extreme.input, "extreme-batch" + std::to_string(k), std::nullopt);
+      if (!options_.keep_going) break;
+    }
+  }
+  report_.rows[row_index].seconds = since(start);
+  if (declined_batches > 0)
+    report_.not_run.push_back(std::to_string(declined_batches) + " extreme metadata batches on " + name +
+                              ": outside the backend's declared capabilities");
 }
 
 void Checker::run_scenarios(size_t b, const std::string& name, const std::vector<CampaignJob>& jobs) {

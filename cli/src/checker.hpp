@@ -66,6 +66,7 @@ class Checker {
   void add_pending(std::optional<MetadataInput> batch, std::string what, std::optional<JobResult> job);
   void run_spec_examples(size_t b, const std::string& name, Backend& backend);
   void run_generated_batches(size_t b, const std::string& name, Backend& backend);
+  void run_extreme_batches(size_t b, const std::string& name, Backend& backend);
   void run_invalid_batches(size_t b, const std::string& name, Backend& backend);
   void add_rows_of_other_shards(const std::string& name);
   /// A failure, or nullopt; *declined is set when the input lies outside the backend's capabilities.
