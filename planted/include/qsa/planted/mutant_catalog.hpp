@@ -53,6 +53,10 @@ enum class Bug {
   kCompressRatioShift,         // C assumed a power of two: p >> log2(C) and (p + 1) & (C - 1)
   kZeroLengthFirstSkipped,     // the batch split takes q_0 from the first non-empty request
   kMropeProportionalSections,  // MRoPE sections assumed in the model's 11:11:10 proportion, given ones ignored
+  // The far edges of SPEC 1.3 and the rules of SPEC 1.4 (traces/extreme_batches.hpp, invalid_batch.hpp).
+  kPassthroughSlotInt32,     // passthrough copies the common slot through an int32: slots past 2^31 wrap
+  kRowsPastGridLimit,        // at most 65535 blocks of 256 rows, no grid-stride loop: rows past 2^24 - 256 unwritten
+  kRequestCapacityUnchecked,  // validation skips request_capacity: a batch with more requests is built
   // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
   kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds
   kSumOfSquaresSequential,  // sum of squares left to right instead of the pairwise tree
@@ -68,7 +72,8 @@ struct MutantInfo {
   std::string name;         // "bug:ring-index-off-by-one"
   std::string description;  // one line: the bug as a kernel engineer would write it
   std::string needs;        // the scenario feature that shows it: "", "mrope", "fp8", "drafts", ...;
-                            // "invalid-input": no scenario shows it (scenarios are valid by construction)
+                            // "invalid-input": no scenario shows it (scenarios are valid by construction);
+                            // "extreme-batches": only the extreme batches (N near 2^24, slots past 2^31)
 };
 
 /// Every planted bug that the checks catch, in enum order (kNoBug excluded). Names are unique and
