@@ -295,31 +295,38 @@ void Checker::run_generated_batches(size_t b, const std::string& name, Backend& 
                 name + " and its scenarios");
       break;
     }
-    CheckRow& row = report_.rows[row_index];
-    ++row.cases;
     const traces::GeneratedBatch generated = campaign_batch(options_.seed, i);
-    report_.input_space.add_batch(generated.input);
-    Error declined;
-    auto failure = check_batch(backend, generated.input, &declined);
-    if (!declined.rule.empty()) {
-      --row.cases;
-      ++declined_batches;
-      continue;
-    }
-    if (failure) {
-      CheckFinding f;
-      f.order = campaign_order(b, CampaignPhase::kGeneratedBatches, i);
-      f.what = "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + "): " + *failure;
-      f.device = device_of_worker(0);
-      if (fail(row, std::move(f))) add_pending(generated.input, "batch" + std::to_string(i), std::nullopt);
-      if (!options_.keep_going) break;
-    }
+    if (!run_valid_batch(backend, row_index, campaign_order(b, CampaignPhase::kGeneratedBatches, i), generated.input,
+                         "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + ")",
+                         "batch" + std::to_string(i), &declined_batches))
+      break;
     progress.update(name + ": metadata batch " + std::to_string(i + 1) + "/" + std::to_string(options_.batches));
   }
   report_.rows[row_index].seconds = since(start);
   if (declined_batches > 0)
     report_.not_run.push_back(std::to_string(declined_batches) + " generated metadata batches on " + name +
                               ": outside the backend's declared capabilities");
+}
+
+bool Checker::run_valid_batch(Backend& backend, size_t row_index, int64_t order, const MetadataInput& input,
+                              const std::string& what, const std::string& file_what, int64_t* declined_batches) {
+  CheckRow& row = report_.rows[row_index];
+  ++row.cases;
+  report_.input_space.add_batch(input);
+  Error declined;
+  auto failure = check_batch(backend, input, &declined);
+  if (!declined.rule.empty()) {
+    --row.cases;
+    ++*declined_batches;
+    return true;
+  }
+  if (!failure) return true;
+  CheckFinding f;
+  f.order = order;
+  f.what = what + ": " + *failure;
+  f.device = device_of_worker(0);
+  if (fail(row, std::move(f))) add_pending(input, file_what, std::nullopt);
+  return options_.keep_going;
 }
 
 std::optional<std::string> Checker::check_batch(Backend& backend, const MetadataInput& input, Error* declined) {
@@ -378,25 +385,12 @@ void Checker::run_extreme_batches(size_t b, const std::string& name, Backend& ba
       note_stop("extreme batches " + std::to_string(k) + " ... on " + name);
       break;
     }
-    CheckRow& row = report_.rows[row_index];
-    ++row.cases;
     const traces::ExtremeBatch extreme = traces::extreme_metadata_batch(k);
-    report_.input_space.add_batch(extreme.input);
-    Error declined;
-    auto failure = check_batch(backend, extreme.input, &declined);
-    if (!declined.rule.empty()) {  // the CUDA kernel's capacity is 16384 requests, SPEC 1.3's 2^20
-      --row.cases;
-      ++declined_batches;
-      continue;
-    }
-    if (failure) {
-      CheckFinding f;
-      f.order = campaign_order(b, CampaignPhase::kExtremeBatches, k);
-      f.what = "extreme batch " + std::to_string(k) + " (" + extreme.name + "): " + *failure;
-      f.device = device_of_worker(0);
-      if (fail(row, std::move(f))) add_pending(extreme.input, "extreme-batch" + std::to_string(k), std::nullopt);
-      if (!options_.keep_going) break;
-    }
+    // Declined by the CUDA backend where NR > 16384 (its kernel's capacity; SPEC 1.3 allows 2^20).
+    if (!run_valid_batch(backend, row_index, campaign_order(b, CampaignPhase::kExtremeBatches, k), extreme.input,
+                         "extreme batch " + std::to_string(k) + " (" + extreme.name + ")",
+                         "extreme-batch" + std::to_string(k), &declined_batches))
+      break;
   }
   report_.rows[row_index].seconds = since(start);
   if (declined_batches > 0)
