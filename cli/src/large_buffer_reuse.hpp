@@ -3,8 +3,8 @@
 // maps every block above 32 MiB afresh, and each 4 KiB page of a fresh mapping faults on first touch.
 // The extreme batches (traces/extreme_batches.hpp) allocate and free about 1.3 GiB per batch (inputs,
 // poisoned and built outputs of 2^24 rows); reusing it cut their cost on the 2-core build machine
-// from ~25 s of CPU (half of it in the kernel's page faults) to a quarter of that. Elsewhere (and on
-// a C library other than glibc) it does nothing.
+// from ~26 s of CPU (half of it in the kernel's page faults) to ~5 s (docs/campaign-time.md). With
+// a C library other than glibc it does nothing.
 
 namespace qsa::cli {
 

@@ -41,13 +41,13 @@ void fill_common_slots(Batch& b, int64_t extra_entries) {
   for (int64_t i = 0; i < extra_entries; ++i) b.common_slot_mapping.push_back(-1);  // [>= N]: past N, never read
 }
 
-// `rows` rows of `first_row` then `other_rows` repeated.
-BlockTable table_of(int64_t rows, const std::vector<int32_t>& first_row, int32_t other_rows) {
+// A dense table of `rows` rows as wide as `first_row`: row 0 holds `first_row`, every other entry `others`.
+BlockTable table_of(int64_t rows, const std::vector<int32_t>& first_row, int32_t others) {
   BlockTable t;
   t.rows = rows;
   t.cols = static_cast<int64_t>(first_row.size());
   t.row_stride = t.cols;
-  t.storage.assign(static_cast<size_t>(rows * t.cols), other_rows);
+  t.storage.assign(static_cast<size_t>(rows * t.cols), others);
   for (size_t c = 0; c < first_row.size(); ++c) t.storage[c] = first_row[c];
   return t;
 }
