@@ -14,6 +14,7 @@
 #include "qsa/backends/planted.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/traces/check_engine.hpp"
+#include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -86,6 +87,10 @@ const std::map<std::string, Caught>& expected_checks() {
       {"bug:all-padding-step-skipped", {"step-status", "step-status", "step-status"}},
       {"bug:eps-clamped-to-one", {"step-differential", "q-path", "q-path"}},
       {"bug:weights-nan-to-num", {"step-differential", "q-path", "q-path"}},
+      // The far edges of SPEC 1.3 (the extreme batches) and a rule of SPEC 1.4 (the invalid batches).
+      {"bug:passthrough-slot-int32", {"7.4-metadata-invariant", "", ""}},
+      {"bug:rows-past-grid-limit", {"7.4-metadata-invariant", "", ""}},
+      {"bug:request-capacity-unchecked", {"metadata-status", "", ""}},
   };
   return expected;
 }
@@ -177,29 +182,47 @@ TEST(MutantCatalog, ControlWithoutABugEqualsTheReferenceOnEveryHandScenario) {
 
 class MutantIsCaught : public ::testing::TestWithParam<MutantInfo> {};
 
-// A validation bug: scenarios are valid by construction, so every mode of the runner passes it;
-// the checking engine catches it on invalid batches against the reference's error ("full").
-void expect_caught_on_invalid_input(const MutantInfo& info, const Caught& want) {
+// Every mode of the runner passes a bug that no scenario shows (scenarios are valid by
+// construction and far from SPEC 1.3's limits).
+void expect_scenarios_pass(const MutantInfo& info) {
   const auto backend = backends::make_planted_backend(info.name);
   for (const Mode& mode : modes()) {
     const auto failure = traces::run_scenario(testing::hand_scenario(false, StoreDtype::kBf16), *backend, mode.options);
     EXPECT_FALSE(failure.has_value()) << info.name << " [" << mode.name << "]: " << describe(failure);
   }
+}
+
+// A validation bug: the checking engine catches it on invalid batches against the reference's
+// error ("full"); a bug at the limits of SPEC 1.3, on the extreme batches.
+void expect_caught_by_the_engine(const MutantInfo& info, const Caught& want) {
+  expect_scenarios_pass(info);
+  const auto backend = backends::make_planted_backend(info.name);
   std::optional<traces::Finding> finding;
-  for (uint64_t i = 0; i < 20 && !finding; ++i) {
-    traces::Rng rng = traces::Rng(1).fork(i);
-    finding = traces::check_metadata_against_reference(*backend, traces::random_invalid_metadata_input(rng).input);
+  std::string where;
+  if (info.needs == "invalid-input") {
+    for (uint64_t i = 0; i < 400 && !finding; ++i) {  // Rng(1).fork(i): one of 16 rules each
+      traces::Rng rng = traces::Rng(1).fork(i);
+      finding = traces::check_metadata_against_reference(*backend, traces::random_invalid_metadata_input(rng).input);
+      where = "invalid batch " + std::to_string(i);
+    }
+  } else {
+    for (int64_t k = 0; k < traces::kNumExtremeBatches && !finding; ++k) {
+      const traces::ExtremeBatch extreme = traces::extreme_metadata_batch(k);
+      finding = traces::check_metadata_against_reference(*backend, extreme.input);
+      where = std::string("extreme batch ") + extreme.name;
+    }
   }
-  std::cout << info.name << " [invalid batches]: " << (finding ? finding->to_string() : "not caught") << "\n";
+  std::cout << info.name << " [" << info.needs << "]: " << (finding ? where + ": " + finding->to_string() : "not caught")
+            << "\n";
   EXPECT_EQ(finding ? finding->check : std::string(), want.full) << info.name;
 }
 
 TEST_P(MutantIsCaught, OnTheHandScenarioWithAndWithoutTheDifferential) {
   const MutantInfo& info = GetParam();
-  if (info.needs == "invalid-input") {
+  if (info.needs == "invalid-input" || info.needs == "extreme-batches") {
     const auto expected = expected_checks().find(info.name);
     ASSERT_NE(expected, expected_checks().end()) << info.name << " has no expected check in this test";
-    expect_caught_on_invalid_input(info, expected->second);
+    expect_caught_by_the_engine(info, expected->second);
     return;
   }
   const traces::Scenario scenario = scenario_for(info);

@@ -6,6 +6,7 @@
 #include "output.hpp"
 #include "qsa/backends/cuda_kernel_path.hpp"
 #include "qsa/backends/registry.hpp"
+#include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -67,6 +68,10 @@ traces::GeneratedBatch campaign_invalid_batch(uint64_t seed, int64_t i) {
 }
 
 int64_t campaign_invalid_batches(int64_t batches) { return std::max<int64_t>(1, batches / 10); }
+
+int64_t campaign_extreme_batches(int64_t batches) {
+  return batches >= kExtremeBatchesFrom ? traces::kNumExtremeBatches : 0;
+}
 
 JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
                   const traces::RunOptions& given_options, const std::function<bool()>& cancelled) {

@@ -54,6 +54,11 @@ traces::GeneratedBatch campaign_batch(uint64_t seed, int64_t i);
 /// Invalid batch i, and how many a campaign of `batches` generated batches runs (SPEC 1.4 check).
 traces::GeneratedBatch campaign_invalid_batch(uint64_t seed, int64_t i);
 int64_t campaign_invalid_batches(int64_t batches);
+/// How many extreme batches (traces/extreme_batches.hpp) a campaign of `batches` generated batches
+/// runs after its scenarios: all of them from kExtremeBatchesFrom on (the default campaign's 3000,
+/// `qsacheck mutants`' 1000), none in a smaller one (they cost ~5 s of CPU and ~1.3 GiB).
+inline constexpr int64_t kExtremeBatchesFrom = 1000;
+int64_t campaign_extreme_batches(int64_t batches);
 
 /// Progress of a running job: called every step.
 using ProgressFn =

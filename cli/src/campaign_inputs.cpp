@@ -1,6 +1,8 @@
 #include "campaign_inputs.hpp"
 
 #include "job_pool.hpp"
+#include "large_buffer_reuse.hpp"
+#include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -26,6 +28,11 @@ traces::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& 
                                                 int threads) {
   traces::InputSpaceCoverage total;
   for (int64_t i = 0; i < batches; ++i) total.add_batch(campaign_batch(seed, i).input);
+  {
+    const LargeBufferReuse reuse;
+    for (int64_t k = 0; k < campaign_extreme_batches(batches); ++k)
+      total.add_batch(traces::extreme_metadata_batch(k).input);
+  }
   for (int64_t i = 0; i < campaign_invalid_batches(batches); ++i)
     total.add_batch(campaign_invalid_batch(seed, i).input);
   std::vector<traces::InputSpaceCoverage> per_job(jobs.size());

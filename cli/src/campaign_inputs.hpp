@@ -11,8 +11,8 @@
 
 namespace qsa::cli {
 
-/// The generated metadata batches (`batches` of them), the invalid batches, and every step input
-/// of `jobs` (each job's steps as run_job() draws them), on `threads` threads.
+/// The generated metadata batches (`batches` of them, then the extreme ones), the invalid batches,
+/// and every step input of `jobs` (each job's steps as run_job() draws them), on `threads` threads.
 traces::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& jobs, uint64_t seed, int64_t batches,
                                                 int threads);
 

@@ -16,7 +16,7 @@ namespace qsa::cli {
 
 int64_t campaign_order(size_t backend_index, CampaignPhase phase, int64_t index) {
   // 2^40 positions per phase: more than any batch count (2^30) or job count.
-  return ((static_cast<int64_t>(backend_index) * 4 + static_cast<int64_t>(phase)) << 40) + index;
+  return ((static_cast<int64_t>(backend_index) * 5 + static_cast<int64_t>(phase)) << 40) + index;
 }
 
 RunFacts run_facts_now() {

@@ -32,7 +32,7 @@ struct CheckRow {
 /// Where a finding lies in the unsharded campaign: backends in order, then per backend the SPEC 8
 /// examples, the generated batches, the invalid batches and the scenario jobs. Findings are listed
 /// (and capped by --max-findings) in this order, so every shard keeps the campaign's first ones.
-enum class CampaignPhase { kExamples = 0, kGeneratedBatches = 1, kInvalidBatches = 2, kScenarios = 3 };
+enum class CampaignPhase { kExamples = 0, kGeneratedBatches = 1, kInvalidBatches = 2, kScenarios = 3, kExtremeBatches = 4 };
 int64_t campaign_order(size_t backend_index, CampaignPhase phase, int64_t index);
 
 /// One disagreement of a --keep-going campaign (or the one of a campaign that stops at the first).

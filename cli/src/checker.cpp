@@ -9,6 +9,7 @@
 #include "backend_choice.hpp"
 #include "float_tolerance_option.hpp"
 #include "job_pool.hpp"
+#include "large_buffer_reuse.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
 #include "qsa/backends/worker_backend.hpp"
@@ -16,6 +17,7 @@
 #include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/check_engine.hpp"
+#include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/limits.hpp"
@@ -33,6 +35,7 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 const char* const kExamplesCheck = "SPEC 8 worked examples and ring survival";
 const char* const kGeneratedCheck = "metadata on generated batches (SPEC 7.4, reference)";
 const char* const kInvalidCheck = "validation errors on invalid batches (SPEC 1.4, reference)";
+const char* const kExtremeCheck = "metadata on extreme batches (SPEC 1.3 limits, reference)";
 
 // The line a finished job leaves on stderr.
 std::string job_line(const std::string& backend, const JobResult& r) {
@@ -143,6 +146,12 @@ CheckReport Checker::run() {
       add_rows_of_other_shards(name);
     }
     if ((go_on || !report_.failed()) && report_.stopped_by.empty()) run_scenarios(b, name, jobs);
+    // The extreme batches last: a bug the scenarios catch first (qsacheck mutants) never pays for them.
+    if (options_.shard.index == 1 && campaign_extreme_batches(options_.batches) > 0 && (go_on || !report_.failed()) &&
+        report_.stopped_by.empty()) {
+      auto backend = make_backend(name, device_of_worker(0));
+      run_extreme_batches(b, name, *backend);
+    }
     if (!go_on && report_.failed()) break;
     if (!report_.stopped_by.empty()) {
       for (size_t rest = b + 1; rest < report_.backends.size(); ++rest)
@@ -221,6 +230,7 @@ void Checker::add_pending(std::optional<MetadataInput> batch, std::string what, 
 void Checker::add_rows_of_other_shards(const std::string& name) {
   if (!options_.keep_going) return;
   for (const char* check : {kExamplesCheck, kGeneratedCheck, kInvalidCheck}) report_.add(check, name);
+  if (campaign_extreme_batches(options_.batches) > 0) report_.add(kExtremeCheck, name);
 }
 
 void Checker::run_spec_examples(size_t b, const std::string& name, Backend& backend) {
@@ -285,31 +295,38 @@ void Checker::run_generated_batches(size_t b, const std::string& name, Backend& 
                 name + " and its scenarios");
       break;
     }
-    CheckRow& row = report_.rows[row_index];
-    ++row.cases;
     const traces::GeneratedBatch generated = campaign_batch(options_.seed, i);
-    report_.input_space.add_batch(generated.input);
-    Error declined;
-    auto failure = check_batch(backend, generated.input, &declined);
-    if (!declined.rule.empty()) {
-      --row.cases;
-      ++declined_batches;
-      continue;
-    }
-    if (failure) {
-      CheckFinding f;
-      f.order = campaign_order(b, CampaignPhase::kGeneratedBatches, i);
-      f.what = "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + "): " + *failure;
-      f.device = device_of_worker(0);
-      if (fail(row, std::move(f))) add_pending(generated.input, "batch" + std::to_string(i), std::nullopt);
-      if (!options_.keep_going) break;
-    }
+    if (!run_valid_batch(backend, row_index, campaign_order(b, CampaignPhase::kGeneratedBatches, i), generated.input,
+                         "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + ")",
+                         "batch" + std::to_string(i), &declined_batches))
+      break;
     progress.update(name + ": metadata batch " + std::to_string(i + 1) + "/" + std::to_string(options_.batches));
   }
   report_.rows[row_index].seconds = since(start);
   if (declined_batches > 0)
     report_.not_run.push_back(std::to_string(declined_batches) + " generated metadata batches on " + name +
                               ": outside the backend's declared capabilities");
+}
+
+bool Checker::run_valid_batch(Backend& backend, size_t row_index, int64_t order, const MetadataInput& input,
+                              const std::string& what, const std::string& file_what, int64_t* declined_batches) {
+  CheckRow& row = report_.rows[row_index];
+  ++row.cases;
+  report_.input_space.add_batch(input);
+  Error declined;
+  auto failure = check_batch(backend, input, &declined);
+  if (!declined.rule.empty()) {
+    --row.cases;
+    ++*declined_batches;
+    return true;
+  }
+  if (!failure) return true;
+  CheckFinding f;
+  f.order = order;
+  f.what = what + ": " + *failure;
+  f.device = device_of_worker(0);
+  if (fail(row, std::move(f))) add_pending(input, file_what, std::nullopt);
+  return options_.keep_going;
 }
 
 std::optional<std::string> Checker::check_batch(Backend& backend, const MetadataInput& input, Error* declined) {
@@ -355,6 +372,30 @@ void Checker::run_invalid_batches(size_t b, const std::string& name, Backend& ba
     }
   }
   report_.rows[row_index].seconds = since(start);
+}
+
+void Checker::run_extreme_batches(size_t b, const std::string& name, Backend& backend) {
+  const auto start = Clock::now();
+  const size_t row_index = report_.rows.size();
+  report_.add(kExtremeCheck, name);
+  const LargeBufferReuse reuse;  // ~1.3 GiB a batch, allocated and freed again
+  int64_t declined_batches = 0;
+  for (int64_t k = 0; k < campaign_extreme_batches(options_.batches); ++k) {
+    if (stop_requested()) {
+      note_stop("extreme batches " + std::to_string(k) + " ... on " + name);
+      break;
+    }
+    const traces::ExtremeBatch extreme = traces::extreme_metadata_batch(k);
+    // Declined by the CUDA backend where NR > 16384 (its kernel's capacity; SPEC 1.3 allows 2^20).
+    if (!run_valid_batch(backend, row_index, campaign_order(b, CampaignPhase::kExtremeBatches, k), extreme.input,
+                         "extreme batch " + std::to_string(k) + " (" + extreme.name + ")",
+                         "extreme-batch" + std::to_string(k), &declined_batches))
+      break;
+  }
+  report_.rows[row_index].seconds = since(start);
+  if (declined_batches > 0)
+    report_.not_run.push_back(std::to_string(declined_batches) + " extreme metadata batches on " + name +
+                              ": outside the backend's declared capabilities");
 }
 
 void Checker::run_scenarios(size_t b, const std::string& name, const std::vector<CampaignJob>& jobs) {

@@ -66,6 +66,12 @@ class Checker {
   void add_pending(std::optional<MetadataInput> batch, std::string what, std::optional<JobResult> job);
   void run_spec_examples(size_t b, const std::string& name, Backend& backend);
   void run_generated_batches(size_t b, const std::string& name, Backend& backend);
+  void run_extreme_batches(size_t b, const std::string& name, Backend& backend);
+  // One valid batch of row `row_index`: counted, checked against the reference, a failure recorded
+  // (`what` names it, `file_what` its reproducer); false when the row stops (a failure without
+  // --keep-going).
+  bool run_valid_batch(Backend& backend, size_t row_index, int64_t order, const MetadataInput& input,
+                       const std::string& what, const std::string& file_what, int64_t* declined_batches);
   void run_invalid_batches(size_t b, const std::string& name, Backend& backend);
   void add_rows_of_other_shards(const std::string& name);
   /// A failure, or nullopt; *declined is set when the input lies outside the backend's capabilities.

@@ -45,7 +45,7 @@ Status CudaBackend::prepare(const MetadataInput& input, Error* error) {
   const int64_t nr = input.batch.num_requests();
   if (nr > kMaxMetadataRequests) {
     if (error != nullptr)
-      *error = Error{"query_start_loc", -1, "cuda-capacity",
+      *error = Error{"query_start_loc", -1, kMissingCapability,  // declined: a campaign reports it as not run
                      "NR = " + std::to_string(nr) + " exceeds the CUDA kernel's capacity of " +
                          std::to_string(kMaxMetadataRequests) + " requests"};
     return Status::kNotImplemented;

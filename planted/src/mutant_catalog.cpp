@@ -118,6 +118,17 @@ const std::vector<MutantInfo>& mutant_catalog() {
       {Bug::kWeightsNanToNum, "bug:weights-nan-to-num",
        "norm weights sanitized (nan_to_num): NaN becomes 0 and infinities the largest finite bf16",
        "step-edges-weights"},
+      // The far edges of SPEC 1.3 (only traces/extreme_batches.hpp reaches them) and a rule of SPEC 1.4.
+      {Bug::kPassthroughSlotInt32, "bug:passthrough-slot-int32",
+       "passthrough copies the common slot through an int32: a slot past 2^31 - 1 wraps (2^63 - 1 becomes -1)",
+       "extreme-batches"},
+      {Bug::kRowsPastGridLimit, "bug:rows-past-grid-limit",
+       "the row kernel launches at most 65535 blocks of 256 rows without a grid-stride loop: rows from 16776960 on "
+       "(N near 2^24) are never written",
+       "extreme-batches"},
+      {Bug::kRequestCapacityUnchecked, "bug:request-capacity-unchecked",
+       "validation skips request_capacity (the kernel trusts its capacity): a batch with more requests is built",
+       "invalid-input"},
   };
   return catalog;
 }

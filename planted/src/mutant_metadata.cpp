@@ -85,8 +85,12 @@ int64_t compressed_slot(Bug bug, const MetadataInput& in, int64_t t, int64_t j, 
 
 int64_t slot_for_row(Bug bug, const MetadataInput& in, int64_t t, int64_t j, int64_t p) {
   switch (in.cache.kind) {
-    case CacheKind::kPassthrough:
-      return in.batch.common_slot_mapping[t] < 0 ? -1 : in.batch.common_slot_mapping[t];
+    case CacheKind::kPassthrough: {
+      const int64_t common = bug == Bug::kPassthroughSlotInt32
+                                 ? static_cast<int32_t>(static_cast<uint32_t>(in.batch.common_slot_mapping[t]))
+                                 : in.batch.common_slot_mapping[t];
+      return common < 0 ? -1 : common;
+    }
     case CacheKind::kRing:
       return ring_slot(bug, in, t, j, p);
     case CacheKind::kCompressed:
@@ -163,6 +167,17 @@ BatchSplit split_batch(Bug bug, const Batch& b) {
   return split;
 }
 
+// The rows a launch of at most 65535 blocks of 256 threads covers, one row per thread.
+constexpr int64_t kGridLimitRows = int64_t{65535} * 256;
+
+// A validation that skips request_capacity under kRequestCapacityUnchecked.
+Status validate_input(Bug bug, const MetadataInput& input, Error* error) {
+  if (bug != Bug::kRequestCapacityUnchecked) return validate(input, error);
+  MetadataInput trusted = input;
+  trusted.cache.request_capacity.reset();
+  return validate(trusted, error);
+}
+
 }  // namespace
 
 int32_t table_entry(Bug bug, const BlockTable& table, int64_t row, int64_t col) {
@@ -174,7 +189,7 @@ int32_t table_entry(Bug bug, const BlockTable& table, int64_t row, int64_t col) 
 Status build_metadata(Bug bug, const MetadataInput& input, MetadataOutput* output, Error* error) {
   // A kernel that clears its outputs first, then validates: a rejected input is no longer untouched.
   if (bug == Bug::kClearsOutputBeforeValidating) output->split = BatchSplit{};
-  if (Status s = validate(input, error); s != Status::kOk) {
+  if (Status s = validate_input(bug, input, error); s != Status::kOk) {
     if (bug == Bug::kErrorIndexOneBased) ++error->index;  // e.g. a row counted from 1 in the message's index
     return s;
   }
@@ -186,6 +201,15 @@ Status build_metadata(Bug bug, const MetadataInput& input, MetadataOutput* outpu
   out.visible_blocks.assign(n, 0);
   out.slot_mapping.assign(n, -1);
   for (int64_t t = 0; t < n; ++t) {
+    if (bug == Bug::kRowsPastGridLimit && t >= kGridLimitRows) {  // no thread for it: what was there stays
+      if (t < static_cast<int64_t>(output->slot_mapping.size())) {  // the caller's buffers (poisoned)
+        out.token_to_req[t] = output->token_to_req[t];
+        out.logical_positions[t] = output->logical_positions[t];
+        out.visible_blocks[t] = output->visible_blocks[t];
+        out.slot_mapping[t] = output->slot_mapping[t];
+      }
+      continue;
+    }
     const RowPlace row = place_of_row(bug, b, t);
     if (row.position < 0) continue;  // an inert padding row
     out.token_to_req[t] = static_cast<int32_t>(row.request);

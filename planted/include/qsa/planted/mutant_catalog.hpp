@@ -63,6 +63,10 @@ enum class Bug {
   kAllPaddingStepSkipped,     // a step with M = 0 returns at once: q_out of its padding rows unwritten
   kEpsClampedToOne,           // eps clamped to at most 1 before the norm
   kWeightsNanToNum,           // norm weights sanitized: NaN -> 0, +-inf -> +-the largest finite bf16
+  // The far edges of SPEC 1.3 and the rules of SPEC 1.4 (traces/extreme_batches.hpp, invalid_batch.hpp).
+  kPassthroughSlotInt32,     // passthrough copies the common slot through an int32: slots past 2^31 wrap
+  kRowsPastGridLimit,        // at most 65535 blocks of 256 rows, no grid-stride loop: rows past 2^24 - 256 unwritten
+  kRequestCapacityUnchecked,  // validation skips request_capacity: a batch with more requests is built
   // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
   kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds
   kSumOfSquaresSequential,  // sum of squares left to right instead of the pairwise tree
@@ -78,7 +82,8 @@ struct MutantInfo {
   std::string name;         // "bug:ring-index-off-by-one"
   std::string description;  // one line: the bug as a kernel engineer would write it
   std::string needs;        // the scenario feature that shows it: "", "mrope", "fp8", "drafts", ...;
-                            // "invalid-input": no scenario shows it (scenarios are valid by construction)
+                            // "invalid-input": no scenario shows it (scenarios are valid by construction);
+                            // "extreme-batches": only the extreme batches (N near 2^24, slots past 2^31)
 };
 
 /// Every planted bug that the checks catch, in enum order (kNoBug excluded). Names are unique and
