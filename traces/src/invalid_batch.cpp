@@ -1,5 +1,7 @@
 #include "qsa/traces/invalid_batch.hpp"
 
+#include <utility>
+
 #include "qsa/validate.hpp"
 
 namespace qsa::traces {
@@ -28,7 +30,7 @@ enum class Rule {
 
 // Breaks `rule` where the batch has what the rule needs, touching nothing an earlier rule checks;
 // false (and the input unchanged) when it has not.
-bool corrupt(Rng& rng, Rule rule, MetadataInput* in) {
+bool corrupt(Choice& rng, Rule rule, MetadataInput* in) {
   Batch& b = in->batch;
   CacheKindConfig& cache = in->cache;
   const int64_t nr = b.num_requests();
@@ -112,20 +114,36 @@ bool corrupt(Rng& rng, Rule rule, MetadataInput* in) {
   return false;
 }
 
+static_assert(static_cast<int>(Rule::kCount) == kNumBreakableRules);
+
 }  // namespace
+
+bool break_rule(Choice& choice, int rule, MetadataInput* input) {
+  MetadataInput corrupted = *input;
+  Error error;
+  if (rule < 0 || rule >= kNumBreakableRules || !corrupt(choice, static_cast<Rule>(rule), &corrupted) ||
+      validate(corrupted, &error) == Status::kOk)
+    return false;
+  *input = std::move(corrupted);
+  return true;
+}
+
+bool break_one_rule(Choice& choice, MetadataInput* input) {
+  // A drawn rule the input cannot break (a ring batch has no storage_block_size) gives way to the
+  // next one in order; nonzero-start breaks every input.
+  constexpr int kRules = kNumBreakableRules;
+  const int first = static_cast<int>(choice.range(0, kRules - 1));
+  for (int k = 0; k < kRules; ++k)
+    if (break_rule(choice, (first + k) % kRules, input)) return true;
+  corrupt(choice, Rule::kQueryStartLocNonzeroStart, input);
+  Error error;
+  return validate(*input, &error) != Status::kOk;
+}
 
 GeneratedBatch random_invalid_metadata_input(Rng& rng) {
   GeneratedBatch batch = random_metadata_input(rng, std::nullopt, 512);
-  // A drawn rule the batch cannot break (a ring batch has no storage_block_size) gives way to the
-  // next one in order; nonzero-start breaks every batch.
-  constexpr int kRules = static_cast<int>(Rule::kCount);
-  const int first = static_cast<int>(rng.below(kRules));
-  Error error;
-  for (int k = 0; k < kRules; ++k)
-    if (corrupt(rng, static_cast<Rule>((first + k) % kRules), &batch.input) &&
-        validate(batch.input, &error) != Status::kOk)
-      return batch;
-  corrupt(rng, Rule::kQueryStartLocNonzeroStart, &batch.input);
+  RngChoice choice(rng);
+  break_one_rule(choice, &batch.input);
   return batch;
 }
 

@@ -1,12 +1,27 @@
 #pragma once
 // Random metadata inputs that break one validation rule of SPEC 1.4 (a generated valid batch with
 // one field corrupted), for `qsacheck check`: a backend must answer the reference's error (field,
-// index, rule) and write nothing. The property suite has its own RapidCheck generator.
+// index, rule) and write nothing. The rules are broken through a Choice, so the property suite's
+// RapidCheck generator (properties/generators/invalid_inputs.cpp) breaks the same ones.
 
 #include "qsa/traces/batch_generator.hpp"
+#include "qsa/traces/choice.hpp"
 #include "qsa/traces/rng.hpp"
 
 namespace qsa::traces {
+
+/// The rules of SPEC 1.4 after the kind's (every field rule of 1.4's list), in validate()'s order.
+inline constexpr int kNumBreakableRules = 16;
+
+/// Breaks rule `rule` (0 <= rule < kNumBreakableRules, validate()'s order) in a valid `input`,
+/// touching nothing an earlier rule checks. False, with `input` unchanged, when the input lacks what
+/// the rule needs (a ring batch has no storage_block_size) or validate() would still accept it.
+bool break_rule(Choice& choice, int rule, MetadataInput* input);
+
+/// Breaks one rule of SPEC 1.4 in a valid `input` (every rule reachable, one drawn; a rule the
+/// input cannot break gives way to the next in validate()'s order), touching nothing an earlier rule
+/// checks. True when validate() now rejects it.
+bool break_one_rule(Choice& choice, MetadataInput* input);
 
 /// One input that qsa::validate() rejects; `shape` is the shape of the valid batch it came from.
 GeneratedBatch random_invalid_metadata_input(Rng& rng);
