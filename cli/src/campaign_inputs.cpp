@@ -1,7 +1,7 @@
 #include "campaign_inputs.hpp"
 
 #include "job_pool.hpp"
-#include "large_buffer_reuse.hpp"
+#include "qsa/traces/large_buffer_reuse.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
@@ -29,7 +29,7 @@ traces::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& 
   traces::InputSpaceCoverage total;
   for (int64_t i = 0; i < batches; ++i) total.add_batch(campaign_batch(seed, i).input);
   {
-    const LargeBufferReuse reuse;
+    const traces::LargeBufferReuse reuse;
     for (int64_t k = 0; k < campaign_extreme_batches(batches); ++k)
       total.add_batch(traces::extreme_metadata_batch(k).input);
   }

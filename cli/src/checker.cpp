@@ -9,7 +9,7 @@
 #include "backend_choice.hpp"
 #include "float_tolerance_option.hpp"
 #include "job_pool.hpp"
-#include "large_buffer_reuse.hpp"
+#include "qsa/traces/large_buffer_reuse.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
 #include "qsa/backends/worker_backend.hpp"
@@ -378,7 +378,7 @@ void Checker::run_extreme_batches(size_t b, const std::string& name, Backend& ba
   const auto start = Clock::now();
   const size_t row_index = report_.rows.size();
   report_.add(kExtremeCheck, name);
-  const LargeBufferReuse reuse;  // ~1.3 GiB a batch, allocated and freed again
+  const traces::LargeBufferReuse reuse;  // ~1.3 GiB a batch, allocated and freed again
   int64_t declined_batches = 0;
   for (int64_t k = 0; k < campaign_extreme_batches(options_.batches); ++k) {
     if (stop_requested()) {

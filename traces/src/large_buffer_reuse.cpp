@@ -1,4 +1,4 @@
-#include "large_buffer_reuse.hpp"
+#include "qsa/traces/large_buffer_reuse.hpp"
 
 #include <climits>
 #include <cstdlib>  // defines __GLIBC__ where it is glibc
@@ -7,7 +7,7 @@
 #include <malloc.h>
 #endif
 
-namespace qsa::cli {
+namespace qsa::traces {
 
 #if defined(__GLIBC__)
 LargeBufferReuse::LargeBufferReuse() {
@@ -27,4 +27,4 @@ LargeBufferReuse::LargeBufferReuse() = default;
 LargeBufferReuse::~LargeBufferReuse() = default;
 #endif
 
-}  // namespace qsa::cli
+}  // namespace qsa::traces

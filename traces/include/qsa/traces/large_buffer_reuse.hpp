@@ -6,7 +6,7 @@
 // from ~26 s of CPU (half of it in the kernel's page faults) to ~5 s (docs/campaign-time.md). With
 // a C library other than glibc it does nothing.
 
-namespace qsa::cli {
+namespace qsa::traces {
 
 class LargeBufferReuse {
  public:
@@ -16,4 +16,4 @@ class LargeBufferReuse {
   LargeBufferReuse& operator=(const LargeBufferReuse&) = delete;
 };
 
-}  // namespace qsa::cli
+}  // namespace qsa::traces
