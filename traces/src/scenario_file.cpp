@@ -103,7 +103,8 @@ void validate_config(const ScenarioConfig& c) {
                                    {"config.compressed_block_pad", c.compressed_block_pad},
                                    {"config.ring_row_pad", c.ring_row_pad},
                                    {"config.ring_block_pad", c.ring_block_pad},
-                                   {"config.block_table_extra_rows", c.block_table_extra_rows}})
+                                   {"config.block_table_extra_rows", c.block_table_extra_rows},
+                                   {"config.slot_mapping_extra", c.slot_mapping_extra}})
     check_range(field, pad, 0, 4096, line);
   check_range("config.num_compressed_blocks", c.num_compressed_blocks, 1, kMaxInt32, line);
   check_range("config.num_ring_blocks", c.num_ring_blocks, 1, kMaxInt32, line);
@@ -184,6 +185,7 @@ json config_to_json(const ScenarioConfig& c) {
   if (c.block_table_layout != BlockTableLayout::kRows) j["block_table_layout"] = to_string(c.block_table_layout);
   for (const auto& [field, value] :
        {std::pair<const char*, int64_t>{"block_table_extra_rows", c.block_table_extra_rows},
+        {"slot_mapping_extra", c.slot_mapping_extra},
         {"compressed_row_pad", c.compressed_row_pad},
         {"compressed_block_pad", c.compressed_block_pad},
         {"ring_row_pad", c.ring_row_pad},
@@ -246,6 +248,7 @@ ScenarioConfig config_from_json(const json& j, int64_t line) {
            "block_table_layout must be rows, column-major or column-slice");
   }
   c.block_table_extra_rows = r.optional_integer("block_table_extra_rows").value_or(0);
+  c.slot_mapping_extra = r.optional_integer("slot_mapping_extra").value_or(0);
   c.compressed_row_pad = r.optional_integer("compressed_row_pad").value_or(0);
   c.compressed_block_pad = r.optional_integer("compressed_block_pad").value_or(0);
   c.ring_row_pad = r.optional_integer("ring_row_pad").value_or(0);

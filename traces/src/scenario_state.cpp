@@ -144,6 +144,8 @@ StepInput ScenarioState::build_input(const StepRecord& record, int64_t index) co
       for (int axis = 0; axis < in.position_axes; ++axis) in.positions[axis * n + t] = position[axis];
     }
   }
+  // Past N, stale slots of earlier steps (SPEC 1.1 reads only the first N entries).
+  for (int64_t e = 0; e < config_.slot_mapping_extra; ++e) b.common_slot_mapping.push_back(e * config_.block_size);
   for (t = 0; t < n; ++t) {
     content_.key(origins[t], in.keys.data() + t * d);
     for (int64_t h = 0; h < heads; ++h) content_.query(origins[t], h, in.queries.data() + (t * heads + h) * d);

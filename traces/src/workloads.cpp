@@ -249,6 +249,7 @@ Workload make_step_edges() {
   columns.geometries = {{4, 3, 16}};  // B = 16: requests span several blocks, so W > 1
   columns.config.block_table_layout = BlockTableLayout::kColumnMajor;
   columns.config.block_table_extra_rows = 3;
+  columns.config.slot_mapping_extra = 5;
   columns.config.compressed_row_pad = 8;
   columns.config.compressed_block_pad = 24;
   columns.config.ring_row_pad = 4;

@@ -71,13 +71,15 @@ TEST(StepEdges, EveryStepClassIsReachedByTheCampaignSeeds) {
     EXPECT_TRUE(total.missed_edges(id).empty()) << input_class(id).id;
 }
 
-TEST(StepEdges, StridedTablesHoldTheRowMajorEntries) {
+TEST(StepEdges, StridedTablesAndLongSlotMappingsHoldTheDenseEntries) {
   for (BlockTableLayout layout : {BlockTableLayout::kColumnMajor, BlockTableLayout::kColumnSlice}) {
     Scenario s = member_scenario(0);
     s.config.block_table_extra_rows = 5;
+    s.config.slot_mapping_extra = 3;
     ScenarioConfig plain = s.config;
     plain.block_table_layout = BlockTableLayout::kRows;
     plain.block_table_extra_rows = 0;
+    plain.slot_mapping_extra = 0;
     s.config.block_table_layout = layout;
     ScenarioState strided(s.config), dense(plain);
     for (size_t i = 0; i < s.steps.size(); ++i) {
@@ -96,6 +98,10 @@ TEST(StepEdges, StridedTablesHoldTheRowMajorEntries) {
         for (int64_t j = 0; j < want->rows; ++j)
           for (int64_t c = 0; c < want->cols; ++c) ASSERT_EQ(got->at(j, c), want->at(j, c)) << to_string(layout);
       }
+      // The slot mapping: its first N entries as the dense step's, then 3 past N.
+      ASSERT_EQ(a.batch.common_slot_mapping.size(), b.batch.common_slot_mapping.size() + 3);
+      EXPECT_TRUE(std::equal(b.batch.common_slot_mapping.begin(), b.batch.common_slot_mapping.end(),
+                             a.batch.common_slot_mapping.begin()));
       strided.apply(s.steps[i], static_cast<int64_t>(i));
       dense.apply(s.steps[i], static_cast<int64_t>(i));
     }

@@ -65,6 +65,7 @@ struct ScenarioConfig {
   // The memory layout of the step inputs (the `step-edges` workload varies it; none changes a value).
   BlockTableLayout block_table_layout = BlockTableLayout::kRows;  // both tables, compressed and ring
   int64_t block_table_extra_rows = 0;  // rows past NR (a table sized for max_num_seqs), zeros
+  int64_t slot_mapping_extra = 0;      // common_slot_mapping entries past N (a persistent buffer), stale slots
   int64_t compressed_row_pad = 0;      // elements past each compressed row (row stride D + pad)
   int64_t compressed_block_pad = 0;    // elements past each block's rows (pages packed beside others)
   int64_t ring_row_pad = 0;
