@@ -1,6 +1,6 @@
 // The input-space counts of a campaign's report (the checker's hooks, with a backend running)
 // equal the counts of its generated inputs alone (campaign_input_space(), what the CTest
-// cli.input_space_default_campaign_gaps_are_the_known_ones runs): the two cannot drift apart.
+// cli.input_space_default_campaign_reaches_every_class runs): the two cannot drift apart.
 
 #include <gtest/gtest.h>
 
