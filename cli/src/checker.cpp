@@ -288,7 +288,7 @@ void Checker::run_generated_batches(size_t b, const std::string& name, Backend& 
   const size_t row_index = report_.rows.size();
   report_.add(kGeneratedCheck, name);
   ProgressLine progress(options_.quiet);
-  int64_t declined_batches = 0;
+  Declines declines;
   for (int64_t i = 0; i < options_.batches; ++i) {
     if (stop_requested()) {
       note_stop("metadata batches " + std::to_string(i) + " ... " + std::to_string(options_.batches - 1) + " on " +
@@ -298,18 +298,22 @@ void Checker::run_generated_batches(size_t b, const std::string& name, Backend& 
     const traces::GeneratedBatch generated = campaign_batch(options_.seed, i);
     if (!run_valid_batch(backend, row_index, campaign_order(b, CampaignPhase::kGeneratedBatches, i), generated.input,
                          "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + ")",
-                         "batch" + std::to_string(i), &declined_batches))
+                         "batch" + std::to_string(i), &declines))
       break;
     progress.update(name + ": metadata batch " + std::to_string(i + 1) + "/" + std::to_string(options_.batches));
   }
   report_.rows[row_index].seconds = since(start);
-  if (declined_batches > 0)
-    report_.not_run.push_back(std::to_string(declined_batches) + " generated metadata batches on " + name +
-                              ": outside the backend's declared capabilities");
+  report_declines(declines, "generated metadata batches", name);
+}
+
+void Checker::report_declines(const Declines& declines, const std::string& what, const std::string& name) {
+  if (declines.count > 0)
+    report_.not_run.push_back(std::to_string(declines.count) + " " + what + " on " + name +
+                              ": outside the backend's declared capabilities (first: " + declines.first_reason + ")");
 }
 
 bool Checker::run_valid_batch(Backend& backend, size_t row_index, int64_t order, const MetadataInput& input,
-                              const std::string& what, const std::string& file_what, int64_t* declined_batches) {
+                              const std::string& what, const std::string& file_what, Declines* declines) {
   CheckRow& row = report_.rows[row_index];
   ++row.cases;
   report_.input_space.add_batch(input);
@@ -317,7 +321,7 @@ bool Checker::run_valid_batch(Backend& backend, size_t row_index, int64_t order,
   auto failure = check_batch(backend, input, &declined);
   if (!declined.rule.empty()) {
     --row.cases;
-    ++*declined_batches;
+    if (declines->count++ == 0) declines->first_reason = declined.message;
     return true;
   }
   if (!failure) return true;
@@ -379,7 +383,7 @@ void Checker::run_extreme_batches(size_t b, const std::string& name, Backend& ba
   const size_t row_index = report_.rows.size();
   report_.add(kExtremeCheck, name);
   const traces::LargeBufferReuse reuse;  // ~1.3 GiB a batch, allocated and freed again
-  int64_t declined_batches = 0;
+  Declines declines;
   for (int64_t k = 0; k < campaign_extreme_batches(options_.batches); ++k) {
     if (stop_requested()) {
       note_stop("extreme batches " + std::to_string(k) + " ... on " + name);
@@ -389,13 +393,11 @@ void Checker::run_extreme_batches(size_t b, const std::string& name, Backend& ba
     // Declined by the CUDA backend where NR > 16384 (its kernel's capacity; SPEC 1.3 allows 2^20).
     if (!run_valid_batch(backend, row_index, campaign_order(b, CampaignPhase::kExtremeBatches, k), extreme.input,
                          "extreme batch " + std::to_string(k) + " (" + extreme.name + ")",
-                         "extreme-batch" + std::to_string(k), &declined_batches))
+                         "extreme-batch" + std::to_string(k), &declines))
       break;
   }
   report_.rows[row_index].seconds = since(start);
-  if (declined_batches > 0)
-    report_.not_run.push_back(std::to_string(declined_batches) + " extreme metadata batches on " + name +
-                              ": outside the backend's declared capabilities");
+  report_declines(declines, "extreme metadata batches", name);
 }
 
 void Checker::run_scenarios(size_t b, const std::string& name, const std::vector<CampaignJob>& jobs) {

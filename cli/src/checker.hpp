@@ -70,8 +70,15 @@ class Checker {
   // One valid batch of row `row_index`: counted, checked against the reference, a failure recorded
   // (`what` names it, `file_what` its reproducer); false when the row stops (a failure without
   // --keep-going).
+  // Batches a backend declined as outside its declared capabilities: how many, and the first reason.
+  struct Declines {
+    int64_t count = 0;
+    std::string first_reason;
+  };
   bool run_valid_batch(Backend& backend, size_t row_index, int64_t order, const MetadataInput& input,
-                       const std::string& what, const std::string& file_what, int64_t* declined_batches);
+                       const std::string& what, const std::string& file_what, Declines* declines);
+  // The "not run" line of `declines` (none when the backend declined nothing).
+  void report_declines(const Declines& declines, const std::string& what, const std::string& name);
   void run_invalid_batches(size_t b, const std::string& name, Backend& backend);
   void add_rows_of_other_shards(const std::string& name);
   /// A failure, or nullopt; *declined is set when the input lies outside the backend's capabilities.
