@@ -64,7 +64,8 @@ traces::GeneratedBatch campaign_batch(uint64_t seed, int64_t i) {
 
 traces::GeneratedBatch campaign_invalid_batch(uint64_t seed, int64_t i) {
   traces::Rng rng = traces::Rng(seed ^ 0x1a7a11dULL).fork(static_cast<uint64_t>(i));
-  return traces::random_invalid_metadata_input(rng);
+  // The rules in turn, so that every one is broken in every campaign (SPEC 1.4 has 16 after `kind`).
+  return traces::random_invalid_metadata_input(rng, static_cast<int>(i % traces::kNumBreakableRules));
 }
 
 int64_t campaign_invalid_batches(int64_t batches) { return std::max<int64_t>(1, batches / 10); }

@@ -140,9 +140,15 @@ bool break_one_rule(Choice& choice, MetadataInput* input) {
   return validate(*input, &error) != Status::kOk;
 }
 
-GeneratedBatch random_invalid_metadata_input(Rng& rng) {
-  GeneratedBatch batch = random_metadata_input(rng, std::nullopt, 512);
+GeneratedBatch random_invalid_metadata_input(Rng& rng, std::optional<int> rule) {
   RngChoice choice(rng);
+  // Fresh valid batches until one has what the rule needs (only a compressed batch has a
+  // request_capacity): a campaign that cycles the rules breaks every one of them.
+  for (int attempt = 0; rule && attempt < 16; ++attempt) {
+    GeneratedBatch batch = random_metadata_input(rng, std::nullopt, 512);
+    if (break_rule(choice, *rule, &batch.input)) return batch;
+  }
+  GeneratedBatch batch = random_metadata_input(rng, std::nullopt, 512);
   break_one_rule(choice, &batch.input);
   return batch;
 }

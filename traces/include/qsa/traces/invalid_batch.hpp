@@ -4,6 +4,8 @@
 // index, rule) and write nothing. The rules are broken through a Choice, so the property suite's
 // RapidCheck generator (properties/generators/invalid_inputs.cpp) breaks the same ones.
 
+#include <optional>
+
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/choice.hpp"
 #include "qsa/traces/rng.hpp"
@@ -24,6 +26,7 @@ bool break_rule(Choice& choice, int rule, MetadataInput* input);
 bool break_one_rule(Choice& choice, MetadataInput* input);
 
 /// One input that qsa::validate() rejects; `shape` is the shape of the valid batch it came from.
-GeneratedBatch random_invalid_metadata_input(Rng& rng);
+/// With `rule`, that rule is the one broken (unless 16 fresh batches all lack what it needs).
+GeneratedBatch random_invalid_metadata_input(Rng& rng, std::optional<int> rule = std::nullopt);
 
 }  // namespace qsa::traces
