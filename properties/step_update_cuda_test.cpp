@@ -51,7 +51,7 @@ TEST(StepUpdateCudaConversions, MatchTheReferenceForEveryRoundingClassAndEveryBf
       ADD_FAILURE() << std::hex << "bf16 of 0x" << bits[i] << ": device 0x" << bf16[i];
     const auto pattern = static_cast<uint16_t>(bits[i] >> 16);  // the high half sweeps every bf16 pattern
     // The pair conversion: the pattern in the low lane, its negation in the high lane.
-    for (const auto [lane, p] : {std::pair{0, pattern}, std::pair{1, static_cast<uint16_t>(pattern ^ 0x8000u)}}) {
+    for (const auto& [lane, p] : {std::pair{0, pattern}, std::pair{1, static_cast<uint16_t>(pattern ^ 0x8000u)}}) {
       const uint8_t device = e4m3[2 * i + lane];
       if (device != e4m3_from_bf16(p) && e4m3_mismatches++ == 0)
         ADD_FAILURE() << std::hex << "e4m3 of bf16 0x" << p << " (lane " << lane << "): device 0x" << int{device}

@@ -95,7 +95,9 @@ TEST(EdgesWorkload, EachMemberReachesItsClassAndTheReferencePasses) {
         for (int32_t block : chunk.blocks) far |= block >= c.num_compressed_blocks;
     }
     const std::string hint = c.workload + " (qsacheck simulate --workload edges --seed " + std::to_string(seed) + ")";
-    if (c.workload == "edges:ratio") EXPECT_FALSE(power_of_two(c.compress_ratio)) << hint;
+    if (c.workload == "edges:ratio") {
+      EXPECT_FALSE(power_of_two(c.compress_ratio)) << hint;
+    }
     if (c.workload == "edges:mrope-split") {
       ASSERT_TRUE(c.mrope_split.has_value()) << hint;
       ScenarioConfig proportional = c;
@@ -109,8 +111,12 @@ TEST(EdgesWorkload, EachMemberReachesItsClassAndTheReferencePasses) {
       EXPECT_TRUE(far) << hint;
       EXPECT_GT(int64_t{INT32_MAX - (1 << 24)} * c.storage_block_size(), int64_t{INT32_MAX}) << "slots past 2^31";
     }
-    if (c.workload == "edges:many-requests") EXPECT_GT(most_requests, 1024u) << hint;
-    if (c.workload == "edges:zero-first") EXPECT_TRUE(zero_first) << hint;
+    if (c.workload == "edges:many-requests") {
+      EXPECT_GT(most_requests, 1024u) << hint;
+    }
+    if (c.workload == "edges:zero-first") {
+      EXPECT_TRUE(zero_first) << hint;
+    }
     reference::ReferenceBackend reference;
     const auto failure = run_scenario(s, reference);
     EXPECT_FALSE(failure.has_value()) << hint << ": " << to_string(*failure);
