@@ -20,6 +20,11 @@ function(qsa_add_test)
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   qsa_target_warnings(${T_NAME})
+  if(QSA_SANITIZE)
+    # The sanitizers are for the code under test, which keeps -O1: the tests' own sources (GoogleTest
+    # macros, instrumented) compile in half the time at -O0 and run as checked.
+    target_compile_options(${T_NAME} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O0>)
+  endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()

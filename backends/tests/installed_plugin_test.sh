@@ -42,7 +42,8 @@ for target in "$fuzz_metadata" "$fuzz_scenario"; do
     grep -E "checked against|no finding|finding"
 done
 step "qsacheck check --isolate (the plugin inside the installed qsacheck-worker-host)"
-"$qsacheck" check --isolate --backend "$plugin" --workload default --scenarios 1 --steps "$steps" --out "$work"
+"$qsacheck" check --isolate --backend "$plugin" --workload default --scenarios 1 --steps "$steps" --batches 100 \
+  --out "$work"
 if [ -n "$python" ]; then
   step "the installed Python module: the NumPy example worker"
   PYTHONPATH="$work/prefix/lib/python3/dist-packages" "$python" -c "import qsacheck_worker, sys; \
