@@ -1,6 +1,7 @@
 // Tuning variants of the step-update kernel for the benchmark (D = 128, fast layout): heads per
-// pass of the Q path, the minimum resident blocks per SM (a register cap) and the group members
-// loaded at once.
+// pass of the Q path, the minimum resident blocks per SM (a register cap), the group members
+// loaded at once, threads per block and the order of item and Q blocks. Earlier rounds' variants
+// and their figures: docs/cuda-step-update.md.
 
 #include "qsa/cuda/detail/kernel_variants.cuh"
 #include "step_tuning.hpp"
@@ -9,12 +10,12 @@ namespace qsa::bench {
 
 const std::vector<StepTuning>& step_tunings() {
   static const std::vector<StepTuning> tunings = {
-      {"heads_per_pass:2/min_blocks:6/pool_batch:4", cuda::detail::launch_step_tuning<2, 6, 4>},
-      {"heads_per_pass:2/min_blocks:5/pool_batch:4", cuda::detail::launch_step_tuning<2, 5, 4>},
-      {"heads_per_pass:2/min_blocks:5/pool_batch:2", cuda::detail::launch_step_tuning<2, 5, 2>},
-      {"heads_per_pass:2/min_blocks:8/pool_batch:2", cuda::detail::launch_step_tuning<2, 8, 2>},
-      {"heads_per_pass:4/min_blocks:4/pool_batch:4", cuda::detail::launch_step_tuning<4, 4, 4>},
-      {"heads_per_pass:1/min_blocks:8/pool_batch:2", cuda::detail::launch_step_tuning<1, 8, 2>},
+      // The production kernel picks its grid by the row count (StepGrid); these run one grid on
+      // every shape. Round 3 measured more (docs/cuda-performance-log.md).
+      {"grid:streaming", cuda::detail::launch_step_tuning<2, 6, 2>},
+      {"grid:latency", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, true>},
+      {"grid:latency/min_blocks:16", cuda::detail::launch_step_tuning<2, 16, 4, true, 32, true>},
+      {"grid:streaming/items_first", cuda::detail::launch_step_tuning<2, 6, 2, true, 128, true>},
   };
   return tunings;
 }

@@ -236,9 +236,7 @@ void register_benchmarks(bool gpu) {
   // Tunings of the kernel on the real shapes (bf16): docs/cuda-step-update.md records the choice.
   if (!quick_mode) {
     for (const auto& c : shape_cases) {
-      if (c->shape.dtype != StoreDtype::kBf16 ||
-          (c->shape.tokens != 1024 && c->shape.tokens != 16384 && c->shape.tokens != 8192))
-        continue;
+      if (c->shape.dtype != StoreDtype::kBf16) continue;
       for (const StepTuning& tuning : step_tunings()) {
         const std::string name = "BM_StepUpdateTuning/cuda/" + suffix(c->shape) + "/" + tuning.name;
         configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, add_gpu_case(name, c.get(), tuning.launch)),

@@ -86,6 +86,46 @@ TEST(StepUpdateCudaVsReference, EveryWorkloadMatchesStepByStep) {
   }
 }
 
+// The kernel's two grids (cuda::StepGrid) run the same arithmetic with other block sizes, load
+// batches and block orders; kAuto picks by the row count, so most scenarios would meet only the
+// latency grid. Each grid, forced, plain and with PDL: the hand scenarios (also under the
+// compute-sanitizer tools, whose filter takes HandScenarios*), then one scenario of every workload.
+// Calls check(backend, name) with a backend on each grid, plain and with PDL.
+template <typename Check>
+void on_each_grid(Check check) {
+  for (const cuda::StepGrid grid : {cuda::StepGrid::kLatency, cuda::StepGrid::kStreaming})
+    for (const bool pdl : {false, true}) {
+      cuda::CudaBackend backend;
+      backend.set_step_grid(grid);
+      backend.set_programmatic_launch(pdl);
+      check(backend, std::string(grid == cuda::StepGrid::kLatency ? "latency" : "streaming") + " grid" +
+                         (pdl ? ", pdl" : ""));
+    }
+}
+
+TEST(StepUpdateCudaVsReference, HandScenariosMatchOnBothGrids) {
+  QSA_SKIP_WITHOUT_GPU();
+  on_each_grid([](cuda::CudaBackend& backend, const std::string& name) {
+    for (bool mrope : {false, true})
+      for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
+        const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), backend, every_check());
+        EXPECT_FALSE(failure.has_value())
+            << name << ", mrope " << mrope << " " << to_string(dtype) << ": " << describe(failure);
+      }
+  });
+}
+
+TEST(StepUpdateCudaVsReference, EveryWorkloadMatchesOnBothGrids) {
+  QSA_SKIP_WITHOUT_GPU();
+  on_each_grid([](cuda::CudaBackend& backend, const std::string& name) {
+    for (const std::string& workload : traces::workload_names()) {
+      const traces::Scenario s = traces::simulate(traces::workload_by_name(workload), 13, testing::scaled(60));
+      const auto failure = traces::run_scenario(s, backend, every_check());
+      EXPECT_FALSE(failure.has_value()) << name << ", " << workload << ": " << describe(failure);
+    }
+  });
+}
+
 // Programmatic dependent launch: the metadata kernel and the step update back to back, both
 // launched with PDL, over the hand scenarios and every workload. The backend poisons the k-work
 // before the metadata launch, so a step kernel that read it before the metadata kernel had
@@ -242,9 +282,13 @@ TEST(StepUpdateCudaLimits, LargestPrefillMatchesTheReference) {
     step.chunks.push_back(traces::ChunkRecord{r, -1, 4096, 0, 4096, 4096, blocks, r, {}});
   }
   s.steps.push_back(step);
-  cuda::CudaBackend backend;
-  const auto failure = traces::run_scenario(s, backend);
-  EXPECT_FALSE(failure.has_value()) << describe(failure);
+  for (const cuda::StepGrid grid : {cuda::StepGrid::kAuto, cuda::StepGrid::kLatency}) {
+    cuda::CudaBackend backend;
+    backend.set_step_grid(grid);
+    const auto failure = traces::run_scenario(s, backend);
+    EXPECT_FALSE(failure.has_value()) << (grid == cuda::StepGrid::kAuto ? "auto" : "latency") << " grid: "
+                                      << describe(failure);
+  }
 }
 
 }  // namespace

@@ -112,8 +112,9 @@ Status CudaBackend::step_update(const StepInput& input, StepCaches* caches, Step
   if (Status s = d.buffers->poison_outputs(metadata, d.stream, error); s != Status::kOk) return s;
   MetadataLaunchConfig config;
   config.programmatic_launch = programmatic_launch_;
-  if (Status s = launch_metadata(metadata, d.stream, error, config); s != Status::kOk) return s;
+  if (Status s = chain_metadata_launcher_(metadata, d.stream, error, config); s != Status::kOk) return s;
   args.programmatic_launch = programmatic_launch_;
+  args.grid = step_grid_;
   if (Status s = step_launcher_(args, d.stream, error); s != Status::kOk) return s;
   return d.step->download(args, d.stream, caches, output, error);
 }

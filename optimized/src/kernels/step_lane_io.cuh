@@ -14,7 +14,9 @@ template <int D>
 struct TeamShape {
   static constexpr int kLanes = D / 8 < 32 ? D / 8 : 32;  // lanes per row: 4, 8, 16, 32, 32
   static constexpr int kElems = D / kLanes;               // elements per lane: 8, 8, 8, 8, 16
-  static constexpr int kTeamsPerBlock = kStepThreads / kLanes;
+  /// Teams in a block of `Threads` threads.
+  template <int Threads = kStepThreads>
+  static constexpr int kTeamsPerBlock = Threads / kLanes;
 };
 
 __device__ __forceinline__ float low_bf16(uint32_t pair) { return __uint_as_float(pair << 16); }

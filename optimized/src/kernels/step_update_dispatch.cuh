@@ -36,10 +36,13 @@ void fill_lane_axes(StepParams& p) {
   }
 }
 
+// Threads per block; ItemsFirst: the item blocks lead the grid (the latency grid), as upstream's
+// programs do, instead of being spread among the Q blocks.
 template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
-          int PoolBatch = kDefaultPoolBatch, bool GridControl = true>
+          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads,
+          bool ItemsFirst = false>
 Status launch_step_kernel(StepParams p, cudaStream_t stream, Error* error) {
-  constexpr int64_t teams = TeamShape<D>::kTeamsPerBlock;
+  constexpr int64_t teams = TeamShape<D>::template kTeamsPerBlock<Threads>;
   fill_lane_axes<D, Bug>(p);
   if (Bug == kRingOneRowShort && p.ring_capacity > 1)
     p.ring_rows = InvariantDivider::make(static_cast<uint32_t>(p.ring_capacity - 1));
@@ -50,10 +53,11 @@ Status launch_step_kernel(StepParams p, cudaStream_t stream, Error* error) {
     return invalid(error, "num_tokens", -1, "launch-argument", "the grid would exceed 2^31 - 1 blocks");
   p.item_blocks = static_cast<int32_t>(item_blocks);
   // Item blocks (latency chains) spread among the Q blocks (streams of rows), every item_stride-th.
-  p.item_stride =
-      InvariantDivider::make(static_cast<uint32_t>(item_blocks > 0 ? (item_blocks + q_blocks) / item_blocks : 1));
-  QSA_CUDA_TRY(launch_kernel(step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch, GridControl>,
-                             dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(kStepThreads), 0, stream,
+  // With a stride of 1 every block starts a period: blocks [0, item_blocks) run the items.
+  p.item_stride = InvariantDivider::make(
+      static_cast<uint32_t>(item_blocks > 0 && !ItemsFirst ? (item_blocks + q_blocks) / item_blocks : 1));
+  QSA_CUDA_TRY(launch_kernel(step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch, GridControl, Threads>,
+                             dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(Threads), 0, stream,
                              GridControl && p.programmatic_launch, p),
                error);
   return Status::kOk;
@@ -63,8 +67,25 @@ Status launch_step_kernel(StepParams p, cudaStream_t stream, Error* error) {
 template <int D>
 inline constexpr int kMinBlocksFor = D >= 512 ? 3 : kDefaultMinBlocks;
 
+// The latency grid (StepGrid::kLatency): 32-thread blocks, at least 20 of them per SM (at most 96
+// registers), four members per load batch, the item blocks first. Round 3 of docs/cuda-performance-log.md.
+inline constexpr int kLatencyThreads = 32;
+inline constexpr int kLatencyMinBlocks = 20;
+inline constexpr int kLatencyPoolBatch = 4;
+template <int D>
+inline constexpr bool kHasLatencyGrid = D <= 256;
+
+inline bool wants_latency_grid(const StepParams& p, StepGrid grid) {
+  return grid == StepGrid::kLatency || (grid == StepGrid::kAuto && p.num_tokens <= kLatencyGridMaxTokens);
+}
+
 template <int D, int Bug, bool Generic>
-Status launch_for_layout(const StepParams& p, cudaStream_t stream, Error* error) {
+Status launch_for_layout(const StepParams& p, StepGrid grid, cudaStream_t stream, Error* error) {
+  if constexpr (kHasLatencyGrid<D>) {
+    if (fast_layout(p, D) && wants_latency_grid(p, grid))
+      return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kLatencyMinBlocks, kLatencyPoolBatch, true,
+                                kLatencyThreads, /*ItemsFirst=*/true>(p, stream, error);
+  }
   if (fast_layout(p, D))
     return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kMinBlocksFor<D>>(p, stream, error);
   if constexpr (Generic)
@@ -75,14 +96,17 @@ Status launch_for_layout(const StepParams& p, cudaStream_t stream, Error* error)
 }
 
 /// A tuning variant (benchmarks only): D = 128, the fast layout, H heads per pass, MinBlocks,
-/// PoolBatch members loaded at once, with or without the PDL wait and trigger.
-template <int H, int MinBlocks, int PoolBatch, bool GridControl = true>
+/// PoolBatch members loaded at once, with or without the PDL wait and trigger, Threads per block,
+/// the item blocks first or spread.
+template <int H, int MinBlocks, int PoolBatch, bool GridControl = true, int Threads = kStepThreads,
+          bool ItemsFirst = false>
 Status launch_step_tuning(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
   if (Status s = check_step_args(args, error); s != Status::kOk) return s;
   const StepParams p = make_step_params(args);
   if (args.head_dim != 128 || !fast_layout(p, 128))
     return invalid(error, "head_dim", -1, "launch-argument", "tuning variants need D = 128, fast layout");
-  return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch, GridControl>(p, stream, error);
+  return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch, GridControl, Threads, ItemsFirst>(p, stream,
+                                                                                                        error);
 }
 
 /// Checks the arguments and launches for their D and layout. `Dims` lists the head dims this
@@ -95,7 +119,8 @@ Status dispatch_step_update(const StepUpdateDeviceArgs& args, cudaStream_t strea
   Status status = invalid(error, "head_dim", -1, "launch-argument",
                           "this kernel variant is not built for D = " + std::to_string(args.head_dim));
   const bool launched =
-      ((args.head_dim == Dims ? (status = launch_for_layout<Dims, Bug, Generic>(p, stream, error), true) : false) ||
+      ((args.head_dim == Dims ? (status = launch_for_layout<Dims, Bug, Generic>(p, args.grid, stream, error), true)
+                              : false) ||
        ...);
   (void)launched;
   return status;

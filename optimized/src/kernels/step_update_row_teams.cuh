@@ -283,13 +283,15 @@ __device__ __forceinline__ void enter_dependent_part() {
 
 // H: heads per pass of the Q path; MinBlocks: resident blocks per SM the register budget must
 // allow; PoolBatch: group members loaded at once; GridControl: the PDL wait and trigger (off only
-// for version 5 in the benchmark). Bug: a planted variant (planted/), none by default.
+// for version 5 in the benchmark); Threads: threads per block. Bug: a planted variant (planted/),
+// none by default.
 template <int D, int Bug = kNoBug, bool Fast = true, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
-          int PoolBatch = kDefaultPoolBatch, bool GridControl = true>
-__global__ void __launch_bounds__(kStepThreads, MinBlocks) step_update_row_teams_kernel(const StepParams p) {
+          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads>
+__global__ void __launch_bounds__(Threads, MinBlocks) step_update_row_teams_kernel(const StepParams p) {
   using Shape = TeamShape<D>;
   constexpr int E = Shape::kElems;
-  __shared__ uint16_t scratch[Shape::kTeamsPerBlock][D];
+  constexpr int kTeams = Shape::template kTeamsPerBlock<Threads>;
+  __shared__ uint16_t scratch[kTeams][D];
   const int team = threadIdx.x / Shape::kLanes;
   const int lane = threadIdx.x % Shape::kLanes;
   const uint32_t axes = p.lane_axes[lane];
@@ -297,14 +299,14 @@ __global__ void __launch_bounds__(kStepThreads, MinBlocks) step_update_row_teams
   const bool starts_period = blockIdx.x == period * p.item_stride.divisor;
   if (starts_period && period < static_cast<uint32_t>(p.item_blocks)) {
     enter_dependent_part<GridControl, Bug>();
-    item_unit<D, Bug, Fast, PoolBatch>(p, static_cast<int64_t>(period) * Shape::kTeamsPerBlock + team, axes,
+    item_unit<D, Bug, Fast, PoolBatch>(p, static_cast<int64_t>(period) * kTeams + team, axes,
                                        scratch[team], lane);
   } else {
     const uint32_t items_before = min(period + (starts_period ? 0u : 1u), static_cast<uint32_t>(p.item_blocks));
     float gain[E];
     load_gain<D, Fast>(p.w_q, lane, gain);  // a constant weight: read before the wait
     enter_dependent_part<GridControl, Bug>();
-    q_row<D, Bug, Fast, H>(p, static_cast<int64_t>(blockIdx.x - items_before) * Shape::kTeamsPerBlock + team, axes,
+    q_row<D, Bug, Fast, H>(p, static_cast<int64_t>(blockIdx.x - items_before) * kTeams + team, axes,
                            gain, scratch[team], lane);
   }
 }

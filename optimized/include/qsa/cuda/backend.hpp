@@ -19,6 +19,12 @@ using MetadataLauncher = std::function<Status(const MetadataDeviceArgs& args, cu
 /// in the tests). Must not synchronize.
 using StepLauncher = std::function<Status(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error)>;
 
+/// Launches the metadata build that precedes each step update on `stream`, plainly or with PDL as
+/// `config` says (launch_metadata in production; the planted PDL chain's kernel holds its writes
+/// back). Must not synchronize.
+using ChainMetadataLauncher = std::function<Status(const MetadataDeviceArgs& args, cudaStream_t stream, Error* error,
+                                                   const MetadataLaunchConfig& config)>;
+
 /// build_metadata validates the host input with qsa::validate() (returning its status and error
 /// unchanged), uploads it into persistent device buffers (grown on demand), poisons the outputs,
 /// runs one launch on the backend's own non-blocking stream and downloads the result. The batch
@@ -37,6 +43,10 @@ class CudaBackend : public Backend {
   /// Launches the metadata kernel and the step update of step_update() with programmatic dependent
   /// launch (the step kernel may start while the metadata kernel ends); plain launches by default.
   void set_programmatic_launch(bool on) { programmatic_launch_ = on; }
+  /// The step kernel's grid (StepGrid::kAuto by default): tests run both grids on the same inputs.
+  void set_step_grid(StepGrid grid) { step_grid_ = grid; }
+  /// The metadata launch of step_update() (launch_metadata by default).
+  void set_chain_metadata_launcher(ChainMetadataLauncher launcher) { chain_metadata_launcher_ = std::move(launcher); }
 
   /// The CUDA device this instance runs on (default 0): every call makes it current on the
   /// calling thread first, and the stream and buffers live there (`qsacheck check --devices`).
@@ -55,7 +65,9 @@ class CudaBackend : public Backend {
   std::string name_;
   MetadataLauncher launcher_;
   StepLauncher step_launcher_;
+  ChainMetadataLauncher chain_metadata_launcher_ = launch_metadata;
   bool programmatic_launch_ = false;
+  StepGrid step_grid_ = StepGrid::kAuto;
   int device_ordinal_ = 0;
   std::unique_ptr<DeviceState> device_;
 };

@@ -13,6 +13,15 @@
 
 namespace qsa::cuda {
 
+/// The step kernel's two grids. kLatency (decode-sized batches): one-warp blocks that retire on
+/// their own, the group members loaded four at once, the k-work blocks first, since the k-work
+/// chains end the step. kStreaming (prefill-sized batches): 128-thread blocks, two members at once,
+/// the k-work blocks spread among the Q blocks, which stream. kAuto: kLatency for at most
+/// kLatencyGridMaxTokens rows. kLatency exists for the fast layout and D <= 256; elsewhere the
+/// kernel runs kStreaming.
+enum class StepGrid { kAuto, kLatency, kStreaming };
+inline constexpr int64_t kLatencyGridMaxTokens = 4096;  // upstream's pre-indexer switches tiles there too
+
 /// One step of one layer, on the device. Every pointer is device memory owned by the caller.
 /// Element strides; bf16 values are their 16-bit patterns.
 struct StepUpdateDeviceArgs {
@@ -74,6 +83,8 @@ struct StepUpdateDeviceArgs {
   // constants, never written by the kernel just before it) before it waits for that kernel, and
   // everything else after. Off: a plain stream-ordered launch.
   bool programmatic_launch = false;
+  // Which grid runs the kernel (docs/cuda-step-update.md, round 3); the same arithmetic either way.
+  StepGrid grid = StepGrid::kAuto;
 
   /// Copies the configuration from a host StepConfig (validated by qsa::validate_step()).
   void set_config(const StepConfig& config);
