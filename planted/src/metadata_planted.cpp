@@ -64,6 +64,7 @@ std::unique_ptr<Backend> make_planted_kernel_backend(const std::string& name) {
     if ("cuda-planted-" + bug.name == name) return make_planted_cuda_backend(bug);
   for (const PlantedStepBug& bug : planted_step_bugs())
     if ("cuda-planted-step-" + bug.name == name) return make_planted_step_backend(bug);
+  if (name == kHeldMetadataPdlBackend) return make_held_metadata_pdl_backend();
   return nullptr;
 }
 

@@ -27,6 +27,12 @@ const std::vector<PlantedMetadataBug>& planted_metadata_bugs();
 Status launch_planted_metadata(cuda::detail::MetadataVariant variant, const cuda::MetadataDeviceArgs& args,
                                cudaStream_t stream, Error* error);
 
+/// The metadata kernel that holds its writes back after letting the next grid launch (correct, but
+/// slow: MetadataVariant::kHoldsWritesAfterTrigger), plainly or with PDL as `config` says. Behind it
+/// a step kernel that skips its PDL wait reads the poisoned k-work every time.
+Status launch_held_metadata(const cuda::MetadataDeviceArgs& args, cudaStream_t stream, Error* error,
+                            const cuda::MetadataLaunchConfig& config);
+
 /// A CudaBackend named "cuda-planted-<name>" that launches the variant.
 std::unique_ptr<Backend> make_planted_cuda_backend(const PlantedMetadataBug& bug);
 

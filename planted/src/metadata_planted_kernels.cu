@@ -31,8 +31,16 @@ Status launch_planted_metadata(cuda::detail::MetadataVariant variant, const cuda
       return launch_metadata_variant<MetadataVariant::kWorkTailUnwritten>(args, stream, error);
     case MetadataVariant::kColumnStrideIgnored:
       return launch_metadata_variant<MetadataVariant::kColumnStrideIgnored>(args, stream, error);
+    case MetadataVariant::kHoldsWritesAfterTrigger:
+      return launch_metadata_variant<MetadataVariant::kHoldsWritesAfterTrigger>(args, stream, error);
   }
   return invalid(error, "variant", -1, "unknown", "not a metadata kernel variant");
+}
+
+Status launch_held_metadata(const cuda::MetadataDeviceArgs& args, cudaStream_t stream, Error* error,
+                            const cuda::MetadataLaunchConfig& config) {
+  return cuda::detail::launch_metadata_variant<cuda::detail::MetadataVariant::kHoldsWritesAfterTrigger>(
+      args, stream, error, config.programmatic_launch);
 }
 
 }  // namespace qsa::mutants

@@ -1,5 +1,7 @@
 #include "step_planted.hpp"
 
+#include "metadata_planted.hpp"
+
 #include "qsa/cuda/backend.hpp"
 
 namespace qsa::mutants {
@@ -38,7 +40,20 @@ std::unique_ptr<Backend> make_planted_step_backend(const PlantedStepBug& bug) {
       [which](const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
         return launch_planted_step_update(which, args, stream, error);
       });
-  backend->set_programmatic_launch(bug.needs == "pdl");
+  if (bug.needs == "pdl") {
+    backend->set_programmatic_launch(true);
+    backend->set_chain_metadata_launcher(launch_held_metadata);  // the early read is certain, not a race
+  }
+  return backend;
+}
+
+std::unique_ptr<Backend> make_held_metadata_pdl_backend() {
+  auto backend = std::make_unique<cuda::CudaBackend>(
+      kHeldMetadataPdlBackend, [](const cuda::MetadataDeviceArgs& args, cudaStream_t stream, Error* error) {
+        return cuda::launch_metadata(args, stream, error);
+      });
+  backend->set_programmatic_launch(true);
+  backend->set_chain_metadata_launcher(launch_held_metadata);
   return backend;
 }
 

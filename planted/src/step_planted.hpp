@@ -28,7 +28,13 @@ const std::vector<PlantedStepBug>& planted_step_bugs();
 Status launch_planted_step_update(cuda::detail::StepBug bug, const cuda::StepUpdateDeviceArgs& args,
                                   cudaStream_t stream, Error* error);
 
-/// A CudaBackend named "cuda-planted-step-<name>" whose step update launches the variant.
+/// A CudaBackend named "cuda-planted-step-<name>" whose step update launches the variant. The
+/// "pdl" variant runs with PDL behind launch_held_metadata.
 std::unique_ptr<Backend> make_planted_step_backend(const PlantedStepBug& bug);
+
+/// The control of the "pdl" variant: the shipped step kernel with PDL behind launch_held_metadata,
+/// which must pass (its wait is what orders it).
+inline constexpr const char* kHeldMetadataPdlBackend = "cuda-pdl-behind-held-metadata";
+std::unique_ptr<Backend> make_held_metadata_pdl_backend();
 
 }  // namespace qsa::mutants

@@ -35,7 +35,12 @@ enum class MetadataVariant : int {
   kZeroLengthRequestGetsWork,  // n_j = max(1, ...) also for q_j = 0
   kWorkTailUnwritten,          // k-work rows past sum(n_j) are not filled with (-1, -1)
   kColumnStrideIgnored,        // block_table column addressed as if col_stride == 1
+  // Not a bug: a correct kernel that holds its writes back for kHoldNanoseconds after it lets the
+  // next grid launch, so that a step kernel skipping its PDL wait reads them early every time.
+  kHoldsWritesAfterTrigger,
 };
+
+inline constexpr uint64_t kHoldNanoseconds = 200000;  // far longer than a dependent's launch
 
 /// Everything one launch needs, by value (about 200 bytes of kernel parameters).
 struct MetadataParams {

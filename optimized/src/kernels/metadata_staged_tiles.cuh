@@ -308,6 +308,7 @@ __global__ void __launch_bounds__(kThreads) metadata_staged_tiles_kernel(const M
   const auto block = static_cast<int32_t>(blockIdx.x);
   wait_for_previous_grid();  // every input may come from the previous kernel (programmatic_launch.cuh)
   allow_next_grid();
+  if constexpr (kVariant == MetadataVariant::kHoldsWritesAfterTrigger) hold_for(kHoldNanoseconds);
   if (block < params.work_blocks)
     build_work_tile<kVariant, kThreads>(params, shared, block);
   else

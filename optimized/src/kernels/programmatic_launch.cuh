@@ -16,6 +16,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include <utility>
 
 namespace qsa::cuda::detail {
@@ -30,6 +32,17 @@ __device__ __forceinline__ void allow_next_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
+}
+
+// Spins for `nanoseconds` of the global timer (a test instrument: a producer that holds its writes
+// back after allow_next_grid(), so that a consumer skipping its wait reads before them).
+__device__ __forceinline__ void hold_for(uint64_t nanoseconds) {
+  uint64_t start = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  for (uint64_t now = start; now - start < nanoseconds;) {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  }
 }
 
 /// Launches `kernel` on `stream`, with the programmatic-stream-serialization attribute when

@@ -23,7 +23,9 @@ const std::vector<PlantedKernel>& planted_metadata_kernels();
 /// The step-kernel variants ("cuda-planted-step-<bug>"): D = 32 and 128, fast layout only.
 const std::vector<PlantedKernel>& planted_step_kernels();
 
-/// The CUDA backend of a planted kernel by name; nullptr when the name is none of them.
+/// The CUDA backend of a planted kernel by name, or of "cuda-pdl-behind-held-metadata" (the
+/// shipped kernels with PDL, the metadata kernel holding its writes back: the control of the
+/// skips-grid-wait variant); nullptr when the name is none of them.
 std::unique_ptr<Backend> make_planted_kernel_backend(const std::string& name);
 
 }  // namespace qsa::mutants

@@ -5,8 +5,9 @@
 // differs from the shipped kernel in its planted line only. Link qsa::cuda_kernel_variants.
 //
 // What it offers:
-//  * launch_metadata_variant<kBug>(args, stream, error): metadata_staged_tiles_kernel<kBug>,
-//    planned as launch_metadata plans it (shared memory raised once per variant).
+//  * launch_metadata_variant<kBug>(args, stream, error[, programmatic]):
+//    metadata_staged_tiles_kernel<kBug>, planned as launch_metadata plans it (shared memory raised
+//    once per variant), plainly or with PDL.
 //  * launch_step_variant<kBug, Dims...>(args, stream, error): step_update_row_teams_kernel<D, kBug>
 //    for the listed head dims, fast layout only (other inputs: kInvalidInput naming why).
 //  * launch_step_tuning<H, MinBlocks, PoolBatch> (kernels/step_update_dispatch.cuh): D = 128 tuning
@@ -24,14 +25,15 @@
 namespace qsa::cuda::detail {
 
 template <MetadataVariant kBug>
-Status launch_metadata_variant(const MetadataDeviceArgs& args, cudaStream_t stream, Error* error) {
+Status launch_metadata_variant(const MetadataDeviceArgs& args, cudaStream_t stream, Error* error,
+                               bool programmatic = false) {
   MetadataParams params{};
   MetadataLaunchShape shape;
   if (Status s = plan_metadata_launch(args, {}, &params, &shape, error); s != Status::kOk) return s;
   static const cudaError_t prepared = allow_metadata_shared_memory<kBug>(static_cast<int>(max_metadata_shared_bytes()));
   QSA_CUDA_TRY(prepared, error);
   QSA_CUDA_TRY((launch_metadata_staged_tiles<kBug>(params, shape.threads, shape.row_blocks + shape.work_blocks,
-                                                   shape.shared_bytes, stream)),
+                                                   shape.shared_bytes, stream, programmatic)),
                error);
   return Status::kOk;
 }
