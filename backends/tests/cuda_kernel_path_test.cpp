@@ -60,6 +60,31 @@ TEST(CudaKernelPath, TheLayoutsWorkloadReachesEveryPathInTwentySeeds) {
   EXPECT_EQ(production, (std::set<std::string>{"D128 fast bf16", "D128 fast fp8_e4m3"}));
 }
 
+// The grid (latency_grid_takes): at most 4096 rows, padding included, on the fast layout with
+// D <= 256; the streaming grid otherwise. The production geometry is fast at D = 128.
+TEST(CudaKernelPath, TheGridFollowsTheRowCountTheLayoutAndTheHeadDim) {
+  traces::ScenarioConfig c = traces::Simulator(traces::workload_by_name("production"), 1).config();
+  ASSERT_EQ(backends::cuda_step_kernel_path(c).substr(0, 9), "D128 fast");
+  traces::StepRecord step;
+  step.chunks.resize(2);
+  step.chunks[0].length = 4000;
+  step.chunks[1].length = 90;
+  step.padding_tokens = 6;  // 4096 rows
+  EXPECT_EQ(backends::cuda_step_grid(c, step), "latency");
+  step.padding_tokens = 7;  // 4097
+  EXPECT_EQ(backends::cuda_step_grid(c, step), "streaming");
+  step.padding_tokens = 0;
+  c.rotary_dim = 48;  // the generic layout
+  EXPECT_EQ(backends::cuda_step_grid(c, step), "streaming");
+  c.head_dim = 512;
+  c.rotary_dim = 64;  // fast, but no latency grid at D = 512
+  ASSERT_EQ(backends::cuda_step_kernel_path(c).substr(0, 9), "D512 fast");
+  EXPECT_EQ(backends::cuda_step_grid(c, step), "streaming");
+  c.head_dim = 1024;
+  EXPECT_EQ(backends::cuda_step_grid(c, step), "");
+  EXPECT_EQ(backends::cuda_step_grids(), (std::vector<std::string>{"latency", "streaming"}));
+}
+
 TEST(CudaKernelPath, AHeadDimTheKernelLacksIsNamed) {
   traces::ScenarioConfig c;
   c.head_dim = 1024;

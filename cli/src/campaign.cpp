@@ -94,6 +94,8 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
     }
     result.scenario.steps.push_back(simulator.next());
     coverage.add(result.scenario.steps.back());
+    const std::string grid = backends::cuda_step_grid(simulator.config(), result.scenario.steps.back());
+    if (!grid.empty()) ++result.cuda_grid_steps[grid];
     result.failure = runner.step(result.scenario.steps.back());
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (result.failure) break;

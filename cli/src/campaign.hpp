@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,7 @@ struct JobResult {
   std::optional<traces::RunFailure> failure;
   traces::Scenario scenario;  // the steps run, up to and including a failing one
   std::string cuda_kernel_path;  // backends::cuda_step_kernel_path of its config
+  std::map<std::string, int64_t> cuda_grid_steps;  // backends::cuda_step_grid of each step
   bool step_update_ran = true;
   bool stopped = false;               // a stop request (signal, time budget) ended it before its last step
   std::vector<std::string> declined;  // left out by the backend's capabilities (ScenarioRunner::declined)

@@ -69,13 +69,40 @@ std::string verdict_text(const CheckReport& r) {
 
 namespace {
 
-// The kernel's paths that no scenario of the report took (empty when it ran no scenario).
-std::vector<std::string> paths_not_reached(const CheckReport& r) {
+// The names in `all` that no step counted (empty when the report counted none: no scenario ran).
+std::vector<std::string> not_reached(const std::map<std::string, int64_t>& steps, const std::vector<std::string>& all) {
   std::vector<std::string> missing;
-  if (r.kernel_path_steps.empty()) return missing;
-  for (const std::string& path : backends::cuda_step_kernel_paths())
-    if (r.kernel_path_steps.count(path) == 0) missing.push_back(path);
+  if (steps.empty()) return missing;
+  for (const std::string& name : all)
+    if (steps.count(name) == 0) missing.push_back(name);
   return missing;
+}
+
+std::vector<std::string> paths_not_reached(const CheckReport& r) {
+  return not_reached(r.kernel_path_steps, backends::cuda_step_kernel_paths());
+}
+
+std::vector<std::string> grids_not_reached(const CheckReport& r) {
+  return not_reached(r.grid_steps, backends::cuda_step_grids());
+}
+
+// "name: steps, ..." in the order of `all`, then any other name counted.
+std::string step_counts_line(const std::map<std::string, int64_t>& steps, const std::vector<std::string>& all) {
+  std::string line;
+  auto add = [&](const std::string& name, int64_t count) {
+    line += (line.empty() ? "" : ", ") + name + ": " + std::to_string(count);
+  };
+  for (const std::string& name : all)
+    if (steps.count(name) != 0) add(name, steps.at(name));
+  for (const auto& [name, count] : steps)
+    if (std::find(all.begin(), all.end(), name) == all.end()) add(name, count);
+  return line;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
 }
 
 // --keep-going: every listed finding with its reproducer, and what the cap left out.
@@ -124,20 +151,17 @@ void print_report(const CheckReport& r, std::FILE* out) {
       static_cast<long long>(c.prefix_hits), static_cast<long long>(c.padded_steps),
       static_cast<long long>(c.negative_common_slots), static_cast<long long>(c.mrope_steps),
       static_cast<long long>(c.fp8_steps));
-  if (!r.kernel_path_steps.empty()) {
-    std::string reached;  // in the kernel's order, then any D it is not built for
-    auto add = [&](const std::string& path, int64_t steps) {
-      reached += (reached.empty() ? "" : ", ") + path + ": " + std::to_string(steps);
-    };
-    const std::vector<std::string> paths = backends::cuda_step_kernel_paths();
-    for (const std::string& path : paths)
-      if (r.kernel_path_steps.count(path) != 0) add(path, r.kernel_path_steps.at(path));
-    for (const auto& [path, steps] : r.kernel_path_steps)
-      if (std::find(paths.begin(), paths.end(), path) == paths.end()) add(path, steps);
-    std::string missing;
-    for (const std::string& path : paths_not_reached(r)) missing += (missing.empty() ? "" : ", ") + path;
-    std::fprintf(out, "CUDA kernel paths (steps): %s\n", reached.c_str());
-    if (!missing.empty()) std::fprintf(out, "  not reached: %s\n", missing.c_str());
+  if (!r.kernel_path_steps.empty()) {  // in the kernel's order, then any D it is not built for
+    std::fprintf(out, "CUDA kernel paths (steps): %s\n",
+                 step_counts_line(r.kernel_path_steps, backends::cuda_step_kernel_paths()).c_str());
+    if (const std::string missing = joined(paths_not_reached(r)); !missing.empty())
+      std::fprintf(out, "  not reached: %s\n", missing.c_str());
+  }
+  if (!r.grid_steps.empty()) {
+    std::fprintf(out, "CUDA kernel grids (steps): %s\n",
+                 step_counts_line(r.grid_steps, backends::cuda_step_grids()).c_str());
+    if (const std::string missing = joined(grids_not_reached(r)); !missing.empty())
+      std::fprintf(out, "  not reached: %s\n", missing.c_str());
   }
   print_check_log_figures(r, out);  // the replayed log beside the coverage above
   print_input_space(r.input_space, out);
@@ -258,6 +282,7 @@ nlohmann::json report_to_json(const CheckReport& r) {
   j["coverage"] = coverage_to_json(r.coverage);
   j["input_space"] = input_space_to_json(r.input_space);
   j["cuda_kernel_paths"] = {{"steps", r.kernel_path_steps}, {"not_reached", paths_not_reached(r)}};
+  j["cuda_grids"] = {{"steps", r.grid_steps}, {"not_reached", grids_not_reached(r)}};
   if (!r.request_log.is_null()) j["request_log"] = check_log_figures_json(r);
   j["not_run"] = r.not_run;
   j["verdict"] = verdict_text(r);

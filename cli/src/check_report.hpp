@@ -104,6 +104,9 @@ struct CheckReport {
   /// Steps per path of the CUDA step-update kernel (backends::cuda_step_kernel_path of each
   /// scenario's config), whichever backend ran them: what a CUDA campaign of the same jobs covers.
   std::map<std::string, int64_t> kernel_path_steps;
+  /// Steps per grid of that kernel ("latency", "streaming": backends::cuda_step_grid of each step),
+  /// counted the same way.
+  std::map<std::string, int64_t> grid_steps;
   std::vector<std::string> not_run;        // checks of the chosen backends that could not run (exit 3)
   std::vector<std::string> unavailable;    // backends not chosen because they cannot run here (informational)
   std::string reproducer;                  // file written on a failure, empty otherwise

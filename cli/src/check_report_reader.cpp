@@ -1,5 +1,7 @@
 #include "check_report_reader.hpp"
 
+#include <map>
+
 #include "check_log_figures.hpp"
 #include "float_tolerance_option.hpp"
 #include "input_space_report.hpp"
@@ -54,6 +56,18 @@ traces::Coverage coverage_from(const nlohmann::json& json, const std::string& co
   c.fp8_steps = r.integer("fp8_steps");
   r.reject_unknown_fields();
   return c;
+}
+
+// {"steps": {name: count, ...}, "not_reached": [...]} (the second is derived, not read).
+void read_step_counts(const nlohmann::json& json, const std::string& context, std::map<std::string, int64_t>* out) {
+  JsonObjectReader o(json, context);
+  const nlohmann::json& steps = o.raw("steps");
+  if (!steps.is_object()) o.fail("steps", -1, "wrong-type", "expected an object of step counts");
+  for (const auto& [name, count] : steps.items()) {
+    if (!count.is_number_integer() || count.get<int64_t>() < 0)
+      o.fail("steps." + name, -1, "wrong-type", "expected a count of steps");
+    (*out)[name] = count.get<int64_t>();
+  }
 }
 
 CampaignIdentity campaign_from(const nlohmann::json& json, const std::string& context) {
@@ -130,16 +144,10 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
   }
   report.coverage = coverage_from(r.raw("coverage"), context + "coverage.");
   report.input_space = input_space_from_json(r.raw("input_space"), context + "input_space.");
-  if (const nlohmann::json* paths = r.optional_raw("cuda_kernel_paths")) {
-    JsonObjectReader o(*paths, context + "cuda_kernel_paths.");
-    const nlohmann::json& steps = o.raw("steps");
-    if (!steps.is_object()) o.fail("steps", -1, "wrong-type", "expected an object of step counts");
-    for (const auto& [path, count] : steps.items()) {
-      if (!count.is_number_integer() || count.get<int64_t>() < 0)
-        o.fail("steps." + path, -1, "wrong-type", "expected a count of steps");
-      report.kernel_path_steps[path] = count.get<int64_t>();
-    }
-  }
+  if (const nlohmann::json* paths = r.optional_raw("cuda_kernel_paths"))
+    read_step_counts(*paths, context + "cuda_kernel_paths.", &report.kernel_path_steps);
+  if (const nlohmann::json* grids = r.optional_raw("cuda_grids"))
+    read_step_counts(*grids, context + "cuda_grids.", &report.grid_steps);
   if (const nlohmann::json* log = r.optional_raw("request_log"))
     report.request_log = read_check_log_figures(*log, context + "request_log.");
   report.not_run = strings(r, "not_run");

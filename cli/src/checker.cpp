@@ -484,6 +484,7 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
   report_.coverage += result.coverage;
   report_.input_space += result.input_space;
   report_.kernel_path_steps[result.cuda_kernel_path] += result.coverage.steps;
+  for (const auto& [grid, steps] : result.cuda_grid_steps) report_.grid_steps[grid] += steps;
   for (const std::string& what : result.declined)
     if (declined_.insert(result.workload + ": " + what).second)
       report_.not_run.push_back("scenarios of " + result.workload + " on " + name + ": " + what);

@@ -172,6 +172,7 @@ CheckReport merge_reports(const std::vector<ShardReport>& given) {
     merged.coverage += r.coverage;
     merged.input_space += r.input_space;  // counts add, extremes and edges combine
     for (const auto& [path, steps] : r.kernel_path_steps) merged.kernel_path_steps[path] += steps;
+    for (const auto& [grid, steps] : r.grid_steps) merged.grid_steps[grid] += steps;
     not_run.insert(r.not_run.begin(), r.not_run.end());
     if (merged.stopped_by.empty()) merged.stopped_by = r.stopped_by;
     merged.findings.insert(merged.findings.end(), r.findings.begin(), r.findings.end());

@@ -44,6 +44,14 @@ TEST(CheckCommand, AWorkloadCampaignPassesOnTheReferenceAndWritesJson) {
   EXPECT_TRUE(report["unwritten_outputs"].empty());
   EXPECT_GT(report["coverage"]["steps"].get<int64_t>(), 0);
   EXPECT_GT(report["coverage"]["prefix_hits"].get<int64_t>(), 0);
+  // Every step is counted once on a kernel path and once on a grid.
+  int64_t path_steps = 0;
+  for (const auto& [path, steps] : report["cuda_kernel_paths"]["steps"].items()) path_steps += steps.get<int64_t>();
+  int64_t grid_steps = 0;
+  for (const auto& [grid, steps] : report["cuda_grids"]["steps"].items()) grid_steps += steps.get<int64_t>();
+  EXPECT_EQ(path_steps, report["coverage"]["steps"].get<int64_t>());
+  EXPECT_EQ(grid_steps, report["coverage"]["steps"].get<int64_t>());
+  EXPECT_NE(r.out.find("CUDA kernel grids (steps): latency: "), std::string::npos) << r.out;
 }
 
 TEST(CheckCommand, ABrokenBackendIsCaughtWithAMinimalReproducerThatReplayConfirms) {

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/step_update_row_teams.cuh"
+#include "qsa/cuda/kernel_path.hpp"
 #include "qsa/cuda/cuda_check.hpp"
 #include "step_update_args.hpp"
 
@@ -73,16 +74,17 @@ inline constexpr int kLatencyThreads = 32;
 inline constexpr int kLatencyMinBlocks = 20;
 inline constexpr int kLatencyPoolBatch = 4;
 template <int D>
-inline constexpr bool kHasLatencyGrid = D <= 256;
+inline constexpr bool kHasLatencyGrid = D <= kLatencyGridMaxHeadDim;
 
-inline bool wants_latency_grid(const StepParams& p, StepGrid grid) {
-  return grid == StepGrid::kLatency || (grid == StepGrid::kAuto && p.num_tokens <= kLatencyGridMaxTokens);
+// Called for the fast layout of a D that has the latency grid.
+inline bool wants_latency_grid(const StepParams& p, int head_dim, StepGrid grid) {
+  return grid == StepGrid::kLatency || (grid == StepGrid::kAuto && latency_grid_takes(head_dim, true, p.num_tokens));
 }
 
 template <int D, int Bug, bool Generic>
 Status launch_for_layout(const StepParams& p, StepGrid grid, cudaStream_t stream, Error* error) {
   if constexpr (kHasLatencyGrid<D>) {
-    if (fast_layout(p, D) && wants_latency_grid(p, grid))
+    if (fast_layout(p, D) && wants_latency_grid(p, D, grid))
       return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kLatencyMinBlocks, kLatencyPoolBatch, true,
                                 kLatencyThreads, /*ItemsFirst=*/true>(p, stream, error);
   }

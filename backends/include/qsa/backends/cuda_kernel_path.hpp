@@ -3,7 +3,7 @@
 // own rule (qsa/cuda/kernel_path.hpp) on the caches a scenario run hands every backend (dense:
 // traces::ring_cache_layout, compressed_cache_layout; the CUDA backend's buffers are cudaMalloc'd,
 // so aligned).
-// `qsacheck check` counts steps per path with it.
+// `qsacheck check` counts steps per path and per grid with it.
 
 #include <string>
 #include <vector>
@@ -17,5 +17,13 @@ std::string cuda_step_kernel_path(const traces::ScenarioConfig& config);
 
 /// Every path of the shipped kernel, in order.
 std::vector<std::string> cuda_step_kernel_paths();
+
+/// The grid that runs this step of such a scenario ("latency" or "streaming",
+/// qsa/cuda/kernel_path.hpp; "" for a D the kernel lacks); N counts the step's rows and its
+/// padding rows.
+std::string cuda_step_grid(const traces::ScenarioConfig& config, const traces::StepRecord& step);
+
+/// Both grids, in order.
+std::vector<std::string> cuda_step_grids();
 
 }  // namespace qsa::backends

@@ -60,6 +60,22 @@ inline StepKernelPath step_kernel_path(const StepConfig& c, const CacheLayout& r
           c.store_dtype};
 }
 
+/// The kernel's two grids (StepGrid, qsa/cuda/step_update.hpp). kAuto runs the latency grid for a
+/// step of at most kLatencyGridMaxTokens rows on the fast layout with D <= kLatencyGridMaxHeadDim,
+/// the streaming grid for every other step.
+inline constexpr int64_t kLatencyGridMaxTokens = 4096;  // upstream's pre-indexer switches tiles there too
+inline constexpr int64_t kLatencyGridMaxHeadDim = 256;  // D = 512's chunks leave no registers for it
+
+inline bool latency_grid_takes(int64_t head_dim, bool fast, int64_t num_tokens) {
+  return fast && head_dim <= kLatencyGridMaxHeadDim && num_tokens <= kLatencyGridMaxTokens;
+}
+
+/// The grids' names in reports, in order.
+inline const std::vector<std::string>& step_grid_names() {
+  static const std::vector<std::string> names = {"latency", "streaming"};
+  return names;
+}
+
 /// Every path the shipped kernel has, in order (kernel_head_dims() x fast, generic x bf16, fp8).
 inline std::vector<std::string> all_step_kernel_paths() {
   std::vector<std::string> names;

@@ -16,11 +16,10 @@ namespace qsa::cuda {
 /// The step kernel's two grids. kLatency (decode-sized batches): one-warp blocks that retire on
 /// their own, the group members loaded four at once, the k-work blocks first, since the k-work
 /// chains end the step. kStreaming (prefill-sized batches): 128-thread blocks, two members at once,
-/// the k-work blocks spread among the Q blocks, which stream. kAuto: kLatency for at most
-/// kLatencyGridMaxTokens rows. kLatency exists for the fast layout and D <= 256; elsewhere the
+/// the k-work blocks spread among the Q blocks, which stream. kAuto: latency_grid_takes()
+/// (qsa/cuda/kernel_path.hpp). kLatency exists for the fast layout and D <= 256; elsewhere the
 /// kernel runs kStreaming.
 enum class StepGrid { kAuto, kLatency, kStreaming };
-inline constexpr int64_t kLatencyGridMaxTokens = 4096;  // upstream's pre-indexer switches tiles there too
 
 /// One step of one layer, on the device. Every pointer is device memory owned by the caller.
 /// Element strides; bf16 values are their 16-bit patterns.
