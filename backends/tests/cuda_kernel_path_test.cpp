@@ -70,18 +70,18 @@ TEST(CudaKernelPath, TheGridFollowsTheRowCountTheLayoutAndTheHeadDim) {
   step.chunks[0].length = 4000;
   step.chunks[1].length = 90;
   step.padding_tokens = 6;  // 4096 rows
-  EXPECT_EQ(backends::cuda_step_grid(c, step), "latency");
+  EXPECT_EQ(backends::cuda_step_grid(backends::cuda_grid_choice(c), step), "latency");
   step.padding_tokens = 7;  // 4097
-  EXPECT_EQ(backends::cuda_step_grid(c, step), "streaming");
+  EXPECT_EQ(backends::cuda_step_grid(backends::cuda_grid_choice(c), step), "streaming");
   step.padding_tokens = 0;
   c.rotary_dim = 48;  // the generic layout
-  EXPECT_EQ(backends::cuda_step_grid(c, step), "streaming");
+  EXPECT_EQ(backends::cuda_step_grid(backends::cuda_grid_choice(c), step), "streaming");
   c.head_dim = 512;
   c.rotary_dim = 64;  // fast, but no latency grid at D = 512
   ASSERT_EQ(backends::cuda_step_kernel_path(c).substr(0, 9), "D512 fast");
-  EXPECT_EQ(backends::cuda_step_grid(c, step), "streaming");
+  EXPECT_EQ(backends::cuda_step_grid(backends::cuda_grid_choice(c), step), "streaming");
   c.head_dim = 1024;
-  EXPECT_EQ(backends::cuda_step_grid(c, step), "");
+  EXPECT_EQ(backends::cuda_step_grid(backends::cuda_grid_choice(c), step), "");
   EXPECT_EQ(backends::cuda_step_grids(), (std::vector<std::string>{"latency", "streaming"}));
 }
 

@@ -87,6 +87,7 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   options.input_space = &result.input_space;
   traces::ScenarioRunner runner(simulator.config(), backend, options);
   traces::CoverageCounter coverage(simulator.config());
+  const backends::CudaGridChoice grid_choice = backends::cuda_grid_choice(simulator.config());
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {
     if (stop_requested() || (cancelled && cancelled())) {
       result.stopped = true;
@@ -94,7 +95,7 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
     }
     result.scenario.steps.push_back(simulator.next());
     coverage.add(result.scenario.steps.back());
-    const std::string grid = backends::cuda_step_grid(simulator.config(), result.scenario.steps.back());
+    const std::string grid = backends::cuda_step_grid(grid_choice, result.scenario.steps.back());
     if (!grid.empty()) ++result.cuda_grid_steps[grid];
     result.failure = runner.step(result.scenario.steps.back());
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

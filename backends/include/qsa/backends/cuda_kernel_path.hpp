@@ -18,10 +18,18 @@ std::string cuda_step_kernel_path(const traces::ScenarioConfig& config);
 /// Every path of the shipped kernel, in order.
 std::vector<std::string> cuda_step_kernel_paths();
 
-/// The grid that runs this step of such a scenario ("latency" or "streaming",
-/// qsa/cuda/kernel_path.hpp; "" for a D the kernel lacks); N counts the step's rows and its
-/// padding rows.
-std::string cuda_step_grid(const traces::ScenarioConfig& config, const traces::StepRecord& step);
+/// What the grid of a scenario's steps depends on besides their row counts: its D and layout
+/// (cuda_grid_choice builds the step config, its RoPE table included: once per scenario).
+struct CudaGridChoice {
+  bool built = false;  // the kernel has this D
+  bool fast = false;
+  int64_t head_dim = 0;
+};
+CudaGridChoice cuda_grid_choice(const traces::ScenarioConfig& config);
+
+/// The grid that runs this step ("latency" or "streaming", qsa/cuda/kernel_path.hpp; "" for a D
+/// the kernel lacks); N counts the step's rows and its padding rows.
+std::string cuda_step_grid(const CudaGridChoice& choice, const traces::StepRecord& step);
 
 /// Both grids, in order.
 std::vector<std::string> cuda_step_grids();
