@@ -11,11 +11,12 @@ namespace qsa::bench {
 const std::vector<StepTuning>& step_tunings() {
   static const std::vector<StepTuning> tunings = {
       // The production kernel picks its grid by the row count (StepGrid); these run one grid on
-      // every shape. Round 3 measured more (docs/cuda-performance-log.md).
-      {"grid:streaming", cuda::detail::launch_step_tuning<2, 6, 2>},
+      // every shape. Rounds 3 and 5 measured more (docs/cuda-performance-log.md).
+      {"grid:streaming", cuda::detail::launch_step_tuning<2, 8, 2>},
+      {"grid:streaming/min_blocks:6", cuda::detail::launch_step_tuning<2, 6, 2>},  // rounds 1 to 4
       {"grid:latency", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, true>},
       {"grid:latency/min_blocks:16", cuda::detail::launch_step_tuning<2, 16, 4, true, 32, true>},
-      {"grid:streaming/items_first", cuda::detail::launch_step_tuning<2, 6, 2, true, 128, true>},
+      {"grid:streaming/items_first", cuda::detail::launch_step_tuning<2, 8, 2, true, 128, true>},
   };
   return tunings;
 }
@@ -23,8 +24,8 @@ const std::vector<StepTuning>& step_tunings() {
 Status launch_step_version5(const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
   cuda::StepUpdateDeviceArgs plain = args;
   plain.programmatic_launch = false;
-  return cuda::detail::launch_step_tuning<cuda::detail::kDefaultHeadsPerPass, cuda::detail::kDefaultMinBlocks,
-                                          cuda::detail::kDefaultPoolBatch, /*GridControl=*/false>(plain, stream, error);
+  // Version 5's parameters: two heads a pass, six blocks per SM, two members a load.
+  return cuda::detail::launch_step_tuning<2, 6, 2, /*GridControl=*/false>(plain, stream, error);
 }
 
 }  // namespace qsa::bench

@@ -102,22 +102,24 @@ __device__ __forceinline__ void load_cos_sin(const StepParams& p, const int64_t 
   if (first >= p.rotary_dim) return;  // a pass-through lane
   if constexpr (Fast) {               // the lane's E pairs are contiguous in each table row, all on one side of rd/2
     const int base = first < hp ? first : first - hp;
-    float cv[3][E];
-    float sv[3][E];
+    uint32_t cv[3][E / 2];  // packed pairs until an element is picked: half the registers of floats
+    uint32_t sv[3][E / 2];
     const int used = p.mrope ? 3 : 1;
 #pragma unroll
     for (int axis = 0; axis < 3; ++axis) {
       if (axis >= used) break;
       const uint16_t* row = p.cos_sin + pos[axis] * p.rotary_dim;
-      load_bf16<E, true>(row + base, cv[axis]);
-      load_bf16<E, true>(row + hp + base, sv[axis]);
+      load_bits<E, true>(row + base, cv[axis]);
+      load_bits<E, true>(row + hp + base, sv[axis]);
     }
     const bool low = first < hp;
 #pragma unroll
     for (int i = 0; i < E; ++i) {
       const uint32_t axis = (axes >> (2 * i)) & 3u;
-      c[i] = axis == 0 ? cv[0][i] : axis == 1 ? cv[1][i] : cv[2][i];
-      const float sine = axis == 0 ? sv[0][i] : axis == 1 ? sv[1][i] : sv[2][i];
+      const uint32_t cp = axis == 0 ? cv[0][i / 2] : axis == 1 ? cv[1][i / 2] : cv[2][i / 2];
+      const uint32_t sp = axis == 0 ? sv[0][i / 2] : axis == 1 ? sv[1][i / 2] : sv[2][i / 2];
+      c[i] = i % 2 == 0 ? low_bf16(cp) : high_bf16(cp);
+      const float sine = i % 2 == 0 ? low_bf16(sp) : high_bf16(sp);
       s[i] = low ? -sine : sine;
     }
   } else {

@@ -65,8 +65,8 @@ Status launch_step_kernel(StepParams p, cudaStream_t stream, Error* error) {
 }
 
 // D = 512 keeps 16 elements per lane: fewer resident blocks, so that its chunks fit in registers.
-template <int D>
-inline constexpr int kMinBlocksFor = D >= 512 ? 3 : kDefaultMinBlocks;
+template <int D, bool Fast>
+inline constexpr int kMinBlocksFor = D >= 512 ? 3 : Fast ? kDefaultMinBlocks : kGenericMinBlocks;
 
 // The latency grid (StepGrid::kLatency): 32-thread blocks, at least 20 of them per SM (at most 96
 // registers), four members per load batch, the item blocks first. Round 3 of docs/cuda-performance-log.md.
@@ -89,9 +89,9 @@ Status launch_for_layout(const StepParams& p, StepGrid grid, cudaStream_t stream
                                 kLatencyThreads, /*ItemsFirst=*/true>(p, stream, error);
   }
   if (fast_layout(p, D))
-    return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kMinBlocksFor<D>>(p, stream, error);
+    return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kMinBlocksFor<D, true>>(p, stream, error);
   if constexpr (Generic)
-    return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D>>(p, stream, error);
+    return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D, false>>(p, stream, error);
   return invalid(error, "layout", -1, "launch-argument",
                  "this kernel variant is built for the fast layout only (aligned rows, rd/2 a power-of-two multiple of "
                  "the lane chunk)");

@@ -10,8 +10,11 @@ namespace qsa::cuda::detail {
 
 inline constexpr int kStepThreads = 128;
 inline constexpr int kDefaultHeadsPerPass = 2;  // Q-path heads whose loads and shuffles interleave
-inline constexpr int kDefaultMinBlocks =
-    6;  // at most 80 registers (71 used): 24 warps per SM (docs/cuda-step-update.md)
+// The streaming grid's fast layout: at most 64 registers, 32 warps per SM (round 5 of
+// docs/cuda-performance-log.md: more resident Q rows stream faster; 9 blocks would spill).
+inline constexpr int kDefaultMinBlocks = 8;
+// The generic layout (element by element): at most 80 registers, 24 warps per SM.
+inline constexpr int kGenericMinBlocks = 6;
 inline constexpr int kDefaultPoolBatch = 2;  // group members loaded at once (four need more registers)
 
 /// Planted bugs (planted/, through qsa/cuda/detail/kernel_variants.cuh): the production kernel is
