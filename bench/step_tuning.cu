@@ -10,8 +10,9 @@ namespace qsa::bench {
 
 const std::vector<StepTuning>& step_tunings() {
   static const std::vector<StepTuning> tunings = {
-      // The production kernel picks its grid by the row count (StepGrid); these run one grid on
-      // every shape. Rounds 3 and 5 measured more (docs/cuda-performance-log.md).
+      // The production kernel picks its grid, and the streaming grid its item order, by the row
+      // count; these run one grid and order on every shape. Rounds 3, 5 and 6 measured more
+      // (docs/cuda-performance-log.md).
       {"grid:streaming", cuda::detail::launch_step_tuning<2, 8, 2>},
       {"grid:streaming/min_blocks:6", cuda::detail::launch_step_tuning<2, 6, 2>},  // rounds 1 to 4
       {"grid:latency", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, true>},

@@ -37,12 +37,11 @@ void fill_lane_axes(StepParams& p) {
   }
 }
 
-// Threads per block; ItemsFirst: the item blocks lead the grid (the latency grid), as upstream's
-// programs do, instead of being spread among the Q blocks.
+// Threads per block; items_first: the item blocks lead the grid, as upstream's programs do,
+// instead of being spread among the Q blocks.
 template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
-          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads,
-          bool ItemsFirst = false>
-Status launch_step_kernel(StepParams p, cudaStream_t stream, Error* error) {
+          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads>
+Status launch_step_kernel(StepParams p, bool items_first, cudaStream_t stream, Error* error) {
   constexpr int64_t teams = TeamShape<D>::template kTeamsPerBlock<Threads>;
   fill_lane_axes<D, Bug>(p);
   if (Bug == kRingOneRowShort && p.ring_capacity > 1)
@@ -56,7 +55,7 @@ Status launch_step_kernel(StepParams p, cudaStream_t stream, Error* error) {
   // Item blocks (latency chains) spread among the Q blocks (streams of rows), every item_stride-th.
   // With a stride of 1 every block starts a period: blocks [0, item_blocks) run the items.
   p.item_stride = InvariantDivider::make(
-      static_cast<uint32_t>(item_blocks > 0 && !ItemsFirst ? (item_blocks + q_blocks) / item_blocks : 1));
+      static_cast<uint32_t>(item_blocks > 0 && !items_first ? (item_blocks + q_blocks) / item_blocks : 1));
   QSA_CUDA_TRY(launch_kernel(step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch, GridControl, Threads>,
                              dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(Threads), 0, stream,
                              GridControl && p.programmatic_launch, p),
@@ -76,6 +75,14 @@ inline constexpr int kLatencyPoolBatch = 4;
 template <int D>
 inline constexpr bool kHasLatencyGrid = D <= kLatencyGridMaxHeadDim;
 
+// The streaming grid puts its item blocks first too while the grid is a few waves (at most 16384
+// rows: about 2.4 waves of eight 128-thread blocks per SM on an H200), where the items' chains end
+// the step; spread among the Q blocks on longer grids, where they would hold the first waves'
+// slots (round 6 of docs/cuda-performance-log.md: 15.15 against 15.44 µs at 4 × 4096, 52.19
+// against 49.19 at 16 × 4096).
+inline constexpr int64_t kStreamingItemsFirstMaxTokens = 16384;
+inline bool streaming_items_first(const StepParams& p) { return p.num_tokens <= kStreamingItemsFirstMaxTokens; }
+
 // Called for the fast layout of a D that has the latency grid.
 inline bool wants_latency_grid(const StepParams& p, int head_dim, StepGrid grid) {
   return grid == StepGrid::kLatency || (grid == StepGrid::kAuto && latency_grid_takes(head_dim, true, p.num_tokens));
@@ -86,12 +93,14 @@ Status launch_for_layout(const StepParams& p, StepGrid grid, cudaStream_t stream
   if constexpr (kHasLatencyGrid<D>) {
     if (fast_layout(p, D) && wants_latency_grid(p, D, grid))
       return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kLatencyMinBlocks, kLatencyPoolBatch, true,
-                                kLatencyThreads, /*ItemsFirst=*/true>(p, stream, error);
+                                kLatencyThreads>(p, /*items_first=*/true, stream, error);
   }
   if (fast_layout(p, D))
-    return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kMinBlocksFor<D, true>>(p, stream, error);
+    return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kMinBlocksFor<D, true>>(p, streaming_items_first(p),
+                                                                                          stream, error);
   if constexpr (Generic)
-    return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D, false>>(p, stream, error);
+    return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D, false>>(
+        p, streaming_items_first(p), stream, error);
   return invalid(error, "layout", -1, "launch-argument",
                  "this kernel variant is built for the fast layout only (aligned rows, rd/2 a power-of-two multiple of "
                  "the lane chunk)");
@@ -107,8 +116,8 @@ Status launch_step_tuning(const StepUpdateDeviceArgs& args, cudaStream_t stream,
   const StepParams p = make_step_params(args);
   if (args.head_dim != 128 || !fast_layout(p, 128))
     return invalid(error, "head_dim", -1, "launch-argument", "tuning variants need D = 128, fast layout");
-  return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch, GridControl, Threads, ItemsFirst>(p, stream,
-                                                                                                        error);
+  return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch, GridControl, Threads>(p, ItemsFirst, stream,
+                                                                                            error);
 }
 
 /// Checks the arguments and launches for their D and layout. `Dims` lists the head dims this

@@ -16,7 +16,8 @@ namespace qsa::cuda {
 /// The step kernel's two grids. kLatency (decode-sized batches): one-warp blocks that retire on
 /// their own, the group members loaded four at once, the k-work blocks first, since the k-work
 /// chains end the step. kStreaming (prefill-sized batches): 128-thread blocks, two members at once,
-/// the k-work blocks spread among the Q blocks, which stream. kAuto: latency_grid_takes()
+/// the k-work blocks first up to 16384 rows (a few waves) and spread among the Q blocks, which
+/// stream, beyond. kAuto: latency_grid_takes()
 /// (qsa/cuda/kernel_path.hpp). kLatency exists for the fast layout and D <= 256; elsewhere the
 /// kernel runs kStreaming.
 enum class StepGrid { kAuto, kLatency, kStreaming };
