@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Nsight Compute summary of the production kernels at the benchmark shapes (issue 20): one launch
+# of each inside the benchmarks' CUDA graphs (the sixth matching launch, so the graph is warm),
+# clocks not locked, as the timings run. Writes one CSV per kernel and shape into OUT_DIR.
+# Run on the GPU machine from bundle/ (staged by ./dev gpu):  bash ../bench/ncu_summary.sh OUT_DIR
+set -uo pipefail
+out=${1:?usage: ncu_summary.sh OUT_DIR}
+mkdir -p "$out"
+sections=(--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats
+          --section SchedulerStats)
+
+profile() {  # name, benchmark binary, kernel name regex, benchmark filter
+  ncu --clock-control none "${sections[@]}" -k "regex:$3" --launch-skip 5 --launch-count 1 --csv --page details \
+    "./$2" --benchmark_filter="$4" >"$out/$1.csv" 2>"$out/$1.err"
+  echo "$1: rc $?"
+}
+
+for shape in decode/tokens:1024/requests:256 decode/tokens:4096/requests:1024 mixed/tokens:8192/requests:1024 \
+             prefill/tokens:16384/requests:4 prefill/tokens:65536/requests:16; do
+  label=${shape//\//_}
+  profile "step_${label//:/}" step_update_bench step_update_row_teams "^BM_StepUpdate/cuda/shape:$shape/dtype:bf16/"
+done
+for kind in compressed ring; do
+  for shape in tokens:1024/requests:256 tokens:65536/requests:16; do
+    label=${shape//\//_}
+    profile "metadata_${kind}_${label//:/}" metadata_bench metadata_staged_tiles "^BM_Metadata/cuda/kind:$kind/$shape/"
+  done
+done
