@@ -9,10 +9,13 @@ mkdir -p "$out"
 sections=(--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats
           --section SchedulerStats)
 
+failed=0
 profile() {  # name, benchmark binary, kernel name regex, benchmark filter
   ncu --clock-control none "${sections[@]}" -k "regex:$3" --launch-skip 5 --launch-count 1 --csv --page details \
     "./$2" --benchmark_filter="$4" >"$out/$1.csv" 2>"$out/$1.err"
-  echo "$1: rc $?"
+  local rc=$?
+  echo "$1: rc $rc"
+  [[ $rc -eq 0 ]] || failed=1
 }
 
 for shape in decode/tokens:1024/requests:256 decode/tokens:4096/requests:1024 mixed/tokens:8192/requests:1024 \
@@ -26,3 +29,4 @@ for kind in compressed ring; do
     profile "metadata_${kind}_${label//:/}" metadata_bench metadata_staged_tiles "^BM_Metadata/cuda/kind:$kind/$shape/"
   done
 done
+exit "$failed"  # a profile that failed says so in its .err file

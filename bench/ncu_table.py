@@ -21,6 +21,8 @@ COLUMNS = [  # (heading, section, metric, scale)
     ("achieved occupancy %", "Occupancy", "Achieved Occupancy", 1),
 ]
 
+DURATION_NS = {"ns": 1, "nsecond": 1, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6}
+
 
 def metrics(path):
     """{(section, metric): value} of the one profiled launch in an ncu --csv --page details file."""
@@ -38,8 +40,8 @@ def metrics(path):
             number = float(value)
         except ValueError:
             continue
-        if row[at["Metric Name"]] == "Duration" and unit == "us":
-            number *= 1e3  # ncu picks the unit; the table wants ns before scaling
+        if row[at["Metric Name"]] == "Duration":
+            number *= DURATION_NS[unit]  # ncu picks the unit; the table scales from ns
         values[(row[at["Section Name"]], row[at["Metric Name"]])] = number
     return values
 
