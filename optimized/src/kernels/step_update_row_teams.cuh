@@ -25,7 +25,10 @@ __device__ void q_row(const StepParams& p, int64_t t, uint32_t axes, const float
   const int64_t rows = Bug == kQOutSkipsPadding ? p.query_start_loc[p.num_requests] : p.num_tokens;
   const bool active = t < rows;
   const int h_end = p.num_heads;
-  const uint16_t* q_in = p.queries + (t * p.num_heads) * D + lane * E;
+  // This lane's chunk of head 0, in and out; head h is h·D elements on (one add per head, not the
+  // 64-bit row arithmetic again).
+  const int64_t chunk = t * p.num_heads * D + lane * E;
+  const uint16_t* q_in = p.queries + chunk;
   // A pass's q chunks as packed pairs: whole-vector loads, unpacked when the pass is computed.
   auto load_pass = [&](int h0, uint32_t(&bits)[H][E / 2]) {
 #pragma unroll
@@ -45,8 +48,8 @@ __device__ void q_row(const StepParams& p, int64_t t, uint32_t axes, const float
   float c[E];
   float s[E];
   load_cos_sin<D, Fast>(p, pos, lane, axes, c, s);
-  const int bytes = p.fp8 ? 1 : 2;
-  uint8_t* q_out = static_cast<uint8_t*>(p.q_out) + (t * p.num_heads) * D * bytes;
+  const int head_bytes = p.fp8 ? D : 2 * D;
+  uint8_t* q_out = static_cast<uint8_t*>(p.q_out) + chunk * (p.fp8 ? 1 : 2);
   for (int h0 = 0; h0 < h_end; h0 += H) {
     float x[H][E];
 #pragma unroll
@@ -65,7 +68,7 @@ __device__ void q_row(const StepParams& p, int64_t t, uint32_t axes, const float
       uint32_t partner[E / 2];
       rope_partners<D, Fast>(p, y, scratch, lane, partner);
       rotate<D, Fast>(p, lane, c, s, partner, y);
-      if (active && h0 + k < h_end) store_chunk<E, Bug, Fast>(q_out + (h0 + k) * D * bytes, lane * E, y, p.fp8);
+      if (active && h0 + k < h_end) store_chunk<E, Bug, Fast>(q_out + (h0 + k) * head_bytes, 0, y, p.fp8);
     }
   }
 }
