@@ -93,6 +93,31 @@ class DeviceFixture : public ::testing::Test {
     out->split = reference::split_decodes_and_prefills(in.batch);
   }
 
+  // Captures one launch_metadata of `args` on stream_ and instantiates it.
+  void capture(const cuda::MetadataDeviceArgs& args, cudaGraph_t* graph, cudaGraphExec_t* exec) {
+    Error error;
+    ASSERT_CUDA(cudaStreamSynchronize(stream_));
+    ASSERT_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal));
+    const Status launched = cuda::launch_metadata(args, stream_, &error);
+    ASSERT_CUDA(cudaStreamEndCapture(stream_, graph));
+    ASSERT_OK(launched, error);
+    ASSERT_CUDA(cudaGraphInstantiate(exec, *graph, 0));
+  }
+
+  // A new step's inputs in the buffers the graph was captured on (fixed N and NR), outputs
+  // poisoned, the graph replayed: the reference's outputs.
+  void replay_on_new_inputs(cudaGraphExec_t exec, const MetadataInput& next) {
+    Error error;
+    cuda::MetadataDeviceArgs args;
+    ASSERT_OK(buffers_->upload(next, stream_, &args, &error), error);
+    ASSERT_OK(buffers_->poison_outputs(args, stream_, &error), error);
+    ASSERT_CUDA(cudaGraphLaunch(exec, stream_));
+    MetadataOutput out;
+    ASSERT_OK(buffers_->download(args, stream_, &out, &error), error);
+    out.split = reference::split_decodes_and_prefills(next.batch);
+    expect_equals_reference(next, out);
+  }
+
   static void expect_equals_reference(const MetadataInput& in, const MetadataOutput& out) {
     const traces::MetadataRun expected = traces::reference_metadata(in);
     ASSERT_EQ(expected.status, Status::kOk) << expected.error;
@@ -101,7 +126,7 @@ class DeviceFixture : public ::testing::Test {
     EXPECT_FALSE(finding.has_value()) << finding->to_string();
   }
 
-  cuda::MetadataBuffers::Capacity capacity_{1 << 16, cuda::kMaxMetadataRequests, 1 << 22};
+  cuda::MetadataBuffers::Capacity capacity_{1 << 16, cuda::kMaxStagedMetadataRequests, 1 << 22};
   std::unique_ptr<cuda::MetadataBuffers> buffers_;
   cudaStream_t stream_ = nullptr;
 };
@@ -110,6 +135,14 @@ using MetadataCudaGraph = DeviceFixture;
 using MetadataCudaDeterminism = DeviceFixture;
 using MetadataCudaStreams = DeviceFixture;
 using MetadataCudaLimits = DeviceFixture;
+
+// Buffers for SPEC 1.3's 2^20 requests (the workspace of the global-table path) and 4 rows each.
+class MetadataCudaGlobalTables : public DeviceFixture {
+ protected:
+  MetadataCudaGlobalTables() {
+    capacity_ = {4 * int64_t{cuda::kMaxMetadataRequests}, cuda::kMaxMetadataRequests, 1 << 22};
+  }
+};
 
 TEST_F(MetadataCudaGraph, ReplayEqualsEagerLaunch) {
   for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough}) {
@@ -123,14 +156,9 @@ TEST_F(MetadataCudaGraph, ReplayEqualsEagerLaunch) {
     cuda::MetadataDeviceArgs args;
     ASSERT_OK(buffers_->upload(in, stream_, &args, &error), error);
     ASSERT_OK(buffers_->poison_outputs(args, stream_, &error), error);
-    ASSERT_CUDA(cudaStreamSynchronize(stream_));
     cudaGraph_t graph = nullptr;
-    ASSERT_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal));
-    const Status launched = cuda::launch_metadata(args, stream_, &error);
-    ASSERT_CUDA(cudaStreamEndCapture(stream_, &graph));
-    ASSERT_OK(launched, error);
     cudaGraphExec_t exec = nullptr;
-    ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    ASSERT_NO_FATAL_FAILURE(capture(args, &graph, &exec));
     ASSERT_CUDA(cudaGraphLaunch(exec, stream_));
     MetadataOutput replayed;
     ASSERT_OK(buffers_->download(args, stream_, &replayed, &error), error);
@@ -141,15 +169,7 @@ TEST_F(MetadataCudaGraph, ReplayEqualsEagerLaunch) {
     EXPECT_EQ(replayed.slot_mapping, eager.slot_mapping);
     EXPECT_EQ(replayed.k_work_metadata, eager.k_work_metadata);
 
-    // A new step's inputs in the same buffers, replayed by the same graph (fixed N and NR).
-    MetadataInput next = large_input(kind, 8192, 1024, 12);
-    ASSERT_OK(buffers_->upload(next, stream_, &args, &error), error);
-    ASSERT_OK(buffers_->poison_outputs(args, stream_, &error), error);
-    ASSERT_CUDA(cudaGraphLaunch(exec, stream_));
-    MetadataOutput next_out;
-    ASSERT_OK(buffers_->download(args, stream_, &next_out, &error), error);
-    next_out.split = reference::split_decodes_and_prefills(next.batch);
-    expect_equals_reference(next, next_out);
+    replay_on_new_inputs(exec, large_input(kind, 8192, 1024, 12));
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
   }
@@ -188,8 +208,8 @@ TEST_F(MetadataCudaStreams, NonDefaultAndLegacyStreamsGiveTheReference) {
 }
 
 TEST_F(MetadataCudaLimits, LargestShapesMatchTheReference) {
-  // N = 65 536 rows with NR = 4096 requests for every kind, and NR = kMaxMetadataRequests (the
-  // shared-memory path above 48 KiB per block).
+  // N = 65 536 rows with NR = 4096 requests for every kind, and NR = kMaxStagedMetadataRequests
+  // (the shared-memory path above 48 KiB per block).
   for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough}) {
     SCOPED_TRACE(to_string(kind));
     const MetadataInput in = large_input(kind, 65536, 4096, 7);
@@ -197,25 +217,66 @@ TEST_F(MetadataCudaLimits, LargestShapesMatchTheReference) {
     run(in, stream_, &out);
     expect_equals_reference(in, out);
   }
-  const MetadataInput widest = large_input(CacheKind::kCompressed, 65536, cuda::kMaxMetadataRequests, 8);
+  const MetadataInput widest = large_input(CacheKind::kCompressed, 65536, cuda::kMaxStagedMetadataRequests, 8);
   MetadataOutput out;
   run(widest, stream_, &out);
   expect_equals_reference(widest, out);
 }
 
-TEST(MetadataCudaCapacity, RequestsBeyondTheKernelCapacityAreRefusedNotMiscomputed) {
-  // Needs no device: the capacity check runs right after validation.
-  MetadataInput in;
-  in.cache.kind = CacheKind::kPassthrough;
-  in.batch.query_start_loc.assign(cuda::kMaxMetadataRequests + 2, 0);
-  in.batch.seq_lens.assign(cuda::kMaxMetadataRequests + 1, 0);
-  in.block_table.rows = cuda::kMaxMetadataRequests + 1;
+TEST_F(MetadataCudaGlobalTables, RequestsBeyondTheStagedLimitMatchTheReference) {
+  // NR one past kMaxStagedMetadataRequests and SPEC 1.3's 2^20, every kind, ~4 rows per request
+  // (zero-length requests inside and at the tail): the request table goes to the workspace and
+  // the tiles search it in global memory (two launches).
+  for (const int64_t nr : {int64_t{cuda::kMaxStagedMetadataRequests} + 1, int64_t{cuda::kMaxMetadataRequests}}) {
+    for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough}) {
+      SCOPED_TRACE(std::to_string(nr) + " requests, " + to_string(kind));
+      const MetadataInput in = large_input(kind, 4 * nr, nr, 21 + static_cast<uint64_t>(kind));
+      MetadataOutput out;
+      run(in, stream_, &out);
+      expect_equals_reference(in, out);
+    }
+  }
+}
+
+TEST_F(MetadataCudaGlobalTables, TwoLaunchesReplayInAGraphAndWithProgrammaticLaunch) {
+  // The global-table path's two launches captured in one graph, replayed on a new step's inputs,
+  // and launched with PDL (the tiles wait for the table block); both equal the reference.
+  const int64_t nr = int64_t{cuda::kMaxStagedMetadataRequests} + 1;
+  Error error;
+  cuda::MetadataDeviceArgs args;
+  const MetadataInput first = large_input(CacheKind::kCompressed, 4 * nr, nr, 31);
+  ASSERT_OK(buffers_->upload(first, stream_, &args, &error), error);
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_NO_FATAL_FAILURE(capture(args, &graph, &exec));
+  replay_on_new_inputs(exec, large_input(CacheKind::kCompressed, 4 * nr, nr, 32));
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+
+  cuda::MetadataLaunchConfig programmatic;
+  programmatic.programmatic_launch = true;
+  ASSERT_OK(buffers_->upload(first, stream_, &args, &error), error);
+  ASSERT_OK(buffers_->poison_outputs(args, stream_, &error), error);
+  ASSERT_OK(cuda::launch_metadata(args, stream_, &error, programmatic), error);
+  MetadataOutput overlapped;
+  ASSERT_OK(buffers_->download(args, stream_, &overlapped, &error), error);
+  overlapped.split = reference::split_decodes_and_prefills(first.batch);
+  expect_equals_reference(first, overlapped);
+}
+
+TEST(MetadataCudaBackendLimits, RequestsBeyondTheStagedLimitRunOnTheDevice) {
+  // The backend grows its buffers (workspace included) instead of declining.
+  QSA_SKIP_WITHOUT_GPU();
+  const int64_t nr = int64_t{cuda::kMaxStagedMetadataRequests} + 7;
+  const MetadataInput in = large_input(CacheKind::kRing, 4 * nr, nr, 41);
   cuda::CudaBackend backend;
   MetadataOutput out;
   Error error;
-  EXPECT_EQ(backend.build_metadata(in, &out, &error), Status::kNotImplemented);
-  EXPECT_EQ(error.rule, kMissingCapability) << "declined (is_declined), not a wrong answer";
-  EXPECT_TRUE(is_declined(Status::kNotImplemented, error));
+  ASSERT_EQ(backend.build_metadata(in, &out, &error), Status::kOk) << error;
+  const traces::MetadataRun expected = traces::reference_metadata(in);
+  const auto finding = traces::judge_metadata(in, traces::MetadataRun{Status::kOk, Error{}, out},
+                                              traces::MetadataChecks{true, &expected});
+  EXPECT_FALSE(finding.has_value()) << finding->to_string();
 }
 
 TEST(MetadataCudaLaunch, RejectsBadLaunchArgumentsBeforeTouchingTheDevice) {
@@ -225,6 +286,10 @@ TEST(MetadataCudaLaunch, RejectsBadLaunchArgumentsBeforeTouchingTheDevice) {
   args.num_requests = 0;
   EXPECT_EQ(cuda::launch_metadata(args, nullptr, &error), Status::kInvalidInput);
   EXPECT_EQ(error.field, "num_requests");
+  args.num_requests = cuda::kMaxMetadataRequests + 1;  // beyond SPEC 1.3
+  EXPECT_EQ(cuda::launch_metadata(args, nullptr, &error), Status::kInvalidInput);
+  EXPECT_EQ(error.field, "num_requests");
+  EXPECT_EQ(error.rule, "out-of-range");
   args.num_requests = 2;
   args.kind = CacheKind::kCompressed;
   args.compress_ratio = 4;
@@ -244,6 +309,19 @@ TEST(MetadataCudaLaunch, RejectsBadLaunchArgumentsBeforeTouchingTheDevice) {
   args.k_work_metadata = fake + 1;  // 4-byte aligned only
   EXPECT_EQ(cuda::launch_metadata(args, nullptr, &error), Status::kInvalidInput);
   EXPECT_EQ(error.rule, "misaligned");
+  args.k_work_metadata = fake;
+  args.num_requests = cuda::kMaxStagedMetadataRequests + 1;  // the global-table path needs its workspace
+  EXPECT_EQ(cuda::launch_metadata(args, nullptr, &error), Status::kInvalidInput);
+  EXPECT_EQ(error.field, "request_workspace");
+  EXPECT_EQ(error.rule, "null-pointer");
+  args.request_workspace = fake;
+  cuda::MetadataLaunchConfig wide_blocks;
+  wide_blocks.threads = 512;  // the global-table tiles run 256 threads per block only
+  EXPECT_EQ(cuda::launch_metadata(args, nullptr, &error, wide_blocks), Status::kInvalidInput);
+  EXPECT_EQ(error.field, "threads");
+  EXPECT_EQ(error.rule, "out-of-range");
+  EXPECT_EQ(cuda::metadata_workspace_elements(cuda::kMaxStagedMetadataRequests), 0);
+  EXPECT_EQ(cuda::metadata_workspace_elements(args.num_requests), 3 * int64_t{args.num_requests} + 1);
 }
 
 }  // namespace

@@ -42,14 +42,7 @@ Status CudaBackend::probe(std::string* reason) const { return probe_device(reaso
 
 // The stream and metadata buffers that fit `input` (created or grown on demand).
 Status CudaBackend::prepare(const MetadataInput& input, Error* error) {
-  const int64_t nr = input.batch.num_requests();
-  if (nr > kMaxMetadataRequests) {
-    if (error != nullptr)
-      *error = Error{"query_start_loc", -1, kMissingCapability,  // declined: a campaign reports it as not run
-                     "NR = " + std::to_string(nr) + " exceeds the CUDA kernel's capacity of " +
-                         std::to_string(kMaxMetadataRequests) + " requests"};
-    return Status::kNotImplemented;
-  }
+  const int64_t nr = input.batch.num_requests();  // validated: NR <= kMaxMetadataRequests (SPEC 1.3)
   DeviceState& d = *device_;
   if (d.stream == nullptr) {
     std::string reason;

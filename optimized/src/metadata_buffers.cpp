@@ -26,7 +26,7 @@ Status MetadataBuffers::create(const Capacity& capacity, std::unique_ptr<Metadat
     return invalid(error, "max_tokens", -1, "out-of-range", "must be in [0, 2^24]");
   if (capacity.max_requests < 1 || capacity.max_requests > kMaxMetadataRequests)
     return invalid(error, "max_requests", -1, "out-of-range",
-                   "must be in [1, " + std::to_string(kMaxMetadataRequests) + "] (the CUDA kernel's capacity)");
+                   "must be in [1, " + std::to_string(kMaxMetadataRequests) + "] (SPEC 1.3)");
   if (capacity.max_table_elements < 0 || capacity.max_table_elements > (int64_t{1} << 33))
     return invalid(error, "max_table_elements", -1, "out-of-range", "must be in [0, 2^33]");
   std::unique_ptr<MetadataBuffers> b(new MetadataBuffers());
@@ -47,6 +47,9 @@ Status MetadataBuffers::create(const Capacity& capacity, std::unique_ptr<Metadat
   if ((s = allocate(&b->k_work_metadata_, 2 * max_work_rows(capacity), "cudaMalloc(k_work_metadata)", error)) !=
       Status::kOk)
     return s;
+  if (const int64_t workspace = metadata_workspace_elements(capacity.max_requests); workspace > 0)
+    if ((s = allocate(&b->request_workspace_, workspace, "cudaMalloc(request_workspace)", error)) != Status::kOk)
+      return s;
   QSA_CUDA_TRY(cudaMemset(b->block_table_, 0, static_cast<size_t>(table) * sizeof(int32_t)), error);
   if ((s = prepare_metadata_launch(error)) != Status::kOk) return s;
   *buffers = std::move(b);
@@ -64,6 +67,7 @@ MetadataBuffers::~MetadataBuffers() {
   cudaFree(visible_blocks_);
   cudaFree(slot_mapping_);
   cudaFree(k_work_metadata_);
+  cudaFree(request_workspace_);
 }
 
 bool MetadataBuffers::fits(const MetadataInput& input) const {
@@ -115,6 +119,7 @@ Status MetadataBuffers::upload(const MetadataInput& input, cudaStream_t stream, 
   a.visible_blocks = visible_blocks_;
   a.slot_mapping = slot_mapping_;
   a.k_work_metadata = k_work_metadata_;
+  a.request_workspace = request_workspace_;
   *args = a;
   return Status::kOk;
 }

@@ -30,9 +30,7 @@ Status launch_metadata(const MetadataDeviceArgs& args, cudaStream_t stream, Erro
     return invalid(error, "num_requests", -1, "not-prepared",
                    "NR = " + std::to_string(args.num_requests) +
                        " needs more than 48 KiB of shared memory: call prepare_metadata_launch() first");
-  QSA_CUDA_TRY((detail::launch_metadata_staged_tiles<>(params, shape.threads, shape.row_blocks + shape.work_blocks,
-                                                       shape.shared_bytes, stream, config.programmatic_launch)),
-               error);
+  QSA_CUDA_TRY(detail::launch_metadata_staged_tiles<>(params, shape, stream, config.programmatic_launch), error);
   return Status::kOk;
 }
 

@@ -30,8 +30,8 @@ int32_t default_per_thread(int64_t rows, int64_t threads) {
 
 size_t max_metadata_shared_bytes() {
   const int64_t words =
-      std::max(row_tile_shared_words(kMaxMetadataRequests, kMaxMetadataThreads, kMaxRowsPerThread),
-               work_tile_shared_words(kMaxMetadataRequests, kMaxMetadataThreads, kMaxWorkRowsPerThread));
+      std::max(row_tile_shared_words(kMaxStagedMetadataRequests, kMaxMetadataThreads, kMaxRowsPerThread),
+               work_tile_shared_words(kMaxStagedMetadataRequests, kMaxMetadataThreads, kMaxWorkRowsPerThread));
   return static_cast<size_t>(words) * sizeof(int32_t);
 }
 
@@ -42,9 +42,9 @@ Status plan_metadata_launch(const MetadataDeviceArgs& args, const MetadataLaunch
   if (n < 0 || n > kMaxTokens)
     return bad(error, "num_tokens", "out-of-range", "N = " + std::to_string(n) + " is outside [0, 2^24]");
   if (nr < 1 || nr > kMaxMetadataRequests)
-    return bad(error, "num_requests", "out-of-range",
-               "NR = " + std::to_string(nr) + " is outside [1, " + std::to_string(kMaxMetadataRequests) +
-                   "] (the CUDA kernel's capacity)");
+    return bad(
+        error, "num_requests", "out-of-range",
+        "NR = " + std::to_string(nr) + " is outside [1, " + std::to_string(kMaxMetadataRequests) + "] (SPEC 1.3)");
   if (args.builder_ratio < 1) return bad(error, "builder_ratio", "out-of-range", "Cb must be >= 1");
   switch (args.kind) {
     case CacheKind::kCompressed:
@@ -76,9 +76,18 @@ Status plan_metadata_launch(const MetadataDeviceArgs& args, const MetadataLaunch
   if (k > 0 && reinterpret_cast<uintptr_t>(args.k_work_metadata) % 8 != 0)
     return bad(error, "k_work_metadata", "misaligned", "the (request, work) pairs are written as 8-byte words");
 
+  const bool global_tables = nr > kMaxStagedMetadataRequests;
+  if (global_tables && args.request_workspace == nullptr)
+    return bad(error, "request_workspace", "null-pointer",
+               "NR = " + std::to_string(nr) + " > " + std::to_string(kMaxStagedMetadataRequests) +
+                   " needs a workspace of metadata_workspace_elements(NR) int32");
   const int32_t threads = config.threads != 0 ? config.threads : default_threads(nr);
   if (threads != 256 && threads != 512 && threads != 1024)
     return bad(error, "threads", "out-of-range", "must be 256, 512 or 1024");
+  if (global_tables && threads != kGlobalTableThreads)
+    return bad(error, "threads", "out-of-range",
+               "a launch with NR > " + std::to_string(kMaxStagedMetadataRequests) + " runs " +
+                   std::to_string(kGlobalTableThreads) + " threads per block");
   const int32_t rows_per_thread = config.rows_per_thread != 0 ? config.rows_per_thread : default_per_thread(n, threads);
   const int32_t work_rows_per_thread =
       config.work_rows_per_thread != 0 ? config.work_rows_per_thread : default_per_thread(k, threads);
@@ -90,14 +99,16 @@ Status plan_metadata_launch(const MetadataDeviceArgs& args, const MetadataLaunch
   const int64_t row_tile = int64_t{threads} * rows_per_thread;
   const int64_t work_tile = int64_t{threads} * work_rows_per_thread;
   MetadataLaunchShape s;
+  s.global_tables = global_tables;
   s.threads = threads;
   s.rows_per_thread = rows_per_thread;
   s.work_rows_per_thread = work_rows_per_thread;
   s.row_blocks = static_cast<int32_t>((n + row_tile - 1) / row_tile);
   s.work_blocks = static_cast<int32_t>((k + work_tile - 1) / work_tile);
-  int64_t words = 0;
-  if (s.row_blocks > 0) words = std::max(words, row_tile_shared_words(nr, threads, rows_per_thread));
-  if (s.work_blocks > 0) words = std::max(words, work_tile_shared_words(nr, threads, work_rows_per_thread));
+  int64_t words = 0;  // global tables: none (the tiles search the workspace)
+  if (!global_tables && s.row_blocks > 0) words = std::max(words, row_tile_shared_words(nr, threads, rows_per_thread));
+  if (!global_tables && s.work_blocks > 0)
+    words = std::max(words, work_tile_shared_words(nr, threads, work_rows_per_thread));
   s.shared_bytes = static_cast<size_t>(words) * sizeof(int32_t);
 
   MetadataParams prm{};
@@ -126,6 +137,7 @@ Status plan_metadata_launch(const MetadataDeviceArgs& args, const MetadataLaunch
   prm.visible_blocks = args.visible_blocks;
   prm.slot_mapping = args.slot_mapping;
   prm.k_work_metadata = args.k_work_metadata;
+  prm.request_tables = global_tables ? args.request_workspace : nullptr;
   prm.rows_per_thread = rows_per_thread;
   prm.work_rows_per_thread = work_rows_per_thread;
   prm.work_blocks = s.work_blocks;

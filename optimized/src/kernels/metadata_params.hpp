@@ -17,6 +17,10 @@ inline constexpr int kMaxWorkRowsPerThread = 4;  // work tile = 256 .. 1024 k-wo
 inline constexpr int kChunkRows = 32;            // a search hint is kept for every 32 rows of a tile
 inline constexpr int kStageBatch = 4;            // requests a thread loads before storing any (NR <= 1024: one batch)
 
+// NR > kMaxStagedMetadataRequests: one block writes the request table, then tiles of 256 threads.
+inline constexpr int kRequestTableThreads = 1024;
+inline constexpr int kGlobalTableThreads = 256;
+
 inline constexpr int32_t kKindCompressed = 0;
 inline constexpr int32_t kKindRing = 1;
 inline constexpr int32_t kKindPassthrough = 2;
@@ -42,7 +46,13 @@ enum class MetadataVariant : int {
 
 inline constexpr uint64_t kHoldNanoseconds = 200000;  // far longer than a dependent's launch
 
-/// Everything one launch needs, by value (about 200 bytes of kernel parameters).
+/// Where a launch's tiles find the request table (a template parameter of the tile kernel).
+enum class RequestTables : int {
+  kStagedPerBlock,  // NR <= kMaxStagedMetadataRequests: every block stages it in shared memory
+  kGlobal,          // larger NR: metadata_request_tables_kernel wrote it to the workspace just before
+};
+
+/// Everything one launch needs, by value (184 bytes of kernel parameters).
 struct MetadataParams {
   const int32_t* query_start_loc;      // [num_requests + 1] row offsets; [0] == 0, non-decreasing
   const int32_t* seq_lens;             // [num_requests] e_j
@@ -69,6 +79,13 @@ struct MetadataParams {
   int32_t rows_per_thread;       // 1..kMaxRowsPerThread
   int32_t work_rows_per_thread;  // 1..kMaxWorkRowsPerThread
   int32_t work_blocks;           // blocks [0, work_blocks) build k-work tiles, the rest row tiles
+
+  // Last, so that the fields above keep their offsets: moving them cost the ring kind 0.05 us a
+  // launch (docs/cuda-performance-log.md, round 8). The request table in the workspace
+  // (RequestTables::kGlobal launches; null otherwise): [NR] chunk starts s_j = e_j - q_j, [NR] ring
+  // blocks block_table[j][0] (ring kind, W > 0) or -1, [NR + 1] the exclusive prefix of n_j, then
+  // their sum (compressed).
+  int32_t* request_tables;
 };
 
 /// Shared-memory words of a row tile: qsl [NR + 1], chunk starts [NR], ring blocks [NR], hints.

@@ -24,7 +24,13 @@
 // before the request table arrives, so a row waits on at most two dependent loads (the request
 // table, then, compressed kind only, its block-table entry). All arithmetic is integer.
 //
-// The template parameter selects a planted-bug variant (metadata_params.hpp); it defaults to
+// Above kMaxStagedMetadataRequests the table no longer fits a block's shared memory, and staging
+// it per block would cost O(NR) per block anyway. Then metadata_request_tables_kernel (one block)
+// first writes the chunk starts, ring blocks and the k-work prefix into a workspace, and the
+// tiles (RequestTables::kGlobal) search it and query_start_loc in global memory over all NR
+// requests, without hints. Both paths share every line that computes an output.
+//
+// The first template parameter selects a planted-bug variant (metadata_params.hpp); it defaults to
 // MetadataVariant::kNoBug, the only one production code instantiates.
 
 #include <cuda_runtime.h>
@@ -34,6 +40,7 @@
 #include "kernels/invariant_divider.hpp"
 #include "kernels/metadata_params.hpp"
 #include "kernels/programmatic_launch.cuh"
+#include "qsa/cuda/metadata.hpp"
 
 namespace qsa::cuda::detail {
 
@@ -82,18 +89,15 @@ __device__ __forceinline__ int32_t search_last_at_most(const int32_t* keys, int3
   return lo;
 }
 
+/// Stages n_j of every request in prefix_s, replaces them by their exclusive prefix, marks the
+/// request owning every 32nd work row of the tile in `hints`, and returns sum(n_j).
 template <MetadataVariant kVariant, int kThreads>
-__device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
+__device__ int32_t stage_work_prefix(const MetadataParams& p, int32_t* prefix_s, int32_t* hints, int32_t* warp_totals,
+                                     int32_t tile_begin, int32_t chunks) {
   const int32_t nr = p.num_requests;
-  const int32_t tile_rows = kThreads * p.work_rows_per_thread;
-  const int32_t chunks = tile_rows / kChunkRows;
-  int32_t* prefix_s = shared;                 // [nr] n_j, then their exclusive prefix
-  int32_t* hints = prefix_s + nr;             // [chunks + 1] request owning work row tile_begin + 32k
-  int32_t* warp_totals = hints + chunks + 1;  // [kThreads / 32]
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31;
   const int warp = tid >> 5;
-  const int32_t tile_begin = tile * tile_rows;
 
   // n_j of every request (coalesced loads, all of a batch issued before the first use).
   for (int32_t base = 0; base < nr; base += kStageBatch * kThreads) {
@@ -141,6 +145,22 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
     offset += n;
   }
   __syncthreads();
+  return total;
+}
+
+template <MetadataVariant kVariant, int kThreads, RequestTables kTables>
+__device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
+  constexpr bool kStaged = kTables == RequestTables::kStagedPerBlock;
+  const int32_t nr = p.num_requests;
+  const int32_t tile_rows = kThreads * p.work_rows_per_thread;
+  const int32_t chunks = tile_rows / kChunkRows;
+  const int32_t tile_begin = tile * tile_rows;
+  int32_t* hints = shared + nr;  // staged: [chunks + 1] request owning work row tile_begin + 32k
+  const int32_t* prefix = kStaged ? shared : p.request_tables + 2 * nr;  // [nr] exclusive prefix of n_j
+  const int32_t total =
+      kStaged ? stage_work_prefix<kVariant, kThreads>(p, shared, hints, hints + chunks + 1, tile_begin, chunks)
+              : p.request_tables[3 * nr];
+  const int tid = static_cast<int>(threadIdx.x);
 
   // Work rows: (j, r - prefix_j) below the total, (-1, -1) after it.
   int2* out = reinterpret_cast<int2*>(p.k_work_metadata);
@@ -152,11 +172,16 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
     if (r >= p.num_work_rows) break;
     int2 item = make_int2(-1, -1);
     if (r < total) {
-      const int32_t k = local_row / kChunkRows;
-      const int32_t lo = hints[k];
-      const int32_t hi = tile_begin + (k + 1) * kChunkRows < total ? hints[k + 1] : nr - 1;
-      const int32_t j = search_last_at_most<false>(prefix_s, lo, hi, r);
-      item = make_int2(j, r - prefix_s[j]);
+      // Staged: the requests owning this chunk's start and the next chunk's bound the search.
+      int32_t lo = 0;
+      int32_t hi = nr - 1;
+      if constexpr (kStaged) {
+        const int32_t k = local_row / kChunkRows;
+        lo = hints[k];
+        if (tile_begin + (k + 1) * kChunkRows < total) hi = hints[k + 1];
+      }
+      const int32_t j = search_last_at_most<false>(prefix, lo, hi, r);
+      item = make_int2(j, r - prefix[j]);
     } else if constexpr (kVariant == MetadataVariant::kWorkTailUnwritten) {
       continue;
     }
@@ -164,29 +189,18 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
   }
 }
 
-template <MetadataVariant kVariant, int kThreads>
-__device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
+/// Stages query_start_loc [nr + 1], the chunk starts [nr] and the ring blocks [nr] at `shared`,
+/// and marks the request owning every 32nd row of the tile in `hints`. Every load of a batch is
+/// issued before the first store (the hint loop's data-dependent trip count would otherwise
+/// serialise them).
+template <int kThreads>
+__device__ void stage_request_table(const MetadataParams& p, int32_t* shared, int32_t* hints, int32_t tile_begin,
+                                    int32_t chunks) {
   const int32_t nr = p.num_requests;
-  const int32_t tile_rows = kThreads * p.rows_per_thread;
-  const int32_t chunks = tile_rows / kChunkRows;
-  int32_t* qsl_s = shared;            // [nr + 1] query_start_loc
-  int32_t* start_s = qsl_s + nr + 1;  // [nr] chunk start s_j = e_j - q_j
-  int32_t* ring_s = start_s + nr;     // [nr] ring block block_table[j][0] (ring kind, W > 0), else -1
-  int32_t* hints = ring_s + nr;       // [chunks + 1] request owning row tile_begin + 32k
+  int32_t* qsl_s = shared;
+  int32_t* start_s = qsl_s + nr + 1;
+  int32_t* ring_s = start_s + nr;
   const int tid = static_cast<int>(threadIdx.x);
-  const int32_t tile_begin = tile * tile_rows;
-  const bool reads_common = p.kind != kKindRing;
-
-  // The common slots of this thread's rows do not depend on the request table: load them first.
-  int64_t common[kMaxRowsPerThread];
-#pragma unroll
-  for (int i = 0; i < kMaxRowsPerThread; ++i) {
-    const int32_t t = tile_begin + i * kThreads + tid;
-    common[i] = (reads_common && i < p.rows_per_thread && t < p.num_tokens) ? __ldg(p.common_slot_mapping + t) : -1;
-  }
-
-  // Stage the request table and the search hints; every load of a batch is issued before the
-  // first store (the hint loop's data-dependent trip count would otherwise serialise them).
   const bool ring_blocks = p.kind == kKindRing && p.block_table_cols > 0;
   for (int32_t base = 0; base < nr; base += kStageBatch * kThreads) {
     int32_t begin[kStageBatch];
@@ -216,10 +230,35 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
     }
   }
   __syncthreads();
+}
+
+template <MetadataVariant kVariant, int kThreads, RequestTables kTables>
+__device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
+  constexpr bool kStaged = kTables == RequestTables::kStagedPerBlock;
+  const int32_t nr = p.num_requests;
+  const int32_t tile_rows = kThreads * p.rows_per_thread;
+  const int32_t chunks = tile_rows / kChunkRows;
+  // The request table: staged in shared memory, or in the workspace.
+  const int32_t* qsl = kStaged ? shared : p.query_start_loc;                     // [nr + 1] query_start_loc
+  const int32_t* starts = kStaged ? shared + nr + 1 : p.request_tables;          // [nr] chunk start s_j = e_j - q_j
+  const int32_t* rings = kStaged ? shared + 2 * nr + 1 : p.request_tables + nr;  // [nr] ring block or -1
+  int32_t* hints = shared + 3 * nr + 1;  // staged: [chunks + 1] request owning row tile_begin + 32k
+  const int tid = static_cast<int>(threadIdx.x);
+  const int32_t tile_begin = tile * tile_rows;
+  const bool reads_common = p.kind != kKindRing;
+
+  // The common slots of this thread's rows do not depend on the request table: load them first.
+  int64_t common[kMaxRowsPerThread];
+#pragma unroll
+  for (int i = 0; i < kMaxRowsPerThread; ++i) {
+    const int32_t t = tile_begin + i * kThreads + tid;
+    common[i] = (reads_common && i < p.rows_per_thread && t < p.num_tokens) ? __ldg(p.common_slot_mapping + t) : -1;
+  }
+  if constexpr (kStaged) stage_request_table<kThreads>(p, shared, hints, tile_begin, chunks);
 
   // Phase 1, every row of this thread: its request, position, visible groups, and (compressed)
   // the block-table load, issued before anything waits on it.
-  const int32_t m = qsl_s[nr];
+  const int32_t m = qsl[nr];
   int32_t request[kMaxRowsPerThread];
   int32_t position[kMaxRowsPerThread];
   int32_t visible[kMaxRowsPerThread];
@@ -235,15 +274,19 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
     block[i] = -1;
     group[i] = 0;
     if (i >= p.rows_per_thread || t >= p.num_tokens || t >= m) continue;
-    // Row t lies in chunk k, whose start and the next chunk's start are covered by hints[k] and
-    // hints[k + 1] (or the next start is past M, and NR - 1 bounds the search).
-    const int32_t k = local_row / kChunkRows;
-    const int32_t lo = hints[k];
-    const int32_t hi = tile_begin + (k + 1) * kChunkRows < m ? hints[k + 1] : nr - 1;
-    const int32_t j = search_last_at_most<kVariant == MetadataVariant::kRequestSearchOffByOne>(qsl_s, lo, hi, t);
-    const int32_t begin = qsl_s[j];
-    const int32_t end = qsl_s[j + 1];
-    const int32_t start = start_s[j];
+    // Staged: row t lies in chunk k, whose start and the next chunk's start are covered by
+    // hints[k] and hints[k + 1] (or the next start is past M, and NR - 1 bounds the search).
+    int32_t lo = 0;
+    int32_t hi = nr - 1;
+    if constexpr (kStaged) {
+      const int32_t k = local_row / kChunkRows;
+      lo = hints[k];
+      if (tile_begin + (k + 1) * kChunkRows < m) hi = hints[k + 1];
+    }
+    const int32_t j = search_last_at_most<kVariant == MetadataVariant::kRequestSearchOffByOne>(qsl, lo, hi, t);
+    const int32_t begin = qsl[j];
+    const int32_t end = qsl[j + 1];
+    const int32_t start = starts[j];
     const int32_t pos = start + (t - begin);
     const int32_t seq_len = start + (end - begin);
     request[i] = j;
@@ -266,7 +309,7 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
     } else if (p.kind == kKindRing) {
       const bool kept =
           kVariant == MetadataVariant::kRingKeepsEveryRow || t + static_cast<int32_t>(p.ring_capacity.divisor) >= end;
-      if (kept) block[i] = ring_s[j];
+      if (kept) block[i] = rings[j];
     }
   }
 
@@ -302,7 +345,7 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
   }
 }
 
-template <MetadataVariant kVariant, int kThreads>
+template <MetadataVariant kVariant, int kThreads, RequestTables kTables>
 __global__ void __launch_bounds__(kThreads) metadata_staged_tiles_kernel(const MetadataParams params) {
   extern __shared__ int32_t shared[];
   const auto block = static_cast<int32_t>(blockIdx.x);
@@ -310,42 +353,96 @@ __global__ void __launch_bounds__(kThreads) metadata_staged_tiles_kernel(const M
   allow_next_grid();
   if constexpr (kVariant == MetadataVariant::kHoldsWritesAfterTrigger) hold_for(kHoldNanoseconds);
   if (block < params.work_blocks)
-    build_work_tile<kVariant, kThreads>(params, shared, block);
+    build_work_tile<kVariant, kThreads, kTables>(params, shared, block);
   else
-    build_row_tile<kVariant, kThreads>(params, shared, block - params.work_blocks);
+    build_row_tile<kVariant, kThreads, kTables>(params, shared, block - params.work_blocks);
+}
+
+/// The first launch when NR > kMaxStagedMetadataRequests: one block writes every request's chunk
+/// start and ring block and (compressed kind) the exclusive prefix of n_j and their sum into the
+/// workspace, kRequestTableThreads requests a round, for the tiles to search in global memory.
+template <MetadataVariant kVariant>
+__global__ void __launch_bounds__(kRequestTableThreads) metadata_request_tables_kernel(const MetadataParams p) {
+  __shared__ int32_t warp_totals[kRequestTableThreads / 32];
+  wait_for_previous_grid();
+  allow_next_grid();
+  const int32_t nr = p.num_requests;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const bool ring_blocks = p.kind == kKindRing && p.block_table_cols > 0;
+  int32_t carry = 0;  // sum of n_j over the rounds before, the same in every thread
+  for (int32_t base = 0; base < nr; base += kRequestTableThreads) {
+    const int32_t j = base + tid;
+    int32_t n = 0;
+    if (j < nr) {
+      const int32_t begin = __ldg(p.query_start_loc + j);
+      const int32_t end = __ldg(p.query_start_loc + j + 1);
+      const int32_t seq_len = __ldg(p.seq_lens + j);
+      p.request_tables[j] = seq_len - (end - begin);
+      p.request_tables[nr + j] = ring_blocks ? __ldg(p.block_table + static_cast<int64_t>(j) * p.row_stride) : -1;
+      if (p.kind == kKindCompressed) n = work_items<kVariant>(begin, end, seq_len, p.compress_ratio);
+    }
+    const int32_t inclusive = warp_inclusive_sum(n);
+    if (lane == 31) warp_totals[warp] = inclusive;
+    __syncthreads();
+    int32_t offset = carry + inclusive - n;
+#pragma unroll
+    for (int w = 0; w < kRequestTableThreads / 32; ++w) {
+      const int32_t warp_total = warp_totals[w];
+      carry += warp_total;
+      if (w < warp) offset += warp_total;
+    }
+    if (j < nr) p.request_tables[2 * nr + j] = offset;
+    __syncthreads();  // the next round overwrites warp_totals
+  }
+  if (tid == 0) p.request_tables[3 * nr] = carry;
 }
 
 /// Raises the dynamic shared-memory limit of every block size of the kVariant instantiation.
 template <MetadataVariant kVariant = MetadataVariant::kNoBug>
 cudaError_t allow_metadata_shared_memory(int bytes) {
-  cudaError_t e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 256>,
+  constexpr RequestTables kStaged = RequestTables::kStagedPerBlock;
+  cudaError_t e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 256, kStaged>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             bytes);
+    e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 512, kStaged>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 1024>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             bytes);
+    e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 1024, kStaged>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   return e;
 }
 
-/// Launches the kVariant instantiation for `threads` (256, 512 or 1024) threads per block:
-/// `blocks` blocks, `shared_bytes` of dynamic shared memory; `programmatic`: with programmatic
-/// dependent launch.
+/// Launches the kVariant instantiation planned by plan_metadata_launch: the staged tiles for
+/// `shape.threads` (256, 512 or 1024) threads per block, or, when `shape.global_tables`, the
+/// request-table block and then the global-table tiles; `programmatic`: with programmatic
+/// dependent launch (both launches).
 template <MetadataVariant kVariant = MetadataVariant::kNoBug>
-cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, int32_t threads, int32_t blocks,
-                                         size_t shared_bytes, cudaStream_t stream, bool programmatic = false) {
+cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, const MetadataLaunchShape& shape,
+                                         cudaStream_t stream, bool programmatic = false) {
+  const int32_t blocks = shape.row_blocks + shape.work_blocks;
   if (blocks == 0) return cudaSuccess;
   const dim3 grid(static_cast<unsigned>(blocks));
-  switch (threads) {
+  const size_t shared = shape.shared_bytes;
+  constexpr RequestTables kStaged = RequestTables::kStagedPerBlock;
+  if (shape.global_tables) {
+    if (shape.threads != kGlobalTableThreads) return cudaErrorInvalidConfiguration;
+    const cudaError_t e = launch_kernel(metadata_request_tables_kernel<kVariant>, dim3(1), dim3(kRequestTableThreads),
+                                        0, stream, programmatic, params);
+    if (e != cudaSuccess) return e;
+    return launch_kernel(metadata_staged_tiles_kernel<kVariant, kGlobalTableThreads, RequestTables::kGlobal>, grid,
+                         dim3(kGlobalTableThreads), shared, stream, programmatic, params);
+  }
+  switch (shape.threads) {
     case 256:
-      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 256>, grid, dim3(256), shared_bytes, stream,
+      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 256, kStaged>, grid, dim3(256), shared, stream,
                            programmatic, params);
     case 512:
-      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 512>, grid, dim3(512), shared_bytes, stream,
+      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 512, kStaged>, grid, dim3(512), shared, stream,
                            programmatic, params);
     case 1024:
-      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 1024>, grid, dim3(1024), shared_bytes, stream,
+      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 1024, kStaged>, grid, dim3(1024), shared, stream,
                            programmatic, params);
     default:
       return cudaErrorInvalidConfiguration;

@@ -1,7 +1,7 @@
 #pragma once
 // The SPEC 2 per-step metadata on the GPU, as a device-level API: device pointers in, device
-// pointers out, one kernel launch on the caller's stream. Host header (no __global__ here); the
-// kernel is metadata_staged_tiles_kernel in src/kernels/metadata_staged_tiles.cuh.
+// pointers out, one kernel launch on the caller's stream (two above kMaxStagedMetadataRequests).
+// Host header (no __global__ here); the kernels are in src/kernels/metadata_staged_tiles.cuh.
 
 #include <cuda_runtime_api.h>
 
@@ -13,10 +13,21 @@
 
 namespace qsa::cuda {
 
-/// Largest NR one launch accepts. Every block stages the whole request table in shared memory
-/// (12 bytes per request: query_start_loc, chunk start, ring block), so NR is bounded by the
-/// 227 KiB a block may use on sm_90. vLLM's max_num_seqs is far below (1024 on H100/H200).
-inline constexpr int32_t kMaxMetadataRequests = 16384;
+/// Largest NR of SPEC 1.3; every valid batch runs on the GPU.
+inline constexpr int32_t kMaxMetadataRequests = 1 << 20;
+
+/// Largest NR built in one launch. Up to here every block stages the whole request table in
+/// shared memory (12 bytes per request: query_start_loc, chunk start, ring block), bounded by the
+/// 227 KiB a block may use on sm_90; vLLM's max_num_seqs is far below (1024 on H100/H200). Above
+/// it a first one-block launch writes the request table into `request_workspace` and the tiles
+/// search it in global memory (two launches, same outputs).
+inline constexpr int32_t kMaxStagedMetadataRequests = 16384;
+
+/// int32 elements of MetadataDeviceArgs::request_workspace for NR requests: 0 up to
+/// kMaxStagedMetadataRequests, else 3·NR + 1 (chunk starts, ring blocks, k-work prefix and total).
+constexpr int64_t metadata_workspace_elements(int64_t num_requests) {
+  return num_requests <= kMaxStagedMetadataRequests ? 0 : 3 * num_requests + 1;
+}
 
 /// One step of one cache group, on the device. Every pointer is device memory owned by the
 /// caller; nothing is read on the host. N and NR are launch parameters (fixed per captured CUDA
@@ -34,7 +45,7 @@ struct MetadataDeviceArgs {
   int64_t block_table_col_stride = 1;  // elements between columns (>= 0); column slices and column-major tables work
   int32_t block_table_cols = 0;        // W, may be 0 (then block_table may be null)
   int32_t num_tokens = 0;              // N: rows to write, padding included; 0 <= N <= 2^24
-  int32_t num_requests = 0;            // NR, padded requests included; 1 <= NR <= kMaxMetadataRequests
+  int32_t num_requests = 0;            // NR, padded requests included; 1 <= NR <= kMaxMetadataRequests (2^20)
   CacheKind kind = CacheKind::kCompressed;
   int32_t compress_ratio = 0;  // C (compressed kind only), 2..1024
   int32_t builder_ratio =
@@ -49,6 +60,9 @@ struct MetadataDeviceArgs {
   int64_t* slot_mapping = nullptr;       // [num_tokens]; -1 = no slot
   int32_t* k_work_metadata =
       nullptr;  // [K][2] (request, work) pairs, 8-byte aligned; compressed kind only (K = 0 otherwise)
+
+  // Workspace: [metadata_workspace_elements(NR)] int32, needed only when NR > kMaxStagedMetadataRequests.
+  int32_t* request_workspace = nullptr;
 
   /// Copies the kind and its parameters from a host config (validated by qsa::validate()).
   void set_cache(const CacheKindConfig& cache);
@@ -68,7 +82,10 @@ struct MetadataLaunchConfig {
 
 /// The grid one launch uses: `work_blocks` blocks build k-work tiles, then `row_blocks` blocks
 /// build row tiles, `threads` threads each, `shared_bytes` of dynamic shared memory per block.
+/// `global_tables`: NR > kMaxStagedMetadataRequests, so a one-block launch writing the request
+/// table into the workspace comes first.
 struct MetadataLaunchShape {
+  bool global_tables = false;
   int32_t row_blocks = 0;
   int32_t work_blocks = 0;
   int32_t threads = 0;
@@ -78,12 +95,13 @@ struct MetadataLaunchShape {
 };
 
 /// Raises the kernel's dynamic shared-memory limit so that launches with NR up to
-/// kMaxMetadataRequests fit. Call once per process before the first launch (MetadataBuffers::create
+/// kMaxStagedMetadataRequests fit. Call once per process before the first launch (MetadataBuffers::create
 /// and CudaBackend do); not a stream operation, so it may also run while a stream is captured.
 [[nodiscard]] Status prepare_metadata_launch(Error* error);
 
 /// Builds token_to_req, logical_positions, visible_blocks, slot_mapping and (compressed kind)
-/// k_work_metadata of SPEC 2 for one step, in one kernel launch on `stream`.
+/// k_work_metadata of SPEC 2 for one step, in one kernel launch on `stream` (two when
+/// NR > kMaxStagedMetadataRequests).
 ///
 /// Preconditions: the input is valid by SPEC 1.4 (the caller ran qsa::validate() on its host
 /// copies); the device arrays have the sizes in MetadataDeviceArgs. The launch checks only its
@@ -94,8 +112,9 @@ struct MetadataLaunchShape {
 /// nothing else is touched. Inputs and outputs must not overlap.
 /// Determinism: integer arithmetic only; bitwise equal to qsa::reference::build_metadata on every
 /// valid input, sentinels, padding rows and the (-1, -1) k-work tail included, on any stream.
-/// No global workspace: the kernel keeps its request table, its prefix sums and its search
-/// hints in shared memory (metadata_launch_shape(...).shared_bytes per block).
+/// No global workspace up to kMaxStagedMetadataRequests: the kernel keeps its request table, its
+/// prefix sums and its search hints in shared memory (metadata_launch_shape(...).shared_bytes per
+/// block). Above it, args.request_workspace holds the table (kInvalidInput if it is null).
 ///
 /// Example (SPEC 8): qsl = {0, 2, 4}, seq_lens = {2, 5}, N = 6 (ring, R = 4) gives token_to_req
 /// {0, 0, 1, 1, 0, 0} and logical_positions {0, 1, 3, 4, -1, -1}

@@ -19,7 +19,7 @@ class MetadataBuffers {
  public:
   struct Capacity {
     int64_t max_tokens = 0;          // max_num_batched_tokens: N of any step
-    int64_t max_requests = 0;        // max_num_seqs: NR of any step, <= kMaxMetadataRequests
+    int64_t max_requests = 0;        // max_num_seqs: NR of any step, <= kMaxMetadataRequests (2^20)
     int64_t max_table_elements = 0;  // elements of the block table's storage
   };
 
@@ -66,6 +66,7 @@ class MetadataBuffers {
   int32_t* visible_blocks_ = nullptr;          // [max_tokens]
   int64_t* slot_mapping_ = nullptr;            // [max_tokens]
   int32_t* k_work_metadata_ = nullptr;         // [max_work_rows][2], max_work_rows = max_tokens / 2 + max_requests
+  int32_t* request_workspace_ = nullptr;       // [metadata_workspace_elements(max_requests)], null when 0
   std::vector<int32_t> host_query_start_loc_;  // int32 staging of the host input
   std::vector<int32_t> host_seq_lens_;
 };

@@ -32,9 +32,7 @@ Status launch_metadata_variant(const MetadataDeviceArgs& args, cudaStream_t stre
   if (Status s = plan_metadata_launch(args, {}, &params, &shape, error); s != Status::kOk) return s;
   static const cudaError_t prepared = allow_metadata_shared_memory<kBug>(static_cast<int>(max_metadata_shared_bytes()));
   QSA_CUDA_TRY(prepared, error);
-  QSA_CUDA_TRY((launch_metadata_staged_tiles<kBug>(params, shape.threads, shape.row_blocks + shape.work_blocks,
-                                                   shape.shared_bytes, stream, programmatic)),
-               error);
+  QSA_CUDA_TRY(launch_metadata_staged_tiles<kBug>(params, shape, stream, programmatic), error);
   return Status::kOk;
 }
 
