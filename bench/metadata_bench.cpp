@@ -9,7 +9,7 @@
 //    (every repetition in the JSON output). Inputs stay in the same device buffers, so they are L2-resident, as they
 //    are in vLLM, which copies them to the device right before the launch.
 //  * BM_Floor/empty_kernel/blocks:B: empty grids as large as ours (launch cost before any work).
-//  * BM_MetadataTiling/cuda/...: the same kernel under other tilings (for tuning).
+//  * BM_MetadataTiling/cuda[-pdl]/...: the same kernel under other tilings (for tuning).
 //
 // Items are rows (N). The run ends with a summary table (shape, reference, baseline, ours, floor).
 // --quick: one repetition and the command-line min time (the bench-smoke CTest entry). Without a
@@ -201,7 +201,8 @@ void register_benchmarks(bool gpu) {
     c->floor_blocks = 4;
     configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
   }
-  // Tilings other than the default, on the compressed kind (the one with k-work).
+  // Tilings other than the default: the compressed kind (the one with k-work), and the ring kind
+  // at the prefill shapes (few requests, the kind furthest from upstream there).
   struct Tiling {
     int threads, rows, work;
   };
@@ -209,22 +210,30 @@ void register_benchmarks(bool gpu) {
     if (shape.requests == 1024) return std::vector<Tiling>{{256, 1, 1}, {512, 1, 1}, {1024, 1, 1}, {1024, 2, 2}};
     if (shape.tokens == 1024 || shape.tokens == 65536)
       return std::vector<Tiling>{{256, 1, 1}, {256, 2, 2}, {512, 1, 1}, {1024, 1, 1}};
+    if (shape.requests <= 16) return std::vector<Tiling>{{256, 1, 1}, {256, 2, 2}};
     return std::vector<Tiling>{};
   };
   for (const MetadataShape& shape : metadata_bench_shapes()) {
     const std::vector<Tiling> tilings = tilings_for(shape);
-    if (tilings.empty()) continue;
-    const MetadataInput input = make_shape_input(shape, CacheKind::kCompressed, 1);
-    for (const Tiling& tiling : tilings) {
-      const cuda::MetadataLaunchConfig config{tiling.rows, tiling.work, tiling.threads};
-      const std::string name = "BM_MetadataTiling/cuda/" + shape_suffix(CacheKind::kCompressed, shape) +
-                               "/threads:" + std::to_string(tiling.threads) +
-                               "/rows_per_thread:" + std::to_string(tiling.rows) +
-                               "/work_rows_per_thread:" + std::to_string(tiling.work);
-      GpuCase* c = add_gpu_case(name, input, [config](const cuda::MetadataDeviceArgs& a, cudaStream_t s, Error* e) {
-        return cuda::launch_metadata(a, s, e, config);
-      });
-      configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
+    for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing}) {
+      if (tilings.empty() || (kind == CacheKind::kRing && shape.requests > 16)) continue;
+      const MetadataInput input = make_shape_input(shape, kind, 1);
+      // Plain launches, and at the prefill shapes with PDL too (the mode the targets compare).
+      for (const bool programmatic : {false, true}) {
+        if (programmatic && shape.requests > 16) continue;
+        for (const Tiling& tiling : tilings) {
+          const cuda::MetadataLaunchConfig config{tiling.rows, tiling.work, tiling.threads, programmatic};
+          const std::string name =
+              std::string(programmatic ? "BM_MetadataTiling/cuda-pdl/" : "BM_MetadataTiling/cuda/") +
+              shape_suffix(kind, shape) + "/threads:" + std::to_string(tiling.threads) +
+              "/rows_per_thread:" + std::to_string(tiling.rows) +
+              "/work_rows_per_thread:" + std::to_string(tiling.work);
+          GpuCase* c = add_gpu_case(name, input, [config](const cuda::MetadataDeviceArgs& a, cudaStream_t s, Error* e) {
+            return cuda::launch_metadata(a, s, e, config);
+          });
+          configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
+        }
+      }
     }
   }
 #endif
