@@ -184,8 +184,9 @@ if phase tolerance; then
 fi
 
 if phase sanitizers; then
-  # The global-table path (NR > 16 384, two launches) through its graph and PDL test.
-  META_FILTER='MetadataCudaVsReference.*:MetadataCudaGraph.*:MetadataCudaDeterminism.*:MetadataCudaStreams.*:MetadataCudaGlobalTables.TwoLaunches*'
+  # The global-table path (NR > 16 384, two launches) through its graph and PDL test, and the
+  # warp-table path (NR <= 32) at every tiling.
+  META_FILTER='MetadataCudaVsReference.*:MetadataCudaGraph.*:MetadataCudaDeterminism.*:MetadataCudaStreams.*:MetadataCudaGlobalTables.TwoLaunches*:MetadataCudaWarpTables.*'
   STEP_FILTER='StepUpdateCudaVsReference.HandScenarios*:StepUpdateCudaVsReference.GroupPosition*:StepUpdateCudaVsReference.InvalidStep*:StepUpdateCudaConversions.*'
   if [ -z "$SANITIZER" ]; then
     note "FAIL     compute-sanitizer not found"

@@ -24,9 +24,10 @@ namespace {
 #define ASSERT_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
 #define ASSERT_OK(call, error) ASSERT_EQ((call), Status::kOk) << #call << ": " << (error)
 
-// A step with NR requests over M <= N rows: decodes of 1 + 3 rows, a few long chunks, zero-length
-// requests in the middle and padded requests at the tail; block ids random with some -1.
-MetadataInput large_input(CacheKind kind, int64_t n, int64_t nr, uint64_t seed) {
+// A step with NR requests over M <= N rows, request j asking for query_len(rng, j) rows (cut to
+// leave token-only padding); seq_lens random above q_j, block ids random with some -1.
+template <typename QueryLength>
+MetadataInput generated_input(CacheKind kind, int64_t n, int64_t nr, uint64_t seed, QueryLength query_len) {
   traces::Rng rng(seed);
   MetadataInput in;
   in.cache.kind = kind;
@@ -41,12 +42,7 @@ MetadataInput large_input(CacheKind kind, int64_t n, int64_t nr, uint64_t seed) 
   in.batch.query_start_loc.push_back(0);
   int64_t max_seq = 0;
   for (int64_t j = 0; j < nr; ++j) {
-    const int64_t left = budget - in.batch.query_start_loc.back();
-    const int64_t want = j >= nr - 8         ? 0
-                         : rng.chance(1, 50) ? 0
-                         : rng.chance(1, 20) ? rng.range(5, 2 * n / nr + 40)
-                                             : 4;
-    const int64_t q = std::min(left, want);
+    const int64_t q = std::min(budget - in.batch.query_start_loc.back(), query_len(rng, j));
     const int64_t seq = q + (rng.chance(1, 4) ? 0 : rng.range(0, 40000 * 1024 / std::max<int64_t>(nr, 1024)));
     in.batch.query_start_loc.push_back(in.batch.query_start_loc.back() + q);
     in.batch.seq_lens.push_back(seq);
@@ -62,6 +58,22 @@ MetadataInput large_input(CacheKind kind, int64_t n, int64_t nr, uint64_t seed) 
     for (auto& b : r) b = rng.chance(1, 30) ? -1 : static_cast<int32_t>(rng.range(0, 1 << 20));
   in.block_table = rng.chance(1, 2) ? BlockTable::column_major(rows) : BlockTable::from_rows(rows);
   return in;
+}
+
+// Decodes of 1 + 3 rows, a few long chunks, zero-length requests in the middle and padded
+// requests at the tail.
+MetadataInput large_input(CacheKind kind, int64_t n, int64_t nr, uint64_t seed) {
+  return generated_input(kind, n, nr, seed, [n, nr](traces::Rng& rng, int64_t j) -> int64_t {
+    return j >= nr - 8 ? 0 : rng.chance(1, 50) ? 0 : rng.chance(1, 20) ? rng.range(5, 2 * n / nr + 40) : 4;
+  });
+}
+
+// Few requests (the warp-table path): long chunks, requests of 1 to 3 rows (so that one warp's 32
+// rows cross several request boundaries) and zero-length requests.
+MetadataInput few_requests_input(CacheKind kind, int64_t n, int64_t nr, uint64_t seed) {
+  return generated_input(kind, n, nr, seed, [n, nr](traces::Rng& rng, int64_t /*j*/) -> int64_t {
+    return rng.chance(1, 6) ? 0 : rng.chance(1, 3) ? rng.range(1, 3) : rng.range(4, 2 * n / nr);
+  });
 }
 
 MetadataInput mixed_input(CacheKind kind, uint64_t seed) {
@@ -83,12 +95,13 @@ class DeviceFixture : public ::testing::Test {
   }
 
   // Uploads, poisons, launches on `stream` and downloads; the split comes from the host.
-  void run(const MetadataInput& in, cudaStream_t stream, MetadataOutput* out) {
+  void run(const MetadataInput& in, cudaStream_t stream, MetadataOutput* out,
+           const cuda::MetadataLaunchConfig& config = {}) {
     Error error;
     cuda::MetadataDeviceArgs args;
     ASSERT_OK(buffers_->upload(in, stream, &args, &error), error);
     ASSERT_OK(buffers_->poison_outputs(args, stream, &error), error);
-    ASSERT_OK(cuda::launch_metadata(args, stream, &error), error);
+    ASSERT_OK(cuda::launch_metadata(args, stream, &error, config), error);
     ASSERT_OK(buffers_->download(args, stream, out, &error), error);
     out->split = reference::split_decodes_and_prefills(in.batch);
   }
@@ -135,6 +148,7 @@ using MetadataCudaGraph = DeviceFixture;
 using MetadataCudaDeterminism = DeviceFixture;
 using MetadataCudaStreams = DeviceFixture;
 using MetadataCudaLimits = DeviceFixture;
+using MetadataCudaWarpTables = DeviceFixture;
 
 // Buffers for SPEC 1.3's 2^20 requests (the workspace of the global-table path) and 4 rows each.
 class MetadataCudaGlobalTables : public DeviceFixture {
@@ -207,6 +221,27 @@ TEST_F(MetadataCudaStreams, NonDefaultAndLegacyStreamsGiveTheReference) {
   cudaStreamDestroy(blocking);
 }
 
+TEST_F(MetadataCudaWarpTables, EveryTilingUpToTheWarpLimitMatchesTheReference) {
+  // NR around kMaxWarpTableRequests, every kind, one to four rows (and k-work rows) per thread:
+  // warps inside one long chunk, warps crossing many short requests (the shuffle search), zero-length
+  // requests and padding rows. NR = 33 is the staged path, for contrast.
+  for (const int64_t nr : {1, 2, 3, 16, 31, 32, 33}) {
+    for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough}) {
+      for (const int32_t per_thread : {1, 2, 4}) {
+        SCOPED_TRACE(std::to_string(nr) + " requests, " + to_string(kind) + ", " + std::to_string(per_thread) +
+                     " rows per thread");
+        const MetadataInput in = few_requests_input(kind, 3000 + 701 * per_thread, nr, 50 + static_cast<uint64_t>(nr));
+        cuda::MetadataLaunchConfig config;
+        config.rows_per_thread = per_thread;
+        config.work_rows_per_thread = 5 - per_thread;
+        MetadataOutput out;
+        run(in, stream_, &out, config);
+        expect_equals_reference(in, out);
+      }
+    }
+  }
+}
+
 TEST_F(MetadataCudaLimits, LargestShapesMatchTheReference) {
   // N = 65 536 rows with NR = 4096 requests for every kind, and NR = kMaxStagedMetadataRequests
   // (the shared-memory path above 48 KiB per block).
@@ -277,6 +312,40 @@ TEST(MetadataCudaBackendLimits, RequestsBeyondTheStagedLimitRunOnTheDevice) {
   const auto finding = traces::judge_metadata(in, traces::MetadataRun{Status::kOk, Error{}, out},
                                               traces::MetadataChecks{true, &expected});
   EXPECT_FALSE(finding.has_value()) << finding->to_string();
+}
+
+TEST(MetadataCudaLaunch, PlansTheRequestTableFromTheRequestCountAndBlockSize) {
+  // Host only: the plan's choice of table, and no shared memory unless the table is staged.
+  static int32_t fake[8];
+  cuda::MetadataDeviceArgs args;
+  args.kind = CacheKind::kRing;
+  args.ring_capacity = 8;
+  args.builder_ratio = 4;
+  args.query_start_loc = fake;
+  args.seq_lens = fake;
+  args.num_tokens = 8192;
+  args.token_to_req = fake;
+  args.logical_positions = reinterpret_cast<int64_t*>(fake);
+  args.visible_blocks = fake;
+  args.slot_mapping = reinterpret_cast<int64_t*>(fake);
+  args.request_workspace = fake;
+  const auto plan = [&](int32_t nr, int32_t threads) {
+    args.num_requests = nr;
+    cuda::MetadataLaunchConfig config;
+    config.threads = threads;
+    return cuda::metadata_launch_shape(args, config);
+  };
+  using cuda::MetadataRequestTable;
+  for (const int32_t nr : {1, cuda::kMaxWarpTableRequests}) {
+    EXPECT_EQ(plan(nr, 0).request_table, MetadataRequestTable::kWarpRegisters) << nr;
+    EXPECT_EQ(plan(nr, 0).shared_bytes, 0u) << nr;
+    EXPECT_EQ(plan(nr, 512).request_table, MetadataRequestTable::kSharedPerBlock) << nr;
+  }
+  EXPECT_EQ(plan(cuda::kMaxWarpTableRequests + 1, 0).request_table, MetadataRequestTable::kSharedPerBlock);
+  EXPECT_GT(plan(cuda::kMaxWarpTableRequests + 1, 0).shared_bytes, 0u);
+  EXPECT_EQ(plan(cuda::kMaxStagedMetadataRequests, 0).request_table, MetadataRequestTable::kSharedPerBlock);
+  EXPECT_EQ(plan(cuda::kMaxStagedMetadataRequests + 1, 0).request_table, MetadataRequestTable::kGlobalWorkspace);
+  EXPECT_EQ(plan(cuda::kMaxStagedMetadataRequests + 1, 0).shared_bytes, 0u);
 }
 
 TEST(MetadataCudaLaunch, RejectsBadLaunchArgumentsBeforeTouchingTheDevice) {

@@ -99,16 +99,20 @@ Status plan_metadata_launch(const MetadataDeviceArgs& args, const MetadataLaunch
   const int64_t row_tile = int64_t{threads} * rows_per_thread;
   const int64_t work_tile = int64_t{threads} * work_rows_per_thread;
   MetadataLaunchShape s;
-  s.global_tables = global_tables;
+  // A tiling the warp table does not offer (512 or 1024 threads) stages the table per block.
+  s.request_table = global_tables ? MetadataRequestTable::kGlobalWorkspace
+                    : nr <= kMaxWarpTableRequests && threads == kWarpTableThreads
+                        ? MetadataRequestTable::kWarpRegisters
+                        : MetadataRequestTable::kSharedPerBlock;
+  const bool staged = s.request_table == MetadataRequestTable::kSharedPerBlock;
   s.threads = threads;
   s.rows_per_thread = rows_per_thread;
   s.work_rows_per_thread = work_rows_per_thread;
   s.row_blocks = static_cast<int32_t>((n + row_tile - 1) / row_tile);
   s.work_blocks = static_cast<int32_t>((k + work_tile - 1) / work_tile);
-  int64_t words = 0;  // global tables: none (the tiles search the workspace)
-  if (!global_tables && s.row_blocks > 0) words = std::max(words, row_tile_shared_words(nr, threads, rows_per_thread));
-  if (!global_tables && s.work_blocks > 0)
-    words = std::max(words, work_tile_shared_words(nr, threads, work_rows_per_thread));
+  int64_t words = 0;  // warp and global tables: none
+  if (staged && s.row_blocks > 0) words = std::max(words, row_tile_shared_words(nr, threads, rows_per_thread));
+  if (staged && s.work_blocks > 0) words = std::max(words, work_tile_shared_words(nr, threads, work_rows_per_thread));
   s.shared_bytes = static_cast<size_t>(words) * sizeof(int32_t);
 
   MetadataParams prm{};

@@ -20,6 +20,8 @@ inline constexpr int kStageBatch = 4;            // requests a thread loads befo
 // NR > kMaxStagedMetadataRequests: one block writes the request table, then tiles of 256 threads.
 inline constexpr int kRequestTableThreads = 1024;
 inline constexpr int kGlobalTableThreads = 256;
+// NR <= kMaxWarpTableRequests: tiles of 256 threads whose warps hold the table in their lanes.
+inline constexpr int kWarpTableThreads = 256;
 
 inline constexpr int32_t kKindCompressed = 0;
 inline constexpr int32_t kKindRing = 1;
@@ -45,12 +47,6 @@ enum class MetadataVariant : int {
 };
 
 inline constexpr uint64_t kHoldNanoseconds = 200000;  // far longer than a dependent's launch
-
-/// Where a launch's tiles find the request table (a template parameter of the tile kernel).
-enum class RequestTables : int {
-  kStagedPerBlock,  // NR <= kMaxStagedMetadataRequests: every block stages it in shared memory
-  kGlobal,          // larger NR: metadata_request_tables_kernel wrote it to the workspace just before
-};
 
 /// Everything one launch needs, by value (184 bytes of kernel parameters).
 struct MetadataParams {
@@ -82,7 +78,7 @@ struct MetadataParams {
 
   // Last, so that the fields above keep their offsets: moving them cost the ring kind 0.05 us a
   // launch (docs/cuda-performance-log.md, round 8). The request table in the workspace
-  // (RequestTables::kGlobal launches; null otherwise): [NR] chunk starts s_j = e_j - q_j, [NR] ring
+  // (MetadataRequestTable::kGlobalWorkspace launches; null otherwise): [NR] chunk starts s_j = e_j - q_j, [NR] ring
   // blocks block_table[j][0] (ring kind, W > 0) or -1, [NR + 1] the exclusive prefix of n_j, then
   // their sum (compressed).
   int32_t* request_tables;

@@ -24,14 +24,22 @@
 // before the request table arrives, so a row waits on at most two dependent loads (the request
 // table, then, compressed kind only, its block-table entry). All arithmetic is integer.
 //
-// Above kMaxStagedMetadataRequests the table no longer fits a block's shared memory, and staging
-// it per block would cost O(NR) per block anyway. Then metadata_request_tables_kernel (one block)
-// first writes the chunk starts, ring blocks and the k-work prefix into a workspace, and the
-// tiles (RequestTables::kGlobal) search it and query_start_loc in global memory over all NR
-// requests, without hints. Both paths share every line that computes an output.
+// The table's place is the template parameter MetadataRequestTable (chosen by the plan):
 //
-// The first template parameter selects a planted-bug variant (metadata_params.hpp); it defaults to
-// MetadataVariant::kNoBug, the only one production code instantiates.
+//  * kWarpRegisters, NR <= kMaxWarpTableRequests (the prefill shapes): no staging at all. Every
+//    warp loads the table into its lanes (metadata_warp_table.cuh) and finds a row's request with
+//    ballots and shuffles, so no block barrier, no hints and no shared memory.
+//  * kSharedPerBlock, up to kMaxStagedMetadataRequests: staged per block as described above.
+//  * kGlobalWorkspace, above that: the table no longer fits a block's shared memory, and staging
+//    it per block would cost O(NR) per block anyway. metadata_request_tables_kernel (one block)
+//    first writes the chunk starts, ring blocks and the k-work prefix into a workspace, and the
+//    tiles search it and query_start_loc in global memory over all NR requests, without hints.
+//
+// The three share every line that computes an output from a found request.
+//
+// Template parameters: the planted-bug variant (metadata_params.hpp; production instantiates
+// MetadataVariant::kNoBug only), the block size, the table's place, and the cache kind (so that
+// each kind's tiles carry only their own code).
 
 #include <cuda_runtime.h>
 
@@ -39,20 +47,11 @@
 
 #include "kernels/invariant_divider.hpp"
 #include "kernels/metadata_params.hpp"
+#include "kernels/metadata_warp_table.cuh"
 #include "kernels/programmatic_launch.cuh"
 #include "qsa/cuda/metadata.hpp"
 
 namespace qsa::cuda::detail {
-
-__device__ __forceinline__ int32_t warp_inclusive_sum(int32_t value) {
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-#pragma unroll
-  for (int delta = 1; delta < 32; delta <<= 1) {
-    const int32_t other = __shfl_up_sync(0xffffffffu, value, delta);
-    if (lane >= delta) value += other;
-  }
-  return value;
-}
 
 /// n_j of SPEC 2 for a request with rows [row_begin, row_end) and e_j = seq_len.
 template <MetadataVariant kVariant>
@@ -148,18 +147,33 @@ __device__ int32_t stage_work_prefix(const MetadataParams& p, int32_t* prefix_s,
   return total;
 }
 
-template <MetadataVariant kVariant, int kThreads, RequestTables kTables>
+/// The k-work table of NR <= kMaxWarpTableRequests requests in the warp's lanes (warp-collective).
+template <MetadataVariant kVariant>
+__device__ WarpWorkTable load_warp_work_table(const MetadataParams& p) {
+  const int32_t nr = p.num_requests;
+  const int32_t j = static_cast<int32_t>(threadIdx.x) & 31;
+  int32_t work = 0;
+  if (j < nr)
+    work = work_items<kVariant>(__ldg(p.query_start_loc + j), __ldg(p.query_start_loc + j + 1), __ldg(p.seq_lens + j),
+                                p.compress_ratio);
+  return warp_work_table(work, nr);
+}
+
+template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable>
 __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
-  constexpr bool kStaged = kTables == RequestTables::kStagedPerBlock;
+  constexpr bool kStaged = kTable == MetadataRequestTable::kSharedPerBlock;
+  constexpr bool kWarp = kTable == MetadataRequestTable::kWarpRegisters;
   const int32_t nr = p.num_requests;
   const int32_t tile_rows = kThreads * p.work_rows_per_thread;
   const int32_t chunks = tile_rows / kChunkRows;
   const int32_t tile_begin = tile * tile_rows;
   int32_t* hints = shared + nr;  // staged: [chunks + 1] request owning work row tile_begin + 32k
   const int32_t* prefix = kStaged ? shared : p.request_tables + 2 * nr;  // [nr] exclusive prefix of n_j
+  [[maybe_unused]] const WarpWorkTable lanes = kWarp ? load_warp_work_table<kVariant>(p) : WarpWorkTable{};
   const int32_t total =
-      kStaged ? stage_work_prefix<kVariant, kThreads>(p, shared, hints, hints + chunks + 1, tile_begin, chunks)
-              : p.request_tables[3 * nr];
+      kWarp     ? lanes.total
+      : kStaged ? stage_work_prefix<kVariant, kThreads>(p, shared, hints, hints + chunks + 1, tile_begin, chunks)
+                : p.request_tables[3 * nr];
   const int tid = static_cast<int>(threadIdx.x);
 
   // Work rows: (j, r - prefix_j) below the total, (-1, -1) after it.
@@ -169,6 +183,14 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
     if (i >= p.work_rows_per_thread) break;
     const int32_t local_row = i * kThreads + tid;
     const int32_t r = tile_begin + local_row;
+    // Warp table: the warp finds every lane's request together (collective), before the rows
+    // past K leave.
+    [[maybe_unused]] int32_t found = 0;
+    [[maybe_unused]] int32_t found_prefix = 0;
+    if constexpr (kWarp) {
+      found = warp_search_last_at_most<false>(lanes.key, r);
+      found_prefix = __shfl_sync(kFullWarp, lanes.prefix, found);
+    }
     if (r >= p.num_work_rows) break;
     int2 item = make_int2(-1, -1);
     if (r < total) {
@@ -180,8 +202,8 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
         lo = hints[k];
         if (tile_begin + (k + 1) * kChunkRows < total) hi = hints[k + 1];
       }
-      const int32_t j = search_last_at_most<false>(prefix, lo, hi, r);
-      item = make_int2(j, r - prefix[j]);
+      const int32_t j = kWarp ? found : search_last_at_most<false>(prefix, lo, hi, r);
+      item = make_int2(j, r - (kWarp ? found_prefix : prefix[j]));
     } else if constexpr (kVariant == MetadataVariant::kWorkTailUnwritten) {
       continue;
     }
@@ -193,7 +215,7 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
 /// and marks the request owning every 32nd row of the tile in `hints`. Every load of a batch is
 /// issued before the first store (the hint loop's data-dependent trip count would otherwise
 /// serialise them).
-template <int kThreads>
+template <int kThreads, int32_t kKind>
 __device__ void stage_request_table(const MetadataParams& p, int32_t* shared, int32_t* hints, int32_t tile_begin,
                                     int32_t chunks) {
   const int32_t nr = p.num_requests;
@@ -201,7 +223,7 @@ __device__ void stage_request_table(const MetadataParams& p, int32_t* shared, in
   int32_t* start_s = qsl_s + nr + 1;
   int32_t* ring_s = start_s + nr;
   const int tid = static_cast<int>(threadIdx.x);
-  const bool ring_blocks = p.kind == kKindRing && p.block_table_cols > 0;
+  const bool ring_blocks = kKind == kKindRing && p.block_table_cols > 0;
   for (int32_t base = 0; base < nr; base += kStageBatch * kThreads) {
     int32_t begin[kStageBatch];
     int32_t end[kStageBatch];
@@ -232,33 +254,36 @@ __device__ void stage_request_table(const MetadataParams& p, int32_t* shared, in
   __syncthreads();
 }
 
-template <MetadataVariant kVariant, int kThreads, RequestTables kTables>
+template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind>
 __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
-  constexpr bool kStaged = kTables == RequestTables::kStagedPerBlock;
+  constexpr bool kStaged = kTable == MetadataRequestTable::kSharedPerBlock;
+  constexpr bool kWarp = kTable == MetadataRequestTable::kWarpRegisters;
+  constexpr bool kStrict = kVariant == MetadataVariant::kRequestSearchOffByOne;
   const int32_t nr = p.num_requests;
   const int32_t tile_rows = kThreads * p.rows_per_thread;
   const int32_t chunks = tile_rows / kChunkRows;
-  // The request table: staged in shared memory, or in the workspace.
+  // The request table: staged in shared memory, or in the workspace (the warp table: in registers).
   const int32_t* qsl = kStaged ? shared : p.query_start_loc;                     // [nr + 1] query_start_loc
   const int32_t* starts = kStaged ? shared + nr + 1 : p.request_tables;          // [nr] chunk start s_j = e_j - q_j
   const int32_t* rings = kStaged ? shared + 2 * nr + 1 : p.request_tables + nr;  // [nr] ring block or -1
   int32_t* hints = shared + 3 * nr + 1;  // staged: [chunks + 1] request owning row tile_begin + 32k
   const int tid = static_cast<int>(threadIdx.x);
   const int32_t tile_begin = tile * tile_rows;
-  const bool reads_common = p.kind != kKindRing;
+  constexpr bool kReadsCommon = kKind != kKindRing;
 
   // The common slots of this thread's rows do not depend on the request table: load them first.
   int64_t common[kMaxRowsPerThread];
 #pragma unroll
   for (int i = 0; i < kMaxRowsPerThread; ++i) {
     const int32_t t = tile_begin + i * kThreads + tid;
-    common[i] = (reads_common && i < p.rows_per_thread && t < p.num_tokens) ? __ldg(p.common_slot_mapping + t) : -1;
+    common[i] = (kReadsCommon && i < p.rows_per_thread && t < p.num_tokens) ? __ldg(p.common_slot_mapping + t) : -1;
   }
-  if constexpr (kStaged) stage_request_table<kThreads>(p, shared, hints, tile_begin, chunks);
+  if constexpr (kStaged) stage_request_table<kThreads, kKind>(p, shared, hints, tile_begin, chunks);
+  [[maybe_unused]] const WarpRowTable lanes = kWarp ? load_warp_row_table<kKind>(p) : WarpRowTable{};
 
   // Phase 1, every row of this thread: its request, position, visible groups, and (compressed)
   // the block-table load, issued before anything waits on it.
-  const int32_t m = qsl[nr];
+  const int32_t m = kWarp ? __shfl_sync(kFullWarp, lanes.end, nr - 1) : qsl[nr];
   int32_t request[kMaxRowsPerThread];
   int32_t position[kMaxRowsPerThread];
   int32_t visible[kMaxRowsPerThread];
@@ -273,6 +298,12 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
     visible[i] = 0;
     block[i] = -1;
     group[i] = 0;
+    // Warp table: the warp finds every lane's request together (collective), before the
+    // padding rows leave.
+    [[maybe_unused]] WarpRowRequest found{};
+    if constexpr (kWarp) {
+      if (i < p.rows_per_thread) found = find_warp_row_request<kStrict, kKind>(lanes, t);
+    }
     if (i >= p.rows_per_thread || t >= p.num_tokens || t >= m) continue;
     // Staged: row t lies in chunk k, whose start and the next chunk's start are covered by
     // hints[k] and hints[k + 1] (or the next start is past M, and NR - 1 bounds the search).
@@ -283,17 +314,17 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
       lo = hints[k];
       if (tile_begin + (k + 1) * kChunkRows < m) hi = hints[k + 1];
     }
-    const int32_t j = search_last_at_most<kVariant == MetadataVariant::kRequestSearchOffByOne>(qsl, lo, hi, t);
-    const int32_t begin = qsl[j];
-    const int32_t end = qsl[j + 1];
-    const int32_t start = starts[j];
+    const int32_t j = kWarp ? found.j : search_last_at_most<kStrict>(qsl, lo, hi, t);
+    const int32_t begin = kWarp ? found.begin : qsl[j];
+    const int32_t end = kWarp ? found.end : qsl[j + 1];
+    const int32_t start = kWarp ? found.start : starts[j];
     const int32_t pos = start + (t - begin);
     const int32_t seq_len = start + (end - begin);
     request[i] = j;
     position[i] = pos;
     visible[i] = max(0, min(p.builder_ratio.div(pos + 1), p.builder_ratio.div(seq_len)));
     if (pos < 0) continue;
-    if (p.kind == kKindCompressed) {
+    if constexpr (kKind == kKindCompressed) {
       if (p.compress_ratio.mod(pos + 1) == 0) {
         const int32_t g = p.compress_ratio.div(pos);
         const int32_t logical_block = p.storage_block_size.div(g);
@@ -306,10 +337,10 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
           group[i] = g;
         }
       }
-    } else if (p.kind == kKindRing) {
+    } else if constexpr (kKind == kKindRing) {
       const bool kept =
           kVariant == MetadataVariant::kRingKeepsEveryRow || t + static_cast<int32_t>(p.ring_capacity.divisor) >= end;
-      if (kept) block[i] = rings[j];
+      if (kept) block[i] = kWarp ? found.ring : rings[j];
     }
   }
 
@@ -332,10 +363,10 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
     p.logical_positions[t] = position[i];
     p.visible_blocks[t] = visible[i];
     int64_t slot = -1;
-    if (p.kind == kKindCompressed) {
+    if constexpr (kKind == kKindCompressed) {
       if (block[i] >= 0)
         slot = static_cast<int64_t>(block[i]) * p.storage_block_size.divisor + p.storage_block_size.mod(group[i]);
-    } else if (p.kind == kKindRing) {
+    } else if constexpr (kKind == kKindRing) {
       if (block[i] >= 0)
         slot = static_cast<int64_t>(block[i]) * p.ring_capacity.divisor + p.ring_capacity.mod(position[i]);
     } else {
@@ -345,17 +376,17 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
   }
 }
 
-template <MetadataVariant kVariant, int kThreads, RequestTables kTables>
+template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind>
 __global__ void __launch_bounds__(kThreads) metadata_staged_tiles_kernel(const MetadataParams params) {
   extern __shared__ int32_t shared[];
   const auto block = static_cast<int32_t>(blockIdx.x);
   wait_for_previous_grid();  // every input may come from the previous kernel (programmatic_launch.cuh)
   allow_next_grid();
   if constexpr (kVariant == MetadataVariant::kHoldsWritesAfterTrigger) hold_for(kHoldNanoseconds);
-  if (block < params.work_blocks)
-    build_work_tile<kVariant, kThreads, kTables>(params, shared, block);
+  if (kKind == kKindCompressed && block < params.work_blocks)
+    build_work_tile<kVariant, kThreads, kTable>(params, shared, block);
   else
-    build_row_tile<kVariant, kThreads, kTables>(params, shared, block - params.work_blocks);
+    build_row_tile<kVariant, kThreads, kTable, kKind>(params, shared, block - params.work_blocks);
 }
 
 /// The first launch when NR > kMaxStagedMetadataRequests: one block writes every request's chunk
@@ -399,25 +430,57 @@ __global__ void __launch_bounds__(kRequestTableThreads) metadata_request_tables_
   if (tid == 0) p.request_tables[3 * nr] = carry;
 }
 
-/// Raises the dynamic shared-memory limit of every block size of the kVariant instantiation.
-template <MetadataVariant kVariant = MetadataVariant::kNoBug>
-cudaError_t allow_metadata_shared_memory(int bytes) {
-  constexpr RequestTables kStaged = RequestTables::kStagedPerBlock;
-  cudaError_t e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 256, kStaged>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+/// The tile kernel for the launch's kind (a template parameter, so that each kind's tiles carry
+/// only their own code: docs/cuda-performance-log.md, round 9).
+template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind>
+constexpr auto tile_kernel = metadata_staged_tiles_kernel<kVariant, kThreads, kTable, kKind>;
+
+template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable>
+cudaError_t launch_tiles(const MetadataParams& params, dim3 grid, size_t shared, cudaStream_t stream,
+                         bool programmatic) {
+  const dim3 block(kThreads);
+  switch (params.kind) {
+    case kKindCompressed:
+      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindCompressed>, grid, block, shared, stream,
+                           programmatic, params);
+    case kKindRing:
+      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindRing>, grid, block, shared, stream,
+                           programmatic, params);
+    case kKindPassthrough:
+      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindPassthrough>, grid, block, shared, stream,
+                           programmatic, params);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+template <MetadataVariant kVariant, int kThreads>
+cudaError_t allow_staged_shared_memory(int bytes) {
+  constexpr MetadataRequestTable kStaged = MetadataRequestTable::kSharedPerBlock;
+  constexpr cudaFuncAttribute kLimit = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  cudaError_t e = cudaFuncSetAttribute(tile_kernel<kVariant, kThreads, kStaged, kKindCompressed>, kLimit, bytes);
+  if (e == cudaSuccess) e = cudaFuncSetAttribute(tile_kernel<kVariant, kThreads, kStaged, kKindRing>, kLimit, bytes);
   if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 512, kStaged>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(metadata_staged_tiles_kernel<kVariant, 1024, kStaged>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    e = cudaFuncSetAttribute(tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough>, kLimit, bytes);
   return e;
 }
 
-/// Launches the kVariant instantiation planned by plan_metadata_launch: the staged tiles for
-/// `shape.threads` (256, 512 or 1024) threads per block, or, when `shape.global_tables`, the
-/// request-table block and then the global-table tiles; `programmatic`: with programmatic
-/// dependent launch (both launches).
+/// Raises the dynamic shared-memory limit of every staged instantiation of kVariant.
+template <MetadataVariant kVariant = MetadataVariant::kNoBug>
+cudaError_t allow_metadata_shared_memory(int bytes) {
+  cudaError_t e = allow_staged_shared_memory<kVariant, 256>(bytes);
+  if constexpr (kVariant == MetadataVariant::kNoBug) {
+    if (e == cudaSuccess) e = allow_staged_shared_memory<kVariant, 512>(bytes);
+    if (e == cudaSuccess) e = allow_staged_shared_memory<kVariant, 1024>(bytes);
+  }
+  return e;
+}
+
+/// Launches the kVariant instantiation planned by plan_metadata_launch: for the warp table or the
+/// staged table, the tiles at `shape.threads` threads per block (256; staged kNoBug also 512 or
+/// 1024, the tilings a caller may ask for, while the planted variants run the default tiling
+/// only); for the global workspace, the request-table block and then the tiles; `programmatic`:
+/// with programmatic dependent launch (both launches).
 template <MetadataVariant kVariant = MetadataVariant::kNoBug>
 cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, const MetadataLaunchShape& shape,
                                          cudaStream_t stream, bool programmatic = false) {
@@ -425,28 +488,29 @@ cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, const Met
   if (blocks == 0) return cudaSuccess;
   const dim3 grid(static_cast<unsigned>(blocks));
   const size_t shared = shape.shared_bytes;
-  constexpr RequestTables kStaged = RequestTables::kStagedPerBlock;
-  if (shape.global_tables) {
-    if (shape.threads != kGlobalTableThreads) return cudaErrorInvalidConfiguration;
-    const cudaError_t e = launch_kernel(metadata_request_tables_kernel<kVariant>, dim3(1), dim3(kRequestTableThreads),
-                                        0, stream, programmatic, params);
-    if (e != cudaSuccess) return e;
-    return launch_kernel(metadata_staged_tiles_kernel<kVariant, kGlobalTableThreads, RequestTables::kGlobal>, grid,
-                         dim3(kGlobalTableThreads), shared, stream, programmatic, params);
+  switch (shape.request_table) {
+    case MetadataRequestTable::kWarpRegisters:
+      if (shape.threads != kWarpTableThreads) return cudaErrorInvalidConfiguration;
+      return launch_tiles<kVariant, kWarpTableThreads, MetadataRequestTable::kWarpRegisters>(params, grid, shared,
+                                                                                             stream, programmatic);
+    case MetadataRequestTable::kGlobalWorkspace: {
+      if (shape.threads != kGlobalTableThreads) return cudaErrorInvalidConfiguration;
+      const cudaError_t e = launch_kernel(metadata_request_tables_kernel<kVariant>, dim3(1), dim3(kRequestTableThreads),
+                                          0, stream, programmatic, params);
+      if (e != cudaSuccess) return e;
+      return launch_tiles<kVariant, kGlobalTableThreads, MetadataRequestTable::kGlobalWorkspace>(params, grid, shared,
+                                                                                                 stream, programmatic);
+    }
+    case MetadataRequestTable::kSharedPerBlock:
+      break;
   }
-  switch (shape.threads) {
-    case 256:
-      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 256, kStaged>, grid, dim3(256), shared, stream,
-                           programmatic, params);
-    case 512:
-      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 512, kStaged>, grid, dim3(512), shared, stream,
-                           programmatic, params);
-    case 1024:
-      return launch_kernel(metadata_staged_tiles_kernel<kVariant, 1024, kStaged>, grid, dim3(1024), shared, stream,
-                           programmatic, params);
-    default:
-      return cudaErrorInvalidConfiguration;
+  constexpr MetadataRequestTable kStaged = MetadataRequestTable::kSharedPerBlock;
+  if (shape.threads == 256) return launch_tiles<kVariant, 256, kStaged>(params, grid, shared, stream, programmatic);
+  if constexpr (kVariant == MetadataVariant::kNoBug) {
+    if (shape.threads == 512) return launch_tiles<kVariant, 512, kStaged>(params, grid, shared, stream, programmatic);
+    if (shape.threads == 1024) return launch_tiles<kVariant, 1024, kStaged>(params, grid, shared, stream, programmatic);
   }
+  return cudaErrorInvalidConfiguration;
 }
 
 }  // namespace qsa::cuda::detail

@@ -23,6 +23,17 @@ inline constexpr int32_t kMaxMetadataRequests = 1 << 20;
 /// search it in global memory (two launches, same outputs).
 inline constexpr int32_t kMaxStagedMetadataRequests = 16384;
 
+/// Largest NR whose request table a warp holds in its lanes (one request a lane).
+inline constexpr int32_t kMaxWarpTableRequests = 32;
+
+/// Where a launch's tiles find the request table (row offsets, chunk starts, ring blocks and the
+/// k-work prefix), chosen from NR and the block size by metadata_launch_shape.
+enum class MetadataRequestTable {
+  kWarpRegisters,   // NR <= kMaxWarpTableRequests at 256 threads: every warp loads it into its lanes
+  kSharedPerBlock,  // NR <= kMaxStagedMetadataRequests: every block stages it in shared memory
+  kGlobalWorkspace  // larger NR: a first one-block launch writes it into request_workspace
+};
+
 /// int32 elements of MetadataDeviceArgs::request_workspace for NR requests: 0 up to
 /// kMaxStagedMetadataRequests, else 3·NR + 1 (chunk starts, ring blocks, k-work prefix and total).
 constexpr int64_t metadata_workspace_elements(int64_t num_requests) {
@@ -82,10 +93,10 @@ struct MetadataLaunchConfig {
 
 /// The grid one launch uses: `work_blocks` blocks build k-work tiles, then `row_blocks` blocks
 /// build row tiles, `threads` threads each, `shared_bytes` of dynamic shared memory per block.
-/// `global_tables`: NR > kMaxStagedMetadataRequests, so a one-block launch writing the request
-/// table into the workspace comes first.
+/// With MetadataRequestTable::kGlobalWorkspace a one-block launch writing the request table into
+/// the workspace comes first.
 struct MetadataLaunchShape {
-  bool global_tables = false;
+  MetadataRequestTable request_table = MetadataRequestTable::kSharedPerBlock;
   int32_t row_blocks = 0;
   int32_t work_blocks = 0;
   int32_t threads = 0;
@@ -113,8 +124,9 @@ struct MetadataLaunchShape {
 /// Determinism: integer arithmetic only; bitwise equal to qsa::reference::build_metadata on every
 /// valid input, sentinels, padding rows and the (-1, -1) k-work tail included, on any stream.
 /// No global workspace up to kMaxStagedMetadataRequests: the kernel keeps its request table, its
-/// prefix sums and its search hints in shared memory (metadata_launch_shape(...).shared_bytes per
-/// block). Above it, args.request_workspace holds the table (kInvalidInput if it is null).
+/// prefix sums and its search hints in registers (NR <= kMaxWarpTableRequests) or shared memory
+/// (metadata_launch_shape(...).shared_bytes per block). Above it, args.request_workspace holds the
+/// table (kInvalidInput if it is null).
 ///
 /// Example (SPEC 8): qsl = {0, 2, 4}, seq_lens = {2, 5}, N = 6 (ring, R = 4) gives token_to_req
 /// {0, 0, 1, 1, 0, 0} and logical_positions {0, 1, 3, 4, -1, -1}
