@@ -56,5 +56,22 @@ TEST(InvariantDivider, EqualsPlainDivisionForLargeDivisorsAndEveryDividendOfSmal
     }
 }
 
+TEST(InvariantDivider, SignedQuotientAndRemainderEqualPlainDivisionOverTheInt32Range) {
+  // div and mod (the metadata kernel's non-negative int32 dividends) take a 32-bit path of their own.
+  std::mt19937_64 rng(5);
+  for (uint32_t d : {1u, 2u, 3u, 4u, 7u, 8u, 16u, 1023u, 1024u, 1u << 20, (1u << 20) + 1, 0x7FFFFFFFu, 0x80000000u}) {
+    const InvariantDivider divider = InvariantDivider::make(d);
+    std::vector<int32_t> dividends = {0, 1, 0x7FFFFFFF, 0x7FFFFFFE, static_cast<int32_t>((0x7FFFFFFFu / d) * d)};
+    if (d <= 0x7FFFFFFFu)
+      for (int32_t n : {static_cast<int32_t>(d) - 1, static_cast<int32_t>(d)}) dividends.push_back(n);
+    for (int i = 0; i < 100000; ++i) dividends.push_back(static_cast<int32_t>(rng() & 0x7FFFFFFFu));
+    for (int32_t n : dividends) {
+      const auto u = static_cast<uint32_t>(n);
+      ASSERT_EQ(divider.div(n), static_cast<int32_t>(u / d)) << n << " / " << d;
+      ASSERT_EQ(divider.mod(n), static_cast<int32_t>(u % d)) << n << " % " << d;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace qsa

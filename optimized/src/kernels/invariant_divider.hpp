@@ -39,9 +39,20 @@ struct InvariantDivider {
 
   QSA_HOST_DEVICE uint32_t remainder(uint32_t n) const { return n - quotient(n) * divisor; }
 
-  /// Quotient of a non-negative int32 dividend (the kernel's positions, lengths and groups).
-  QSA_HOST_DEVICE int32_t div(int32_t n) const { return static_cast<int32_t>(quotient(static_cast<uint32_t>(n))); }
-  QSA_HOST_DEVICE int32_t mod(int32_t n) const { return static_cast<int32_t>(remainder(static_cast<uint32_t>(n))); }
+  /// Quotient of a non-negative int32 dividend (the kernel's positions, lengths and groups). Here
+  /// high <= n < 2^31, so high + n fits 32 bits and the sum and shift stay 32-bit.
+  QSA_HOST_DEVICE int32_t div(int32_t n) const {
+    const auto u = static_cast<uint32_t>(n);
+#ifdef __CUDA_ARCH__
+    const uint32_t high = __umulhi(u, multiplier);
+#else
+    const auto high = static_cast<uint32_t>((static_cast<uint64_t>(u) * multiplier) >> 32);
+#endif
+    return static_cast<int32_t>((high + u) >> shift);
+  }
+  QSA_HOST_DEVICE int32_t mod(int32_t n) const {
+    return static_cast<int32_t>(static_cast<uint32_t>(n) - static_cast<uint32_t>(div(n)) * divisor);
+  }
 };
 
 }  // namespace qsa::cuda::detail
