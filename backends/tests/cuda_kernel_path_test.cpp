@@ -18,6 +18,17 @@ namespace {
 // Dense caches: rows of D elements (a ring with positions has D + 12, a multiple of 4 as well).
 bool fast_dense(int64_t d, int64_t rd, bool fp8) { return fast_step_strides(d, rd, fp8, d, 4 * d, d, 8 * d); }
 
+// Four rows of `stride` elements a block.
+CacheLayout rows_of(int64_t stride) {
+  CacheLayout layout;
+  layout.num_blocks = 1;
+  layout.rows = 4;
+  layout.width = stride;
+  layout.row_stride = stride;
+  layout.block_stride = 4 * stride;
+  return layout;
+}
+
 TEST(CudaKernelPath, TheRopeChunkDecidesFastOrGenericOnDenseCaches) {
   EXPECT_TRUE(fast_dense(32, 16, false));    // rd/2 = 8 = 1 x 8
   EXPECT_FALSE(fast_dense(32, 24, false));   // 12 is no multiple of 8
@@ -30,26 +41,47 @@ TEST(CudaKernelPath, TheRopeChunkDecidesFastOrGenericOnDenseCaches) {
 }
 
 TEST(CudaKernelPath, PaddedStridesThatBreakVectorRowsAreGeneric) {
-  EXPECT_TRUE(fast_step_strides(32, 16, false, 40, 160, 32, 256));    // 80-byte rows: 16-byte multiples
-  EXPECT_FALSE(fast_step_strides(32, 16, false, 36, 144, 32, 256));   // 72-byte compressed rows
-  EXPECT_TRUE(fast_step_strides(32, 16, true, 40, 160, 32, 256));     // fp8: 40-byte rows, 8-byte multiples
-  EXPECT_FALSE(fast_step_strides(32, 16, false, 32, 128, 33, 264));   // 66-byte ring rows
+  EXPECT_TRUE(fast_step_strides(32, 16, false, 40, 160, 32, 256));   // 80-byte rows: 16-byte multiples
+  EXPECT_FALSE(fast_step_strides(32, 16, false, 36, 144, 32, 256));  // 72-byte compressed rows
+  EXPECT_TRUE(fast_step_strides(32, 16, true, 40, 160, 32, 256));    // fp8: 40-byte rows, 8-byte multiples
+  EXPECT_FALSE(fast_step_strides(32, 16, false, 32, 128, 33, 264));  // 66-byte ring rows
 }
 
 TEST(CudaKernelPath, NamesEveryInstantiationOnce) {
   const std::vector<std::string> paths = all_step_kernel_paths();
-  EXPECT_EQ(paths.size(), 5u * 2u * 2u);
+  EXPECT_EQ(paths.size(), 5u * 3u * 2u);
   EXPECT_EQ(std::set<std::string>(paths.begin(), paths.end()).size(), paths.size());
-  EXPECT_EQ(paths.front(), "D32 fast bf16");
+  EXPECT_EQ(paths.front(), "D32 fast halves bf16");
+  EXPECT_EQ(paths[2], "D32 fast bf16");
   EXPECT_EQ(paths.back(), "D512 generic fp8_e4m3");
 }
 
-// The layouts workload takes every path in 20 consecutive seeds (as the default campaign runs it),
-// and production takes the model's fast D = 128 path in both dtypes.
-TEST(CudaKernelPath, TheLayoutsWorkloadReachesEveryPathInTwentySeeds) {
+// The Q path's halves layout is the fast layout with rd = D/2, at every D.
+TEST(CudaKernelPath, HalvesIsTheFastLayoutWithRdHalfOfD) {
+  for (int64_t d : kernel_head_dims()) {
+    StepConfig c;
+    c.head_dim = d;
+    c.rotary_dim = d / 2;
+    const CacheLayout dense = rows_of(d);
+    EXPECT_TRUE(step_kernel_path(c, dense, dense).halves) << d;
+    c.rotary_dim = d == 32 ? 32 : 2 * lane_elements(d);  // rd/2 one lane chunk (D = 32: two): fast, not D/2
+    EXPECT_TRUE(step_kernel_path(c, dense, dense).fast) << d;
+    EXPECT_FALSE(step_kernel_path(c, dense, dense).halves) << d;
+  }
+  StepConfig generic;
+  generic.head_dim = 128;
+  generic.rotary_dim = 64;
+  const CacheLayout padded = rows_of(132);  // 264-byte rows: not 16-byte multiples, so generic
+  EXPECT_FALSE(step_kernel_path(generic, padded, padded).fast);
+  EXPECT_FALSE(step_kernel_path(generic, padded, padded).halves);
+}
+
+// The layouts workload takes every path in 30 consecutive seeds (as the default campaign runs it),
+// and production takes the model's fast D = 128 path (halves) in both dtypes.
+TEST(CudaKernelPath, TheLayoutsWorkloadReachesEveryPathInThirtySeeds) {
   std::set<std::string> reached;
   const traces::Workload layouts = traces::workload_by_name("layouts");
-  for (uint64_t seed = 1000003; seed < 1000003 + 20; ++seed)
+  for (uint64_t seed = 1000003; seed < 1000003 + 30; ++seed)
     reached.insert(backends::cuda_step_kernel_path(traces::Simulator(layouts, seed).config()));
   const std::vector<std::string> paths = backends::cuda_step_kernel_paths();
   EXPECT_EQ(reached, std::set<std::string>(paths.begin(), paths.end()));
@@ -57,7 +89,7 @@ TEST(CudaKernelPath, TheLayoutsWorkloadReachesEveryPathInTwentySeeds) {
   for (uint64_t seed = 1; seed <= 16; ++seed)
     production.insert(
         backends::cuda_step_kernel_path(traces::Simulator(traces::workload_by_name("production"), seed).config()));
-  EXPECT_EQ(production, (std::set<std::string>{"D128 fast bf16", "D128 fast fp8_e4m3"}));
+  EXPECT_EQ(production, (std::set<std::string>{"D128 fast halves bf16", "D128 fast halves fp8_e4m3"}));
 }
 
 // The grid (latency_grid_takes): at most 4096 rows, padding included, on the fast layout with

@@ -24,10 +24,10 @@ std::vector<CampaignJob> default_campaign(uint64_t seed) {
   if (fp8 != names.end() && fp8 != names.begin()) std::rotate(names.begin() + 1, fp8, fp8 + 1);
   std::vector<std::vector<CampaignJob>> per_workload;
   for (const std::string& name : names) {
-    // adversarial mixes eight workloads; layouts takes the kernel's 20 paths in turn, briefly;
+    // adversarial mixes eight workloads; layouts takes the kernel's 30 paths in turn, briefly;
     // edges takes its five classes in turn, more briefly, step-edges its eight briefest of all.
     const int64_t scenarios = name == "adversarial"  ? 12
-                              : name == "layouts"    ? 20
+                              : name == "layouts"    ? 30
                               : name == "edges"      ? 5
                               : name == "step-edges" ? 8
                                                      : 6;

@@ -155,17 +155,20 @@ Workload make_production() {
 }
 
 // One scenario per path of the CUDA step-update kernel, in turn: D 32 ... 512, rd whose pairs fit
-// the vector RoPE (fast) or not (generic: rd / 2 not a power-of-two multiple of the lane chunk),
-// bf16 and fp8 (qsa/cuda/kernel_path.hpp). Short scenarios: the default campaign runs 20 of them.
+// the vector RoPE (fast: rd = D/2 takes the halves layout, another rd the contiguous one) or not
+// (generic: rd / 2 not a power-of-two multiple of the lane chunk), bf16 and fp8
+// (qsa/cuda/kernel_path.hpp). Short scenarios: the default campaign runs 30 of them.
 Workload make_layouts() {
   Workload base = make_default();
   base.name = "layouts";
   base.description =
-      "one scenario per CUDA kernel path in turn: D 32, 64, 128, 256, 512 x fast or generic rd x bf16 or fp8";
+      "one scenario per CUDA kernel path in turn: D 32, 64, 128, 256, 512 x fast halves, fast or generic rd x bf16 "
+      "or fp8";
   Workload w = base;
   w.mix_in_turn = true;
-  const std::pair<int64_t, int64_t> dims[] = {{32, 16}, {32, 24},  {64, 16},  {64, 24},  {128, 64},
-                                              {128, 48}, {256, 64}, {256, 48}, {512, 64}, {512, 48}};
+  const std::pair<int64_t, int64_t> dims[] = {{32, 16},  {32, 32},  {32, 24},   {64, 32},  {64, 16},
+                                              {64, 24},  {128, 64}, {128, 32},  {128, 48}, {256, 128},
+                                              {256, 64}, {256, 48}, {512, 256}, {512, 64}, {512, 48}};
   for (const auto& [d, rd] : dims)
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
       GeometryChoice g;

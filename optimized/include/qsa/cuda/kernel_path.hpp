@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qsa/step_types.hpp"
@@ -41,23 +42,29 @@ inline bool fast_step_strides(int64_t head_dim, int64_t rotary_dim, bool fp8, in
   return rope && compressed && ring;
 }
 
-/// One instantiation and the runtime dtype branch: "D128 fast bf16", "D32 generic fp8_e4m3".
+/// Whether the fast layout's Q path runs in the halves layout (a lane holds a piece of the rotary
+/// half and one of the pass-through half: optimized/src/kernels/step_q_halves.cuh): rd == D/2.
+inline bool halves_q_layout(int64_t head_dim, int64_t rotary_dim) { return 2 * rotary_dim == head_dim; }
+
+/// One instantiation and the runtime dtype branch: "D128 fast halves bf16", "D64 fast bf16",
+/// "D32 generic fp8_e4m3".
 struct StepKernelPath {
   int64_t head_dim = 0;
   bool fast = false;
+  bool halves = false;  // fast only
   StoreDtype store_dtype = StoreDtype::kBf16;
   std::string name() const {
-    return "D" + std::to_string(head_dim) + (fast ? " fast " : " generic ") + to_string(store_dtype);
+    const char* layout = !fast ? " generic " : halves ? " fast halves " : " fast ";
+    return "D" + std::to_string(head_dim) + layout + to_string(store_dtype);
   }
 };
 
 /// The path of a step with this config on caches of these layouts (aligned buffers).
 inline StepKernelPath step_kernel_path(const StepConfig& c, const CacheLayout& ring, const CacheLayout& compressed) {
   const bool fp8 = c.store_dtype == StoreDtype::kFp8E4m3;
-  return {c.head_dim,
-          fast_step_strides(c.head_dim, c.rotary_dim, fp8, compressed.row_stride, compressed.block_stride,
-                            ring.row_stride, ring.block_stride),
-          c.store_dtype};
+  const bool fast = fast_step_strides(c.head_dim, c.rotary_dim, fp8, compressed.row_stride, compressed.block_stride,
+                                      ring.row_stride, ring.block_stride);
+  return {c.head_dim, fast, fast && halves_q_layout(c.head_dim, c.rotary_dim), c.store_dtype};
 }
 
 /// The kernel's two grids (StepGrid, qsa/cuda/step_update.hpp). kAuto runs the latency grid for a
@@ -76,13 +83,15 @@ inline const std::vector<std::string>& step_grid_names() {
   return names;
 }
 
-/// Every path the shipped kernel has, in order (kernel_head_dims() x fast, generic x bf16, fp8).
+/// Every path the shipped kernel has, in order (kernel_head_dims() x fast halves, fast, generic x
+/// bf16, fp8).
 inline std::vector<std::string> all_step_kernel_paths() {
   std::vector<std::string> names;
+  const std::pair<bool, bool> layouts[] = {{true, true}, {true, false}, {false, false}};  // (fast, halves)
   for (int64_t d : kernel_head_dims())
-    for (bool fast : {true, false})
+    for (const auto& [fast, halves] : layouts)
       for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3})
-        names.push_back(StepKernelPath{d, fast, dtype}.name());
+        names.push_back(StepKernelPath{d, fast, halves, dtype}.name());
   return names;
 }
 
