@@ -18,6 +18,9 @@ const std::vector<StepTuning>& step_tunings() {
       {"grid:latency", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, true>},
       {"grid:latency/min_blocks:16", cuda::detail::launch_step_tuning<2, 16, 4, true, 32, true>},
       {"grid:streaming/items_first", cuda::detail::launch_step_tuning<2, 8, 2, true, 128, true>},
+      // The Q path's contiguous layout where the halves layout would run (round 10).
+      {"grid:streaming/contiguous", cuda::detail::launch_step_tuning<2, 8, 2, true, 128, false, false>},
+      {"grid:latency/contiguous", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, true, false>},
   };
   return tunings;
 }
@@ -26,7 +29,8 @@ Status launch_step_version5(const cuda::StepUpdateDeviceArgs& args, cudaStream_t
   cuda::StepUpdateDeviceArgs plain = args;
   plain.programmatic_launch = false;
   // Version 5's parameters: two heads a pass, six blocks per SM, two members a load.
-  return cuda::detail::launch_step_tuning<2, 6, 2, /*GridControl=*/false>(plain, stream, error);
+  return cuda::detail::launch_step_tuning<2, 6, 2, /*GridControl=*/false, 128, false, /*HalvesWhenRdIsHalf=*/false>(
+      plain, stream, error);
 }
 
 }  // namespace qsa::bench

@@ -26,7 +26,12 @@ __device__ __forceinline__ float high_bf16(uint32_t pair) { return __uint_as_flo
 // later), from a 16-byte aligned row (q, k, the RoPE table, the norm weights) in Fast mode.
 template <int E, bool Fast>
 __device__ __forceinline__ void load_bits(const uint16_t* p, uint32_t (&bits)[E / 2]) {
-  if constexpr (Fast) {
+  if constexpr (Fast && E == 4) {  // a half-layout piece (step_q_halves.cuh): 8-byte aligned
+    const uint2 q = *reinterpret_cast<const uint2*>(p);
+    bits[0] = q.x;
+    bits[1] = q.y;
+  } else if constexpr (Fast) {
+    static_assert(E % 8 == 0, "16-byte vectors");
 #pragma unroll
     for (int c = 0; c < E / 8; ++c) {
       const uint4 q = *reinterpret_cast<const uint4*>(p + 8 * c);
@@ -89,12 +94,15 @@ __device__ __forceinline__ void store_bits_to_ring(uint16_t* row, const uint32_t
 }
 
 // Stores a lane's chunk, held as E/2 packed bf16 pairs, in the store dtype at `row` + offset
-// elements: 16-byte stores of bf16 or 8-byte stores of e4m3 in Fast mode.
+// elements: 16-byte stores of bf16 or 8-byte stores of e4m3 in Fast mode (8 and 4 bytes for a
+// 4-element piece of the halves layout).
 template <int E, int Bug, bool Fast>
 __device__ __forceinline__ void store_chunk(void* row, int offset, const uint32_t (&y)[E / 2], bool fp8) {
   if (!fp8) {
     uint16_t* p = static_cast<uint16_t*>(row) + offset;
-    if constexpr (Fast) {
+    if constexpr (Fast && E == 4) {
+      *reinterpret_cast<uint2*>(p) = make_uint2(y[0], y[1]);
+    } else if constexpr (Fast) {
 #pragma unroll
       for (int c = 0; c < E / 8; ++c)
         *reinterpret_cast<uint4*>(p + 8 * c) = make_uint4(y[4 * c], y[4 * c + 1], y[4 * c + 2], y[4 * c + 3]);
@@ -115,7 +123,9 @@ __device__ __forceinline__ void store_chunk(void* row, int offset, const uint32_
                                                        << 16;
   }
   uint8_t* p = static_cast<uint8_t*>(row) + offset;
-  if constexpr (Fast) {
+  if constexpr (Fast && E == 4) {
+    *reinterpret_cast<uint32_t*>(p) = b[0];
+  } else if constexpr (Fast) {
 #pragma unroll
     for (int c = 0; c < E / 8; ++c) *reinterpret_cast<uint2*>(p + 8 * c) = make_uint2(b[2 * c], b[2 * c + 1]);
   } else {

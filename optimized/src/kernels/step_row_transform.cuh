@@ -83,11 +83,39 @@ __device__ __forceinline__ void load_gain(const uint16_t* weight, int lane, floa
   for (int i = 0; i < E; ++i) gain[i] = __fadd_rn(1.0f, gain[i]);
 }
 
-// The (cos, ±sin) of this lane's elements at the row positions `pos`, each from the table row of
-// its MRoPE axis (`axes`: StepParams::lane_axes, 2 bits per element). The sine is negated below
-// rd/2, where RoPE computes a·c − b·s = a·c + b·(−s) (IEEE subtraction is the addition of the
-// negation, and (−s)·b = −(s·b) under round to nearest), so every rotated element is self·c +
-// partner·s. Elements from rd on get (1, 0) and are passed through by rotate().
+// The (cos, ±sin) of N consecutive rotary pairs from `pair` at the row positions `pos`, each from
+// the table row of its MRoPE axis (`axes`: 2 bits per element). The table's rows hold rd entries,
+// the sines rd/2 after the cosines; every pair lies on one side of rd/2, the sine negated on the
+// `low` side, where RoPE computes a·c − b·s = a·c + b·(−s) (IEEE subtraction is the addition of
+// the negation, and (−s)·b = −(s·b) under round to nearest), so every rotated element is
+// self·c + partner·s. Vector loads: the fast layout only.
+template <int N>
+__device__ __forceinline__ void load_rotary_pairs(const StepParams& p, const int64_t (&pos)[3], int rd, int pair,
+                                                  bool low, uint32_t axes, float (&c)[N], float (&s)[N]) {
+  uint32_t cv[3][N / 2];  // packed pairs until an element is picked: half the registers of floats
+  uint32_t sv[3][N / 2];
+  const int used = p.mrope ? 3 : 1;
+#pragma unroll
+  for (int axis = 0; axis < 3; ++axis) {
+    if (axis >= used) break;
+    const uint16_t* row = p.cos_sin + pos[axis] * rd;
+    load_bits<N, true>(row + pair, cv[axis]);
+    load_bits<N, true>(row + rd / 2 + pair, sv[axis]);
+  }
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    const uint32_t axis = (axes >> (2 * i)) & 3u;
+    const uint32_t cp = axis == 0 ? cv[0][i / 2] : axis == 1 ? cv[1][i / 2] : cv[2][i / 2];
+    const uint32_t sp = axis == 0 ? sv[0][i / 2] : axis == 1 ? sv[1][i / 2] : sv[2][i / 2];
+    c[i] = i % 2 == 0 ? low_bf16(cp) : high_bf16(cp);
+    const float sine = i % 2 == 0 ? low_bf16(sp) : high_bf16(sp);
+    s[i] = low ? -sine : sine;
+  }
+}
+
+// The (cos, ±sin) of this lane's elements at the row positions `pos` (`axes`:
+// StepParams::lane_axes), the sine negated below rd/2 as in load_rotary_pairs. Elements from rd on
+// get (1, 0) and are passed through by rotate().
 template <int D, bool Fast>
 __device__ __forceinline__ void load_cos_sin(const StepParams& p, const int64_t (&pos)[3], int lane, uint32_t axes,
                                              float (&c)[TeamShape<D>::kElems], float (&s)[TeamShape<D>::kElems]) {
@@ -101,27 +129,7 @@ __device__ __forceinline__ void load_cos_sin(const StepParams& p, const int64_t 
   }
   if (first >= p.rotary_dim) return;  // a pass-through lane
   if constexpr (Fast) {               // the lane's E pairs are contiguous in each table row, all on one side of rd/2
-    const int base = first < hp ? first : first - hp;
-    uint32_t cv[3][E / 2];  // packed pairs until an element is picked: half the registers of floats
-    uint32_t sv[3][E / 2];
-    const int used = p.mrope ? 3 : 1;
-#pragma unroll
-    for (int axis = 0; axis < 3; ++axis) {
-      if (axis >= used) break;
-      const uint16_t* row = p.cos_sin + pos[axis] * p.rotary_dim;
-      load_bits<E, true>(row + base, cv[axis]);
-      load_bits<E, true>(row + hp + base, sv[axis]);
-    }
-    const bool low = first < hp;
-#pragma unroll
-    for (int i = 0; i < E; ++i) {
-      const uint32_t axis = (axes >> (2 * i)) & 3u;
-      const uint32_t cp = axis == 0 ? cv[0][i / 2] : axis == 1 ? cv[1][i / 2] : cv[2][i / 2];
-      const uint32_t sp = axis == 0 ? sv[0][i / 2] : axis == 1 ? sv[1][i / 2] : sv[2][i / 2];
-      c[i] = i % 2 == 0 ? low_bf16(cp) : high_bf16(cp);
-      const float sine = i % 2 == 0 ? low_bf16(sp) : high_bf16(sp);
-      s[i] = low ? -sine : sine;
-    }
+    load_rotary_pairs<E>(p, pos, p.rotary_dim, first < hp ? first : first - hp, first < hp, axes, c, s);
   } else {
 #pragma unroll
     for (int i = 0; i < E; ++i) {

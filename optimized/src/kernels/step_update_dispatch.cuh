@@ -5,8 +5,8 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/step_update_row_teams.cuh"
-#include "qsa/cuda/kernel_path.hpp"
 #include "qsa/cuda/cuda_check.hpp"
+#include "qsa/cuda/kernel_path.hpp"
 #include "step_update_args.hpp"
 
 namespace qsa::cuda::detail {
@@ -40,7 +40,7 @@ void fill_lane_axes(StepParams& p) {
 // Threads per block; items_first: the item blocks lead the grid, as upstream's programs do,
 // instead of being spread among the Q blocks.
 template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
-          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads>
+          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads, bool Halves = false>
 Status launch_step_kernel(StepParams p, bool items_first, cudaStream_t stream, Error* error) {
   constexpr int64_t teams = TeamShape<D>::template kTeamsPerBlock<Threads>;
   fill_lane_axes<D, Bug>(p);
@@ -56,16 +56,19 @@ Status launch_step_kernel(StepParams p, bool items_first, cudaStream_t stream, E
   // With a stride of 1 every block starts a period: blocks [0, item_blocks) run the items.
   p.item_stride = InvariantDivider::make(
       static_cast<uint32_t>(item_blocks > 0 && !items_first ? (item_blocks + q_blocks) / item_blocks : 1));
-  QSA_CUDA_TRY(launch_kernel(step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch, GridControl, Threads>,
-                             dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(Threads), 0, stream,
-                             GridControl && p.programmatic_launch, p),
-               error);
+  QSA_CUDA_TRY(
+      launch_kernel(step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch, GridControl, Threads, Halves>,
+                    dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(Threads), 0, stream,
+                    GridControl && p.programmatic_launch, p),
+      error);
   return Status::kOk;
 }
 
 // D = 512 keeps 16 elements per lane: fewer resident blocks, so that its chunks fit in registers.
 template <int D, bool Fast>
-inline constexpr int kMinBlocksFor = D >= 512 ? 3 : Fast ? kDefaultMinBlocks : kGenericMinBlocks;
+inline constexpr int kMinBlocksFor = D >= 512 ? 3
+                                     : Fast   ? kDefaultMinBlocks
+                                              : kGenericMinBlocks;
 
 // The latency grid (StepGrid::kLatency): 32-thread blocks, at least 20 of them per SM (at most 96
 // registers), four members per load batch, the item blocks first. Round 3 of docs/cuda-performance-log.md.
@@ -88,19 +91,30 @@ inline bool wants_latency_grid(const StepParams& p, int head_dim, StepGrid grid)
   return grid == StepGrid::kLatency || (grid == StepGrid::kAuto && latency_grid_takes(head_dim, true, p.num_tokens));
 }
 
+// The fast layout's two Q-path layouts: halves when rd == D/2 (step_q_halves.cuh), contiguous
+// otherwise.
+template <int D, int Bug, int H, int MinBlocks, int PoolBatch, bool GridControl, int Threads>
+Status launch_fast(const StepParams& p, bool items_first, cudaStream_t stream, Error* error) {
+  if (halves_q_layout(D, p.rotary_dim))
+    return launch_step_kernel<D, Bug, true, H, MinBlocks, PoolBatch, GridControl, Threads, true>(p, items_first, stream,
+                                                                                                 error);
+  return launch_step_kernel<D, Bug, true, H, MinBlocks, PoolBatch, GridControl, Threads, false>(p, items_first, stream,
+                                                                                                error);
+}
+
 template <int D, int Bug, bool Generic>
 Status launch_for_layout(const StepParams& p, StepGrid grid, cudaStream_t stream, Error* error) {
   if constexpr (kHasLatencyGrid<D>) {
     if (fast_layout(p, D) && wants_latency_grid(p, D, grid))
-      return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kLatencyMinBlocks, kLatencyPoolBatch, true,
-                                kLatencyThreads>(p, /*items_first=*/true, stream, error);
+      return launch_fast<D, Bug, kDefaultHeadsPerPass, kLatencyMinBlocks, kLatencyPoolBatch, true, kLatencyThreads>(
+          p, /*items_first=*/true, stream, error);
   }
   if (fast_layout(p, D))
-    return launch_step_kernel<D, Bug, true, kDefaultHeadsPerPass, kMinBlocksFor<D, true>>(p, streaming_items_first(p),
-                                                                                          stream, error);
-  if constexpr (Generic)
-    return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D, false>>(
+    return launch_fast<D, Bug, kDefaultHeadsPerPass, kMinBlocksFor<D, true>, kDefaultPoolBatch, true, kStepThreads>(
         p, streaming_items_first(p), stream, error);
+  if constexpr (Generic)
+    return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D, false>>(p, streaming_items_first(p),
+                                                                                            stream, error);
   return invalid(error, "layout", -1, "launch-argument",
                  "this kernel variant is built for the fast layout only (aligned rows, rd/2 a power-of-two multiple of "
                  "the lane chunk)");
@@ -108,16 +122,18 @@ Status launch_for_layout(const StepParams& p, StepGrid grid, cudaStream_t stream
 
 /// A tuning variant (benchmarks only): D = 128, the fast layout, H heads per pass, MinBlocks,
 /// PoolBatch members loaded at once, with or without the PDL wait and trigger, Threads per block,
-/// the item blocks first or spread.
+/// the item blocks first or spread, the Q path's halves layout when rd == D/2 or always contiguous.
 template <int H, int MinBlocks, int PoolBatch, bool GridControl = true, int Threads = kStepThreads,
-          bool ItemsFirst = false>
+          bool ItemsFirst = false, bool HalvesWhenRdIsHalf = true>
 Status launch_step_tuning(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
   if (Status s = check_step_args(args, error); s != Status::kOk) return s;
   const StepParams p = make_step_params(args);
   if (args.head_dim != 128 || !fast_layout(p, 128))
     return invalid(error, "head_dim", -1, "launch-argument", "tuning variants need D = 128, fast layout");
+  if constexpr (HalvesWhenRdIsHalf)
+    return launch_fast<128, kNoBug, H, MinBlocks, PoolBatch, GridControl, Threads>(p, ItemsFirst, stream, error);
   return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch, GridControl, Threads>(p, ItemsFirst, stream,
-                                                                                            error);
+                                                                                              error);
 }
 
 /// Checks the arguments and launches for their D and layout. `Dims` lists the head dims this

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "kernels/programmatic_launch.cuh"
+#include "kernels/step_q_halves.cuh"
 #include "kernels/step_row_transform.cuh"
 
 namespace qsa::cuda::detail {
@@ -286,11 +287,13 @@ __device__ __forceinline__ void enter_dependent_part() {
 
 // H: heads per pass of the Q path; MinBlocks: resident blocks per SM the register budget must
 // allow; PoolBatch: group members loaded at once; GridControl: the PDL wait and trigger (off only
-// for version 5 in the benchmark); Threads: threads per block. Bug: a planted variant (planted/),
-// none by default.
+// for version 5 in the benchmark); Threads: threads per block; Halves: the Q path in the halves
+// layout (step_q_halves.cuh; Fast and rd == D/2 only). Bug: a planted variant (planted/), none by
+// default.
 template <int D, int Bug = kNoBug, bool Fast = true, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
-          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads>
+          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads, bool Halves = false>
 __global__ void __launch_bounds__(Threads, MinBlocks) step_update_row_teams_kernel(const StepParams p) {
+  static_assert(Fast || !Halves, "the halves layout needs the fast layout's vectors");
   using Shape = TeamShape<D>;
   constexpr int E = Shape::kElems;
   constexpr int kTeams = Shape::template kTeamsPerBlock<Threads>;
@@ -302,15 +305,20 @@ __global__ void __launch_bounds__(Threads, MinBlocks) step_update_row_teams_kern
   const bool starts_period = blockIdx.x == period * p.item_stride.divisor;
   if (starts_period && period < static_cast<uint32_t>(p.item_blocks)) {
     enter_dependent_part<GridControl, Bug>();
-    item_unit<D, Bug, Fast, PoolBatch>(p, static_cast<int64_t>(period) * kTeams + team, axes,
-                                       scratch[team], lane);
+    item_unit<D, Bug, Fast, PoolBatch>(p, static_cast<int64_t>(period) * kTeams + team, axes, scratch[team], lane);
   } else {
     const uint32_t items_before = min(period + (starts_period ? 0u : 1u), static_cast<uint32_t>(p.item_blocks));
-    float gain[E];
-    load_gain<D, Fast>(p.w_q, lane, gain);  // a constant weight: read before the wait
-    enter_dependent_part<GridControl, Bug>();
-    q_row<D, Bug, Fast, H>(p, static_cast<int64_t>(blockIdx.x - items_before) * kTeams + team, axes,
-                           gain, scratch[team], lane);
+    const int64_t t = static_cast<int64_t>(blockIdx.x - items_before) * kTeams + team;
+    if constexpr (Halves) {
+      const HalvesGain<D> gain = load_halves_gain<D>(p.w_q, lane);  // a constant weight: read before the wait
+      enter_dependent_part<GridControl, Bug>();
+      q_row_halves<D, Bug, H>(p, t, halves_lane_axes<D>(p, lane), gain, lane);
+    } else {
+      float gain[E];
+      load_gain<D, Fast>(p.w_q, lane, gain);  // a constant weight: read before the wait
+      enter_dependent_part<GridControl, Bug>();
+      q_row<D, Bug, Fast, H>(p, t, axes, gain, scratch[team], lane);
+    }
   }
 }
 
