@@ -20,7 +20,7 @@ const std::vector<PlantedStepBug>& planted_step_bugs() {
       {kQOutSkipsPadding, "q-out-skips-padding", "the Q path covers M = qsl[NR] rows, leaving padding rows unwritten",
        ""},
       {kReversedTree, "sum-of-squares-other-tree",
-       "cross-lane sum of squares with offsets 16, 8, .. 1: not SPEC 6's tree", "many-rows"},
+       "cross-lane sum of squares with its xor offsets reversed (lanes/2 down to 1): not SPEC 6's tree", "many-rows"},
       {kGroupPositionIgnoresTail, "group-position-ignores-ring-tail",
        "group rotated at (gC, gC, gC) although the ring caches positions", "mrope"},
       {kSkipsGridWait, "skips-grid-wait",
