@@ -162,15 +162,7 @@ __device__ void q_row_halves(const StepParams& p, int64_t t, uint32_t axes, cons
       uint32_t partner[P / 2];
 #pragma unroll
       for (int i = 0; i < P / 2; ++i) partner[i] = __shfl_xor_sync(0xFFFFFFFFu, y[i], kLanes / 2);
-      float r[P];
-#pragma unroll
-      for (int i = 0; i < P; ++i) {
-        const float self = i % 2 == 0 ? low_bf16(y[i / 2]) : high_bf16(y[i / 2]);
-        const float other = i % 2 == 0 ? low_bf16(partner[i / 2]) : high_bf16(partner[i / 2]);
-        r[i] = __fadd_rn(__fmul_rn(self, c[i]), __fmul_rn(other, s[i]));
-      }
-#pragma unroll
-      for (int i = 0; i < P / 2; ++i) y[i] = float2_to_bf16x2(r[2 * i], r[2 * i + 1]);
+      rotate_packed<P>(c, s, partner, P, y);
       if (active && h0 + k < h_end) {
         uint8_t* head = q_out + (h0 + k) * head_bytes;
         store_chunk<P, Bug, true>(head, 0, y, p.fp8);

@@ -179,8 +179,25 @@ __device__ __forceinline__ void rope_partners(const StepParams& p, const uint32_
   }
 }
 
-// NeoX RoPE (SPEC 6.3) of this lane's packed values, in place: self·c + partner·(±s) for the
-// elements below rd (a·c − b·s below rd/2, b·c + a·s from rd/2), elements from rd on unchanged.
+// NeoX RoPE (SPEC 6.3) of N packed values, in place: self·c + partner·(±s) for the first `rotated`
+// (a·c − b·s below rd/2, b·c + a·s from rd/2), the others unchanged. Both Q layouts use it.
+template <int N>
+__device__ __forceinline__ void rotate_packed(const float (&c)[N], const float (&s)[N],
+                                              const uint32_t (&partner)[N / 2], int rotated, uint32_t (&y)[N / 2]) {
+  float r[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    const float self = i % 2 == 0 ? low_bf16(y[i / 2]) : high_bf16(y[i / 2]);
+    const float other = i % 2 == 0 ? low_bf16(partner[i / 2]) : high_bf16(partner[i / 2]);
+    r[i] = i < rotated ? __fadd_rn(__fmul_rn(self, c[i]), __fmul_rn(other, s[i])) : self;
+  }
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i)
+    y[i] = float2_to_bf16x2(r[2 * i], r[2 * i + 1]);  // a passed-through value converts to itself
+}
+
+// RoPE of this lane's chunk in the contiguous layout: the elements below rd (all of the chunk in
+// Fast mode, where a lane lies wholly on one side of rd).
 template <int D, bool Fast>
 __device__ __forceinline__ void rotate(const StepParams& p, int lane, const float (&c)[TeamShape<D>::kElems],
                                        const float (&s)[TeamShape<D>::kElems],
@@ -188,18 +205,8 @@ __device__ __forceinline__ void rotate(const StepParams& p, int lane, const floa
                                        uint32_t (&y)[TeamShape<D>::kElems / 2]) {
   constexpr int E = TeamShape<D>::kElems;
   const int first = lane * E;
-  if (first >= p.rotary_dim) return;  // Fast: the whole lane passes through
-  float r[E];
-#pragma unroll
-  for (int i = 0; i < E; ++i) {
-    const float self = i % 2 == 0 ? low_bf16(y[i / 2]) : high_bf16(y[i / 2]);
-    const float other = i % 2 == 0 ? low_bf16(partner[i / 2]) : high_bf16(partner[i / 2]);
-    r[i] = __fadd_rn(__fmul_rn(self, c[i]), __fmul_rn(other, s[i]));
-    if constexpr (!Fast) r[i] = first + i < p.rotary_dim ? r[i] : self;
-  }
-#pragma unroll
-  for (int i = 0; i < E / 2; ++i)
-    y[i] = float2_to_bf16x2(r[2 * i], r[2 * i + 1]);  // a passed-through value converts to itself
+  if (first >= p.rotary_dim) return;  // the whole lane passes through
+  rotate_packed<E>(c, s, partner, Fast ? E : p.rotary_dim - first, y);
 }
 
 }  // namespace qsa::cuda::detail
