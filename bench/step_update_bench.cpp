@@ -14,9 +14,14 @@
 //    time per launch from CUDA events around one replay (UseManualTime), median of 9 repetitions (every
 //    repetition in the JSON output). Bytes processed: step_bytes() (what must move).
 //  * BM_Copy/device_to_device: a 1 GiB device-to-device copy, bytes read plus written: the ceiling.
+//  * BM_CopySameSize/<kernel|device_to_device>/<shape>: the copy kernel, and cudaMemcpyAsync,
+//    moving the shape's step_bytes() (half read, half written), rotated past L2 like the step: what
+//    a launch of that size can reach (the summary's copy-same: the faster of the two). Not
+//    BM_Copy/: bench records take their ceiling from the fastest BM_Copy.
 //  * BM_Floor/empty_kernel: an empty kernel launched the same way.
 // The run ends with a summary table (shape, dtype, ours, baseline, floor, GB/s, share of the copy
-// ceiling). --quick: one repetition, the CPU part only without a device (the bench-smoke entry).
+// ceiling, the same-size copy and ours against it). --quick: one repetition, the CPU part only without a device (the
+// bench-smoke entry).
 
 #include <benchmark/benchmark.h>
 
@@ -98,6 +103,7 @@ struct GpuCase {
   std::unique_ptr<backends::CudaDeviceStep> step;
   void* copy_src = nullptr;
   void* copy_dst = nullptr;
+  size_t copy_bytes = 0;  // bytes read by one launch of a copy (as many written)
   GraphReplayTimer timer;
   Preparation preparation;
   int runs = 0;  // repetitions run so far
@@ -117,22 +123,32 @@ struct GpuCase {
 
   static constexpr size_t kCopyBytes = size_t{1} << 30;
 
+  // A copy of a shape's size rotates through as many slices as the step rotates through sets.
+  Status prepare_copy(Error* error) {
+    copy_bytes = shape ? static_cast<size_t>(shape->bytes / 2) / 16 * 16 : kCopyBytes;
+    const int64_t slices = shape ? sets_streaming_past_l2(shape->bytes) : 1;
+    const size_t total = copy_bytes * static_cast<size_t>(slices);
+    QSA_CUDA_TRY(cudaMalloc(&copy_src, total), error);
+    QSA_CUDA_TRY(cudaMalloc(&copy_dst, total), error);
+    QSA_CUDA_TRY(cudaMemset(copy_src, 1, total), error);
+    int64_t next = 0;
+    return timer.capture(
+        static_cast<int>(shape ? std::max<int64_t>(slices, 20) : 4),
+        [&](cudaStream_t st) -> Status {
+          const size_t offset = copy_bytes * static_cast<size_t>(next++ % slices);
+          const void* src = static_cast<const char*>(copy_src) + offset;
+          void* dst = static_cast<char*>(copy_dst) + offset;
+          if (copy_by_kernel) return launch_copy_kernel(src, dst, copy_bytes, st, error);
+          QSA_CUDA_TRY(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice, st), error);
+          return Status::kOk;
+        },
+        error);
+  }
+
   Status prepare(Error* error) {
     cudaStream_t stream = nullptr;
     if (Status s = timer.stream(&stream, error); s != Status::kOk) return s;
-    if (copy) {
-      QSA_CUDA_TRY(cudaMalloc(&copy_src, kCopyBytes), error);
-      QSA_CUDA_TRY(cudaMalloc(&copy_dst, kCopyBytes), error);
-      QSA_CUDA_TRY(cudaMemset(copy_src, 1, kCopyBytes), error);
-      return timer.capture(
-          4,
-          [&](cudaStream_t st) -> Status {
-            if (copy_by_kernel) return launch_copy_kernel(copy_src, copy_dst, kCopyBytes, st, error);
-            QSA_CUDA_TRY(cudaMemcpyAsync(copy_dst, copy_src, kCopyBytes, cudaMemcpyDeviceToDevice, st), error);
-            return Status::kOk;
-          },
-          error);
-    }
+    if (copy) return prepare_copy(error);
     if (!shape)
       return timer.capture(
           200, [&](cudaStream_t st) { return launch_empty_kernel(st, 1, error); }, error);
@@ -181,7 +197,7 @@ void run_gpu(benchmark::State& state, GpuCase* c) {
   if (++c->runs == (quick_mode ? 1 : kGpuRepetitions)) c->release();
   if (!timed) return;
   if (c->copy)
-    state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * GpuCase::kCopyBytes));
+    state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * c->copy_bytes));
   else if (c->shape)
     state.SetBytesProcessed(state.iterations() * c->shape->bytes);
 }
@@ -227,6 +243,14 @@ void register_benchmarks(bool gpu) {
     }
     const std::string v5 = "BM_StepUpdate/cuda-v5/" + suffix(shape);
     configure(benchmark::RegisterBenchmark(v5.c_str(), run_gpu, add_gpu_case(v5, c, launch_step_version5)), true);
+    for (const bool by_kernel : {true, false}) {
+      const std::string same_size =
+          (by_kernel ? "BM_CopySameSize/kernel/" : "BM_CopySameSize/device_to_device/") + suffix(shape);
+      GpuCase* same_size_copy = add_gpu_case(same_size, c, {});
+      same_size_copy->copy = true;
+      same_size_copy->copy_by_kernel = by_kernel;
+      configure(benchmark::RegisterBenchmark(same_size.c_str(), run_gpu, same_size_copy), true);
+    }
 #else
     (void)gpu;
 #endif
@@ -257,8 +281,8 @@ void register_benchmarks(bool gpu) {
 #endif
 }
 
-// The table after the run: each shape's time, bandwidth against the copy ceiling, and speedup
-// over the unfused baseline; then the tuning variants.
+// The table after the run: each shape's time, bandwidth against the copy ceiling and against a
+// copy of the same bytes, and speedup over the unfused baseline; then the tuning variants.
 void print_summary(const MedianReporter& reporter) {
   const double floor = reporter.micros("BM_Floor/empty_kernel");
   // The ceiling: the faster of cudaMemcpyAsync and a plain vector-copy kernel.
@@ -266,8 +290,9 @@ void print_summary(const MedianReporter& reporter) {
       std::max(reporter.bytes_per_second("BM_Copy/device_to_device"), reporter.bytes_per_second("BM_Copy/kernel"));
   std::printf("\nSummary: time per step (median, microseconds), bandwidth counting the bytes that must move\n");
   std::printf("copy ceiling %.2f TB/s, empty-kernel floor %.2f us\n", ceiling / 1e12, floor);
-  std::printf("%-8s %-9s %6s %5s %9s %9s %9s %9s %9s %9s %8s %8s %9s\n", "shape", "dtype", "N", "NR", "ours",
-              "ours-pdl", "v5", "chain", "chain-pdl", "baseline", "TB/s", "of copy", "base/ours");
+  std::printf("%-8s %-9s %6s %5s %9s %9s %9s %9s %9s %9s %8s %8s %9s %9s %9s\n", "shape", "dtype", "N", "NR", "ours",
+              "ours-pdl", "v5", "chain", "chain-pdl", "baseline", "TB/s", "of copy", "copy-same", "of same",
+              "base/ours");
   for (const auto& c : shape_cases) {
     const std::string s = suffix(c->shape);
     const double ours = reporter.micros("BM_StepUpdate/cuda/" + s);
@@ -276,6 +301,10 @@ void print_summary(const MedianReporter& reporter) {
     const double v5 = reporter.micros("BM_StepUpdate/cuda-v5/" + s);
     const double chain = reporter.micros("BM_StepChain/cuda/" + s);
     const double chain_pdl = reporter.micros("BM_StepChain/cuda-pdl/" + s);
+    const double copy_kernel = reporter.micros("BM_CopySameSize/kernel/" + s);
+    const double copy_memcpy = reporter.micros("BM_CopySameSize/device_to_device/" + s);
+    const double same_size_copy =
+        copy_kernel > 0 && copy_memcpy > 0 ? std::min(copy_kernel, copy_memcpy) : std::max(copy_kernel, copy_memcpy);
     const double tbps = ours > 0 ? static_cast<double>(c->bytes) / (ours * 1e-6) / 1e12 : -1;
     auto cell = [](double v, const char* format) {
       if (v < 0) return std::string("-");
@@ -283,12 +312,14 @@ void print_summary(const MedianReporter& reporter) {
       std::snprintf(text, sizeof(text), format, v);
       return std::string(text);
     };
-    std::printf("%-8s %-9s %6lld %5lld %9s %9s %9s %9s %9s %9s %8s %8s %9s\n", c->shape.name.c_str(),
+    std::printf("%-8s %-9s %6lld %5lld %9s %9s %9s %9s %9s %9s %8s %8s %9s %9s %9s\n", c->shape.name.c_str(),
                 to_string(c->shape.dtype), static_cast<long long>(c->shape.tokens),
                 static_cast<long long>(c->shape.requests), cell(ours, "%.2f").c_str(), cell(pdl, "%.2f").c_str(),
                 cell(v5, "%.2f").c_str(), cell(chain, "%.2f").c_str(), cell(chain_pdl, "%.2f").c_str(),
                 cell(base, "%.2f").c_str(), cell(tbps, "%.2f").c_str(),
                 cell(tbps > 0 && ceiling > 0 ? 100.0 * tbps * 1e12 / ceiling : -1, "%.0f%%").c_str(),
+                cell(same_size_copy, "%.2f").c_str(),
+                cell(ours > 0 && same_size_copy > 0 ? 100.0 * same_size_copy / ours : -1, "%.0f%%").c_str(),
                 cell(ours > 0 && base > 0 ? base / ours : -1, "%.2f").c_str());
   }
   std::printf("\nTunings (median, microseconds per step)\n");

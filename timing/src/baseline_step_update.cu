@@ -1,6 +1,8 @@
 // Unfused baseline of the step update: a block of D threads per row, one element per thread, the
 // sum of squares as a shared-memory pairwise tree, three launches.
 
+#include <algorithm>
+
 #include "qsa/cuda/cuda_check.hpp"
 #include "qsa/cuda/detail/kernel_variants.cuh"
 #include "qsa/timing/baseline_step_update.hpp"
@@ -150,11 +152,14 @@ __global__ void q_kernel(const cuda::StepUpdateDeviceArgs a) {
 }
 
 // Each thread moves vectors i, i + T, i + 2T, i + 3T (T threads in the grid): every load
-// instruction of a warp reads 512 contiguous bytes.
+// instruction of a warp reads 512 contiguous bytes. The vectors past the last whole round of 4T
+// follow one per thread.
 __global__ void copy_kernel(const uint4* src, uint4* dst, size_t vectors) {
   const size_t threads = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i + 3 * threads < vectors;
-       i += 4 * threads) {
+  const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t rounds_end = vectors / (4 * threads) * (4 * threads);
+  for (size_t i = first + rounds_end; i < vectors; i += threads) dst[i] = src[i];
+  for (size_t i = first; i < rounds_end; i += 4 * threads) {
     const uint4 a = src[i];
     const uint4 b = src[i + threads];
     const uint4 c = src[i + 2 * threads];
@@ -169,7 +174,12 @@ __global__ void copy_kernel(const uint4* src, uint4* dst, size_t vectors) {
 }  // namespace
 
 Status launch_copy_kernel(const void* src, void* dst, size_t bytes, cudaStream_t stream, Error* error) {
-  copy_kernel<<<132 * 16, 256, 0, stream>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), bytes / 16);
+  constexpr size_t kThreads = 256;
+  const size_t vectors = bytes / 16;
+  // At most 16 blocks per SM of an H200; fewer when the copy is short (a round of four vectors each).
+  const size_t blocks = std::clamp<size_t>((vectors + 4 * kThreads - 1) / (4 * kThreads), 1, 132 * 16);
+  copy_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(static_cast<const uint4*>(src),
+                                                                      static_cast<uint4*>(dst), vectors);
   QSA_CUDA_TRY(cudaGetLastError(), error);
   return Status::kOk;
 }

@@ -13,8 +13,9 @@ namespace qsa::timing {
 [[nodiscard]] Status launch_baseline_step_update(const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream,
                                                  Error* error);
 
-/// The copy ceiling by a kernel: `bytes` (a multiple of 4 x 16 x the grid's threads) from `src` to
-/// `dst`, each thread moving four 16-byte vectors per pass, loads before stores, grid-stride.
+/// The copy ceiling by a kernel: `bytes` (a multiple of 16; both addresses 16-byte aligned) from
+/// `src` to `dst`, each thread moving four 16-byte vectors per pass, loads before stores,
+/// grid-stride over at most 16 blocks per SM.
 [[nodiscard]] Status launch_copy_kernel(const void* src, void* dst, size_t bytes, cudaStream_t stream, Error* error);
 
 }  // namespace qsa::timing
