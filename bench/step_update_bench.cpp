@@ -14,10 +14,10 @@
 //    time per launch from CUDA events around one replay (UseManualTime), median of 9 repetitions (every
 //    repetition in the JSON output). Bytes processed: step_bytes() (what must move).
 //  * BM_Copy/device_to_device: a 1 GiB device-to-device copy, bytes read plus written: the ceiling.
-//  * BM_CopySameSize/<kernel|device_to_device>/<shape>: the copy kernel, and cudaMemcpyAsync,
-//    moving the shape's step_bytes() (half read, half written), rotated past L2 like the step: what
-//    a launch of that size can reach (the summary's copy-same: the faster of the two). Not
-//    BM_Copy/: bench records take their ceiling from the fastest BM_Copy.
+//  * BM_CopySameSize/<kernel|device_to_device>/<shape>/bytes:<b>: the copy kernel, and
+//    cudaMemcpyAsync, moving the shape's step_bytes() (half read, half written), rotated past L2
+//    like the step: what a launch of that size can reach (the summary's copy-same: the faster of
+//    the two). Not BM_Copy/: bench records take their ceiling from the fastest BM_Copy.
 //  * BM_Floor/empty_kernel: an empty kernel launched the same way.
 // The run ends with a summary table (shape, dtype, ours, baseline, floor, GB/s, share of the copy
 // ceiling, the same-size copy and ours against it). --quick: one repetition, the CPU part only without a device (the
@@ -76,6 +76,17 @@ struct ShapeCase {
 };
 std::vector<std::unique_ptr<ShapeCase>> shape_cases;
 
+// A same-size copy moves the shape's bytes, half read and half written, in whole 16-byte vectors.
+size_t same_size_copy_bytes(const ShapeCase& c) { return static_cast<size_t>(c.bytes / 2) / 16 * 16; }
+
+// BM_CopySameSize/<kernel|device_to_device>/<shape>/bytes:<read plus written>. The bytes argument
+// keeps it out of the bench records' shape families (docs/bench-records.md): a reference like
+// BM_Copy, not a kernel under test.
+std::string same_size_copy_name(const ShapeCase& c, bool by_kernel) {
+  return std::string(by_kernel ? "BM_CopySameSize/kernel/" : "BM_CopySameSize/device_to_device/") + suffix(c.shape) +
+         "/bytes:" + std::to_string(2 * same_size_copy_bytes(c));
+}
+
 void run_reference(benchmark::State& state, const ShapeCase* c) {
   StepCaches caches = c->step.caches;
   StepOutput out;
@@ -125,7 +136,7 @@ struct GpuCase {
 
   // A copy of a shape's size rotates through as many slices as the step rotates through sets.
   Status prepare_copy(Error* error) {
-    copy_bytes = shape ? static_cast<size_t>(shape->bytes / 2) / 16 * 16 : kCopyBytes;
+    copy_bytes = shape ? same_size_copy_bytes(*shape) : kCopyBytes;
     const int64_t slices = shape ? sets_streaming_past_l2(shape->bytes) : 1;
     const size_t total = copy_bytes * static_cast<size_t>(slices);
     QSA_CUDA_TRY(cudaMalloc(&copy_src, total), error);
@@ -244,8 +255,7 @@ void register_benchmarks(bool gpu) {
     const std::string v5 = "BM_StepUpdate/cuda-v5/" + suffix(shape);
     configure(benchmark::RegisterBenchmark(v5.c_str(), run_gpu, add_gpu_case(v5, c, launch_step_version5)), true);
     for (const bool by_kernel : {true, false}) {
-      const std::string same_size =
-          (by_kernel ? "BM_CopySameSize/kernel/" : "BM_CopySameSize/device_to_device/") + suffix(shape);
+      const std::string same_size = same_size_copy_name(*c, by_kernel);
       GpuCase* same_size_copy = add_gpu_case(same_size, c, {});
       same_size_copy->copy = true;
       same_size_copy->copy_by_kernel = by_kernel;
@@ -301,8 +311,8 @@ void print_summary(const MedianReporter& reporter) {
     const double v5 = reporter.micros("BM_StepUpdate/cuda-v5/" + s);
     const double chain = reporter.micros("BM_StepChain/cuda/" + s);
     const double chain_pdl = reporter.micros("BM_StepChain/cuda-pdl/" + s);
-    const double copy_kernel = reporter.micros("BM_CopySameSize/kernel/" + s);
-    const double copy_memcpy = reporter.micros("BM_CopySameSize/device_to_device/" + s);
+    const double copy_kernel = reporter.micros(same_size_copy_name(*c, true));
+    const double copy_memcpy = reporter.micros(same_size_copy_name(*c, false));
     const double same_size_copy =
         copy_kernel > 0 && copy_memcpy > 0 ? std::min(copy_kernel, copy_memcpy) : std::max(copy_kernel, copy_memcpy);
     const double tbps = ours > 0 ? static_cast<double>(c->bytes) / (ours * 1e-6) / 1e12 : -1;
