@@ -135,7 +135,10 @@ void run_gpu(benchmark::State& state, GpuCase* c) {
   if (!time_graph_replays(
           state, c->name, c->preparation, [c](Error* error) { return c->prepare(error); }, c->timer))
     return;
-  state.SetItemsProcessed(state.iterations() * c->input.batch.num_actual_tokens);
+  // Tokens per second; none for the floors (no tokens): with zero items in every repetition the
+  // counter's cv is 0 / 0, which Google Benchmark writes as NaN, and a record with NaN is not JSON.
+  if (c->input.batch.num_actual_tokens > 0)
+    state.SetItemsProcessed(state.iterations() * c->input.batch.num_actual_tokens);
 }
 
 std::vector<std::unique_ptr<GpuCase>> gpu_cases;
