@@ -20,8 +20,8 @@
 //    the two). Not BM_Copy/: bench records take their ceiling from the fastest BM_Copy.
 //  * BM_Floor/empty_kernel: an empty kernel launched the same way.
 // The run ends with a summary table (shape, dtype, ours, baseline, floor, GB/s, share of the copy
-// ceiling, the same-size copy and ours against it). --quick: one repetition, the CPU part only without a device (the
-// bench-smoke entry).
+// ceiling, the same-size copy and ours against it). --quick: one repetition, the CPU part only
+// without a device (the bench-smoke entry).
 
 #include <benchmark/benchmark.h>
 
