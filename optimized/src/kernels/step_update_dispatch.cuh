@@ -40,7 +40,8 @@ void fill_lane_axes(StepParams& p) {
 // Threads per block; items_first: the item blocks lead the grid, as upstream's programs do,
 // instead of being spread among the Q blocks.
 template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
-          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads, bool Halves = false>
+          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads, bool Halves = false,
+          bool EarlyRingLoads = false>
 Status launch_step_kernel(StepParams p, bool items_first, cudaStream_t stream, Error* error) {
   constexpr int64_t teams = TeamShape<D>::template kTeamsPerBlock<Threads>;
   fill_lane_axes<D, Bug>(p);
@@ -56,11 +57,11 @@ Status launch_step_kernel(StepParams p, bool items_first, cudaStream_t stream, E
   // With a stride of 1 every block starts a period: blocks [0, item_blocks) run the items.
   p.item_stride = InvariantDivider::make(
       static_cast<uint32_t>(item_blocks > 0 && !items_first ? (item_blocks + q_blocks) / item_blocks : 1));
-  QSA_CUDA_TRY(
-      launch_kernel(step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch, GridControl, Threads, Halves>,
-                    dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(Threads), 0, stream,
-                    GridControl && p.programmatic_launch, p),
-      error);
+  QSA_CUDA_TRY(launch_kernel(step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch, GridControl, Threads,
+                                                          Halves, EarlyRingLoads>,
+                             dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(Threads), 0, stream,
+                             GridControl && p.programmatic_launch, p),
+               error);
   return Status::kOk;
 }
 
@@ -75,6 +76,9 @@ inline constexpr int kMinBlocksFor = D >= 512 ? 3
 inline constexpr int kLatencyThreads = 32;
 inline constexpr int kLatencyMinBlocks = 20;
 inline constexpr int kLatencyPoolBatch = 4;
+// The latency grid loads phase B's first batch with phase A's members (item_unit, round 13); in the
+// streaming grid's 64 registers it spills and is slower.
+inline constexpr bool kLatencyEarlyRingLoads = true;
 template <int D>
 inline constexpr bool kHasLatencyGrid = D <= kLatencyGridMaxHeadDim;
 
@@ -93,21 +97,22 @@ inline bool wants_latency_grid(const StepParams& p, int head_dim, StepGrid grid)
 
 // The fast layout's two Q-path layouts: halves when rd == D/2 (step_q_halves.cuh), contiguous
 // otherwise.
-template <int D, int Bug, int H, int MinBlocks, int PoolBatch, bool GridControl, int Threads>
+template <int D, int Bug, int H, int MinBlocks, int PoolBatch, bool GridControl, int Threads,
+          bool EarlyRingLoads = false>
 Status launch_fast(const StepParams& p, bool items_first, cudaStream_t stream, Error* error) {
   if (halves_q_layout(D, p.rotary_dim))
-    return launch_step_kernel<D, Bug, true, H, MinBlocks, PoolBatch, GridControl, Threads, true>(p, items_first, stream,
-                                                                                                 error);
-  return launch_step_kernel<D, Bug, true, H, MinBlocks, PoolBatch, GridControl, Threads, false>(p, items_first, stream,
-                                                                                                error);
+    return launch_step_kernel<D, Bug, true, H, MinBlocks, PoolBatch, GridControl, Threads, true, EarlyRingLoads>(
+        p, items_first, stream, error);
+  return launch_step_kernel<D, Bug, true, H, MinBlocks, PoolBatch, GridControl, Threads, false, EarlyRingLoads>(
+      p, items_first, stream, error);
 }
 
 template <int D, int Bug, bool Generic>
 Status launch_for_layout(const StepParams& p, StepGrid grid, cudaStream_t stream, Error* error) {
   if constexpr (kHasLatencyGrid<D>) {
     if (fast_layout(p, D) && wants_latency_grid(p, D, grid))
-      return launch_fast<D, Bug, kDefaultHeadsPerPass, kLatencyMinBlocks, kLatencyPoolBatch, true, kLatencyThreads>(
-          p, /*items_first=*/true, stream, error);
+      return launch_fast<D, Bug, kDefaultHeadsPerPass, kLatencyMinBlocks, kLatencyPoolBatch, true, kLatencyThreads,
+                         kLatencyEarlyRingLoads>(p, /*items_first=*/true, stream, error);
   }
   if (fast_layout(p, D))
     return launch_fast<D, Bug, kDefaultHeadsPerPass, kMinBlocksFor<D, true>, kDefaultPoolBatch, true, kStepThreads>(
@@ -122,18 +127,20 @@ Status launch_for_layout(const StepParams& p, StepGrid grid, cudaStream_t stream
 
 /// A tuning variant (benchmarks only): D = 128, the fast layout, H heads per pass, MinBlocks,
 /// PoolBatch members loaded at once, with or without the PDL wait and trigger, Threads per block,
-/// the item blocks first or spread, the Q path's halves layout when rd == D/2 or always contiguous.
+/// the item blocks first or spread, the Q path's halves layout when rd == D/2 or always contiguous,
+/// phase B's first batch loaded with the members or after phase A (EarlyRingLoads).
 template <int H, int MinBlocks, int PoolBatch, bool GridControl = true, int Threads = kStepThreads,
-          bool ItemsFirst = false, bool HalvesWhenRdIsHalf = true>
+          bool ItemsFirst = false, bool HalvesWhenRdIsHalf = true, bool EarlyRingLoads = false>
 Status launch_step_tuning(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
   if (Status s = check_step_args(args, error); s != Status::kOk) return s;
   const StepParams p = make_step_params(args);
   if (args.head_dim != 128 || !fast_layout(p, 128))
     return invalid(error, "head_dim", -1, "launch-argument", "tuning variants need D = 128, fast layout");
   if constexpr (HalvesWhenRdIsHalf)
-    return launch_fast<128, kNoBug, H, MinBlocks, PoolBatch, GridControl, Threads>(p, ItemsFirst, stream, error);
-  return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch, GridControl, Threads>(p, ItemsFirst, stream,
-                                                                                              error);
+    return launch_fast<128, kNoBug, H, MinBlocks, PoolBatch, GridControl, Threads, EarlyRingLoads>(p, ItemsFirst,
+                                                                                                   stream, error);
+  return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch, GridControl, Threads, false, EarlyRingLoads>(
+      p, ItemsFirst, stream, error);
 }
 
 /// Checks the arguments and launches for their D and layout. `Dims` lists the head dims this

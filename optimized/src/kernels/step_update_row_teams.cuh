@@ -98,32 +98,61 @@ struct Chunk {
 };
 
 // Phase B for item (j, 0): the chunk's last min(q, R) rows, key bits and (t, h, w), into j's ring
-// block, in batches of kBatch rows whose loads are issued before their stores; lane b of the team
-// moves the position tail of the batch's row b.
-template <int D, int Bug, bool Fast>
-__device__ void commit_ring(const StepParams& p, const Chunk& chunk, int lane) {
+// block, in batches of kRingBatch rows whose loads are issued before their stores; lane b of the
+// team moves the position tail of the batch's row b.
+constexpr int kRingBatch = 4;
+
+template <int E>
+struct RingBatch {
+  int32_t t0 = 0;  // the batch's first token row
+  uint32_t bits[kRingBatch][E / 2];
+  int64_t pos[3];
+  bool tail = false;  // this lane moves row t0 + lane's position tail
+};
+
+// The first of the chunk's last min(q, R) rows.
+__device__ __forceinline__ int32_t first_committed_row(const StepParams& p, const Chunk& chunk) {
+  return chunk.end_row - chunk.first_row > p.ring_capacity ? chunk.end_row - p.ring_capacity : chunk.first_row;
+}
+
+// The loads of the batch from row t0: only the step's inputs (keys, positions), never the ring, so
+// they may be issued before phase A's ring reads.
+template <int D, bool Fast>
+__device__ __forceinline__ void load_ring_batch(const StepParams& p, const Chunk& chunk, int32_t t0, int lane,
+                                                RingBatch<TeamShape<D>::kElems>& batch) {
   constexpr int E = TeamShape<D>::kElems;
-  constexpr int kBatch = 4;
-  static_assert(kBatch <= TeamShape<D>::kLanes, "a lane per row's tail");
-  const int32_t from =
-      chunk.end_row - chunk.first_row > p.ring_capacity ? chunk.end_row - p.ring_capacity : chunk.first_row;
-  for (int32_t t0 = from; t0 < chunk.end_row; t0 += kBatch) {
-    uint32_t bits[kBatch][E / 2];
+  static_assert(kRingBatch <= TeamShape<D>::kLanes, "a lane per row's tail");
+  batch.t0 = t0;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b)
-      if (t0 + b < chunk.end_row) load_bits<E, Fast>(p.keys + static_cast<int64_t>(t0 + b) * D + lane * E, bits[b]);
-    const bool tail = p.ring_positions && lane < kBatch && t0 + lane < chunk.end_row;
-    int64_t pos[3];
-    if (tail) row_positions(p, t0 + lane, pos);
+  for (int b = 0; b < kRingBatch; ++b)
+    if (t0 + b < chunk.end_row) load_bits<E, Fast>(p.keys + static_cast<int64_t>(t0 + b) * D + lane * E, batch.bits[b]);
+  batch.tail = p.ring_positions && lane < kRingBatch && t0 + lane < chunk.end_row;
+  if (batch.tail) row_positions(p, t0 + lane, batch.pos);
+}
+
+template <int D, int Bug, bool Fast>
+__device__ __forceinline__ void store_ring_batch(const StepParams& p, const Chunk& chunk, int lane,
+                                                 const RingBatch<TeamShape<D>::kElems>& batch) {
+  constexpr int E = TeamShape<D>::kElems;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-      if (t0 + b >= chunk.end_row) break;
-      uint16_t* row = ring_row<Bug>(p, chunk.ring_block, chunk.start + (t0 + b - chunk.first_row));
-      store_bits_to_ring<E, Fast>(row + lane * E, bits[b]);
-    }
-    if (tail)
-      store_tail<Fast>(
-          ring_row<Bug>(p, chunk.ring_block, chunk.start + (t0 + lane - chunk.first_row)) + p.ring_tail_offset, pos);
+  for (int b = 0; b < kRingBatch; ++b) {
+    if (batch.t0 + b >= chunk.end_row) break;
+    uint16_t* row = ring_row<Bug>(p, chunk.ring_block, chunk.start + (batch.t0 + b - chunk.first_row));
+    store_bits_to_ring<E, Fast>(row + lane * E, batch.bits[b]);
+  }
+  if (batch.tail)
+    store_tail<Fast>(
+        ring_row<Bug>(p, chunk.ring_block, chunk.start + (batch.t0 + lane - chunk.first_row)) + p.ring_tail_offset,
+        batch.pos);
+}
+
+// The batches from row `from` on (a batch of no rows stores nothing).
+template <int D, int Bug, bool Fast>
+__device__ void commit_ring_from(const StepParams& p, const Chunk& chunk, int32_t from, int lane) {
+  for (int32_t t0 = from; t0 < chunk.end_row; t0 += kRingBatch) {
+    RingBatch<TeamShape<D>::kElems> batch;
+    load_ring_batch<D, Fast>(p, chunk, t0, lane, batch);
+    store_ring_batch<D, Bug, Fast>(p, chunk, lane, batch);
   }
 }
 
@@ -182,7 +211,9 @@ __device__ __forceinline__ void pool_group(const StepParams& p, const Chunk& chu
 }
 
 // One k-work item: its closing group (phase A), then for item (j, 0) the ring commit (phase B).
-template <int D, int Bug, bool Fast, int PoolBatch>
+// EarlyRingLoads: phase B's first batch is loaded with phase A's members, so that its loads overlap
+// phase A's chain instead of following it (round 13); the registers that hold it are the cost.
+template <int D, int Bug, bool Fast, int PoolBatch, bool EarlyRingLoads>
 __device__ void item_unit(const StepParams& p, int64_t item, uint32_t axes, uint16_t* scratch, int lane) {
   constexpr int E = TeamShape<D>::kElems;
   const uint32_t c_ratio = static_cast<uint32_t>(p.compress_ratio);
@@ -207,10 +238,15 @@ __device__ void item_unit(const StepParams& p, int64_t item, uint32_t axes, uint
     closes = group < p.compress_divider.quotient(end);
   }
   const bool commits = j >= 0 && w == 0 && chunk.ring_block >= 0;
+  const int32_t from = first_committed_row(p, chunk);
   if constexpr (Bug == kCommitBeforeRead) {
-    if (commits) commit_ring<D, Bug, Fast>(p, chunk, lane);
+    if (commits) commit_ring_from<D, Bug, Fast>(p, chunk, from, lane);
     __syncwarp();
   }
+  RingBatch<E> first;  // stored only after every lane's ring reads (below)
+  constexpr bool kPhaseBLoadedEarly = EarlyRingLoads && Bug != kCommitBeforeRead;
+  if constexpr (kPhaseBLoadedEarly)
+    if (commits) load_ring_batch<D, Fast>(p, chunk, from, lane, first);
 
   // Phase A. Issued together: the slot's two reads (SPEC 2: the common slot of the group's last
   // row and its block-table entry), the group position, the members.
@@ -273,7 +309,14 @@ __device__ void item_unit(const StepParams& p, int64_t item, uint32_t axes, uint
   __syncwarp();  // every lane's ring reads are done before any lane commits
 
   // Phase B, after every read of phase A.
-  if (commits && Bug != kCommitBeforeRead) commit_ring<D, Bug, Fast>(p, chunk, lane);
+  if (commits && Bug != kCommitBeforeRead) {
+    if constexpr (kPhaseBLoadedEarly) {
+      store_ring_batch<D, Bug, Fast>(p, chunk, lane, first);
+      commit_ring_from<D, Bug, Fast>(p, chunk, from + kRingBatch, lane);
+    } else {
+      commit_ring_from<D, Bug, Fast>(p, chunk, from, lane);
+    }
+  }
 }
 
 // Past this point a block may read what the previous kernel wrote (programmatic_launch.cuh).
@@ -288,10 +331,11 @@ __device__ __forceinline__ void enter_dependent_part() {
 // H: heads per pass of the Q path; MinBlocks: resident blocks per SM the register budget must
 // allow; PoolBatch: group members loaded at once; GridControl: the PDL wait and trigger (off only
 // for version 5 in the benchmark); Threads: threads per block; Halves: the Q path in the halves
-// layout (step_q_halves.cuh; Fast and rd == D/2 only). Bug: a planted variant (planted/), none by
-// default.
+// layout (step_q_halves.cuh; Fast and rd == D/2 only); EarlyRingLoads: see item_unit. Bug: a
+// planted variant (planted/), none by default.
 template <int D, int Bug = kNoBug, bool Fast = true, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
-          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads, bool Halves = false>
+          int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads, bool Halves = false,
+          bool EarlyRingLoads = false>
 __global__ void __launch_bounds__(Threads, MinBlocks) step_update_row_teams_kernel(const StepParams p) {
   static_assert(Fast || !Halves, "the halves layout needs the fast layout's vectors");
   using Shape = TeamShape<D>;
@@ -305,7 +349,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks) step_update_row_teams_kern
   const bool starts_period = blockIdx.x == period * p.item_stride.divisor;
   if (starts_period && period < static_cast<uint32_t>(p.item_blocks)) {
     enter_dependent_part<GridControl, Bug>();
-    item_unit<D, Bug, Fast, PoolBatch>(p, static_cast<int64_t>(period) * kTeams + team, axes, scratch[team], lane);
+    item_unit<D, Bug, Fast, PoolBatch, EarlyRingLoads>(p, static_cast<int64_t>(period) * kTeams + team, axes,
+                                                       scratch[team], lane);
   } else {
     const uint32_t items_before = min(period + (starts_period ? 0u : 1u), static_cast<uint32_t>(p.item_blocks));
     const int64_t t = static_cast<int64_t>(blockIdx.x - items_before) * kTeams + team;
