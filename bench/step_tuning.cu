@@ -24,6 +24,10 @@ const std::vector<StepTuning>& step_tunings() {
       {"grid:latency/contiguous", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, true, false, kEarly>},
       // The latency grid with phase B's first batch loaded after phase A, as before round 13.
       {"grid:latency/late_ring_loads", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, true>},
+      // Four members per load on the streaming grid: no spill at 64 registers now; round 13
+      // measured it faster at mixed and 16 x 4096 with the items spread. Not adopted yet.
+      {"grid:streaming/members:4", cuda::detail::launch_step_tuning<2, 8, 4>},
+      {"grid:streaming/items_first/members:4", cuda::detail::launch_step_tuning<2, 8, 4, true, 128, true>},
   };
   return tunings;
 }
