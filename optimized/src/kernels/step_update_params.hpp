@@ -15,7 +15,9 @@ inline constexpr int kDefaultHeadsPerPass = 2;  // Q-path heads whose loads and 
 inline constexpr int kDefaultMinBlocks = 8;
 // The generic layout (element by element): at most 80 registers, 24 warps per SM.
 inline constexpr int kGenericMinBlocks = 6;
-inline constexpr int kDefaultPoolBatch = 2;  // group members loaded at once (four need more registers)
+// Group members loaded at once. Four fit the streaming grid's 64 registers too and measured faster
+// at mixed and 16 x 4096 (round 13, change 24; docs/gpu-runs/2026-12-03-round13-change24-draft.patch).
+inline constexpr int kDefaultPoolBatch = 2;
 
 /// Planted bugs (planted/, through qsa/cuda/detail/kernel_variants.cuh): the production kernel is
 /// step_update_row_teams_kernel<D, kNoBug>.
