@@ -1,6 +1,7 @@
 // Tuning variants of the step-update kernel for the benchmark (D = 128, fast layout): heads per
 // pass of the Q path, the minimum resident blocks per SM (a register cap), the group members
-// loaded at once, threads per block, the order of item and Q blocks, and when phase B is loaded.
+// loaded at once, threads per block, where the item blocks sit among the Q blocks, and when
+// phase B is loaded.
 // Earlier rounds' variants and their figures: docs/cuda-step-update.md.
 
 #include "qsa/cuda/detail/kernel_variants.cuh"
@@ -11,23 +12,27 @@ namespace qsa::bench {
 const std::vector<StepTuning>& step_tunings() {
   constexpr bool kEarly = cuda::detail::kLatencyEarlyRingLoads;
   static const std::vector<StepTuning> tunings = {
-      // The production kernel picks its grid, and the streaming grid its item order, by the row
-      // count; these run one grid and order on every shape. Rounds 3, 5 and 6 measured more
-      // (docs/cuda-performance-log.md).
+      // The production kernel picks its grid by the row count; these run one grid and order on
+      // every shape. Rounds 3, 5 and 6 measured more (docs/cuda-performance-log.md).
       {"grid:streaming", cuda::detail::launch_step_tuning<2, 8, 2>},
       {"grid:streaming/min_blocks:6", cuda::detail::launch_step_tuning<2, 6, 2>},  // rounds 1 to 4
-      {"grid:latency", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, true, true, kEarly>},
-      {"grid:latency/min_blocks:16", cuda::detail::launch_step_tuning<2, 16, 4, true, 32, true, true, kEarly>},
-      {"grid:streaming/items_first", cuda::detail::launch_step_tuning<2, 8, 2, true, 128, true>},
+      {"grid:latency", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, 0, true, kEarly>},
+      {"grid:latency/min_blocks:16", cuda::detail::launch_step_tuning<2, 16, 4, true, 32, 0, true, kEarly>},
+      {"grid:streaming/items_first", cuda::detail::launch_step_tuning<2, 8, 2, true, 128, 0>},
       // The Q path's contiguous layout where the halves layout would run (round 10).
-      {"grid:streaming/contiguous", cuda::detail::launch_step_tuning<2, 8, 2, true, 128, false, false>},
-      {"grid:latency/contiguous", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, true, false, kEarly>},
+      {"grid:streaming/contiguous", cuda::detail::launch_step_tuning<2, 8, 2, true, 128, 100, false>},
+      {"grid:latency/contiguous", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, 0, false, kEarly>},
       // The latency grid with phase B's first batch loaded after phase A, as before round 13.
-      {"grid:latency/late_ring_loads", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, true>},
-      // Four members per load on the streaming grid: no spill at 64 registers now; round 13
-      // measured it faster at mixed and 16 x 4096 with the items spread. Not adopted yet.
+      {"grid:latency/late_ring_loads", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, 0>},
+      // Four members per load on the streaming grid, the items spread: the production launch
+      // since round 14 (change 24); items first as a second order.
       {"grid:streaming/members:4", cuda::detail::launch_step_tuning<2, 8, 4>},
-      {"grid:streaming/items_first/members:4", cuda::detail::launch_step_tuning<2, 8, 4, true, 128, true>},
+      {"grid:streaming/items_first/members:4", cuda::detail::launch_step_tuning<2, 8, 4, true, 128, 0>},
+      // The item blocks spread over the grid's first three quarters, half or quarter only, so that
+      // the last waves hold no item chain (round 14: not adopted).
+      {"grid:streaming/members:4/items_span:75", cuda::detail::launch_step_tuning<2, 8, 4, true, 128, 75>},
+      {"grid:streaming/members:4/items_span:50", cuda::detail::launch_step_tuning<2, 8, 4, true, 128, 50>},
+      {"grid:streaming/members:4/items_span:25", cuda::detail::launch_step_tuning<2, 8, 4, true, 128, 25>},
   };
   return tunings;
 }
@@ -36,7 +41,8 @@ Status launch_step_version5(const cuda::StepUpdateDeviceArgs& args, cudaStream_t
   cuda::StepUpdateDeviceArgs plain = args;
   plain.programmatic_launch = false;
   // Version 5's parameters: two heads a pass, six blocks per SM, two members a load, phase B loaded late.
-  return cuda::detail::launch_step_tuning<2, 6, 2, /*GridControl=*/false, 128, false, /*HalvesWhenRdIsHalf=*/false,
+  return cuda::detail::launch_step_tuning<2, 6, 2, /*GridControl=*/false, 128, /*ItemsSpan=*/100,
+                                          /*HalvesWhenRdIsHalf=*/false,
                                           /*EarlyRingLoads=*/false>(plain, stream, error);
 }
 

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+
 #include "kernels/step_update_row_teams.cuh"
 #include "qsa/cuda/cuda_check.hpp"
 #include "qsa/cuda/kernel_path.hpp"
@@ -37,12 +39,13 @@ void fill_lane_axes(StepParams& p) {
   }
 }
 
-// Threads per block; items_first: the item blocks lead the grid, as upstream's programs do,
-// instead of being spread among the Q blocks.
+// Threads per block; items_span: the share of the grid, in percent from its start, among whose Q
+// blocks the item blocks are spread (0: the item blocks lead the grid, as upstream's programs do;
+// 100: spread over the whole grid).
 template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
           int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads, bool Halves = false,
           bool EarlyRingLoads = false>
-Status launch_step_kernel(StepParams p, bool items_first, cudaStream_t stream, Error* error) {
+Status launch_step_kernel(StepParams p, int items_span, cudaStream_t stream, Error* error) {
   constexpr int64_t teams = TeamShape<D>::template kTeamsPerBlock<Threads>;
   fill_lane_axes<D, Bug>(p);
   if (Bug == kRingOneRowShort && p.ring_capacity > 1)
@@ -55,8 +58,9 @@ Status launch_step_kernel(StepParams p, bool items_first, cudaStream_t stream, E
   p.item_blocks = static_cast<int32_t>(item_blocks);
   // Item blocks (latency chains) spread among the Q blocks (streams of rows), every item_stride-th.
   // With a stride of 1 every block starts a period: blocks [0, item_blocks) run the items.
+  const int64_t span_blocks = (item_blocks + q_blocks) * items_span / 100;
   p.item_stride = InvariantDivider::make(
-      static_cast<uint32_t>(item_blocks > 0 && !items_first ? (item_blocks + q_blocks) / item_blocks : 1));
+      static_cast<uint32_t>(item_blocks > 0 ? std::max<int64_t>(1, span_blocks / item_blocks) : 1));
   QSA_CUDA_TRY(launch_kernel(step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch, GridControl, Threads,
                                                           Halves, EarlyRingLoads>,
                              dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(Threads), 0, stream,
@@ -82,13 +86,21 @@ inline constexpr bool kLatencyEarlyRingLoads = true;
 template <int D>
 inline constexpr bool kHasLatencyGrid = D <= kLatencyGridMaxHeadDim;
 
-// The streaming grid puts its item blocks first too while the grid is a few waves (at most 16384
-// rows: about 2.4 waves of eight 128-thread blocks per SM on an H200), where the items' chains end
-// the step; spread among the Q blocks on longer grids, where they would hold the first waves'
-// slots (round 6 of docs/cuda-performance-log.md: 15.15 against 15.44 µs at 4 × 4096, 52.19
-// against 49.19 at 16 × 4096).
+// The fast streaming grid loads four members at once (no spill in its 64 registers) and spreads
+// its item blocks over the whole grid at every size (change 24 of docs/cuda-performance-log.md:
+// -4.5 % at mixed, -1.2 % at 16 x 4096, +0.5 % at 2 x 4096 against two members with the items
+// first up to 16384 rows; round 14: a shorter span is slower at 16 x 4096 and no faster elsewhere
+// except 4 x 4096).
+inline constexpr int kStreamingPoolBatch = 4;
+inline constexpr int kStreamingItemsSpan = 100;
+
+// The generic layout's streaming grid (two members at once) puts its item blocks first while the
+// grid is a few waves (at most 16384 rows: about 2.4 waves of eight 128-thread blocks per SM on
+// an H200), where the items' chains end the step; spread among the Q blocks on longer grids,
+// where they would hold the first waves' slots (round 6 of docs/cuda-performance-log.md, measured
+// on the fast layout then: 15.15 against 15.44 µs at 4 × 4096, 52.19 against 49.19 at 16 × 4096).
 inline constexpr int64_t kStreamingItemsFirstMaxTokens = 16384;
-inline bool streaming_items_first(const StepParams& p) { return p.num_tokens <= kStreamingItemsFirstMaxTokens; }
+inline int streaming_items_span(const StepParams& p) { return p.num_tokens <= kStreamingItemsFirstMaxTokens ? 0 : 100; }
 
 // Called for the fast layout of a D that has the latency grid.
 inline bool wants_latency_grid(const StepParams& p, int head_dim, StepGrid grid) {
@@ -99,12 +111,12 @@ inline bool wants_latency_grid(const StepParams& p, int head_dim, StepGrid grid)
 // otherwise.
 template <int D, int Bug, int H, int MinBlocks, int PoolBatch, bool GridControl, int Threads,
           bool EarlyRingLoads = false>
-Status launch_fast(const StepParams& p, bool items_first, cudaStream_t stream, Error* error) {
+Status launch_fast(const StepParams& p, int items_span, cudaStream_t stream, Error* error) {
   if (halves_q_layout(D, p.rotary_dim))
     return launch_step_kernel<D, Bug, true, H, MinBlocks, PoolBatch, GridControl, Threads, true, EarlyRingLoads>(
-        p, items_first, stream, error);
+        p, items_span, stream, error);
   return launch_step_kernel<D, Bug, true, H, MinBlocks, PoolBatch, GridControl, Threads, false, EarlyRingLoads>(
-      p, items_first, stream, error);
+      p, items_span, stream, error);
 }
 
 template <int D, int Bug, bool Generic>
@@ -112,13 +124,13 @@ Status launch_for_layout(const StepParams& p, StepGrid grid, cudaStream_t stream
   if constexpr (kHasLatencyGrid<D>) {
     if (fast_layout(p, D) && wants_latency_grid(p, D, grid))
       return launch_fast<D, Bug, kDefaultHeadsPerPass, kLatencyMinBlocks, kLatencyPoolBatch, true, kLatencyThreads,
-                         kLatencyEarlyRingLoads>(p, /*items_first=*/true, stream, error);
+                         kLatencyEarlyRingLoads>(p, /*items_span=*/0, stream, error);
   }
   if (fast_layout(p, D))
-    return launch_fast<D, Bug, kDefaultHeadsPerPass, kMinBlocksFor<D, true>, kDefaultPoolBatch, true, kStepThreads>(
-        p, streaming_items_first(p), stream, error);
+    return launch_fast<D, Bug, kDefaultHeadsPerPass, kMinBlocksFor<D, true>, kStreamingPoolBatch, true, kStepThreads>(
+        p, kStreamingItemsSpan, stream, error);
   if constexpr (Generic)
-    return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D, false>>(p, streaming_items_first(p),
+    return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D, false>>(p, streaming_items_span(p),
                                                                                             stream, error);
   return invalid(error, "layout", -1, "launch-argument",
                  "this kernel variant is built for the fast layout only (aligned rows, rd/2 a power-of-two multiple of "
@@ -127,20 +139,21 @@ Status launch_for_layout(const StepParams& p, StepGrid grid, cudaStream_t stream
 
 /// A tuning variant (benchmarks only): D = 128, the fast layout, H heads per pass, MinBlocks,
 /// PoolBatch members loaded at once, with or without the PDL wait and trigger, Threads per block,
-/// the item blocks first or spread, the Q path's halves layout when rd == D/2 or always contiguous,
-/// phase B's first batch loaded with the members or after phase A (EarlyRingLoads).
-template <int H, int MinBlocks, int PoolBatch, bool GridControl = true, int Threads = kStepThreads,
-          bool ItemsFirst = false, bool HalvesWhenRdIsHalf = true, bool EarlyRingLoads = false>
+/// the share of the grid the item blocks are spread over (percent), the Q path's halves layout
+/// when rd == D/2 or always contiguous, phase B's first batch loaded with the members or after
+/// phase A (EarlyRingLoads).
+template <int H, int MinBlocks, int PoolBatch, bool GridControl = true, int Threads = kStepThreads, int ItemsSpan = 100,
+          bool HalvesWhenRdIsHalf = true, bool EarlyRingLoads = false>
 Status launch_step_tuning(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
   if (Status s = check_step_args(args, error); s != Status::kOk) return s;
   const StepParams p = make_step_params(args);
   if (args.head_dim != 128 || !fast_layout(p, 128))
     return invalid(error, "head_dim", -1, "launch-argument", "tuning variants need D = 128, fast layout");
   if constexpr (HalvesWhenRdIsHalf)
-    return launch_fast<128, kNoBug, H, MinBlocks, PoolBatch, GridControl, Threads, EarlyRingLoads>(p, ItemsFirst,
-                                                                                                   stream, error);
+    return launch_fast<128, kNoBug, H, MinBlocks, PoolBatch, GridControl, Threads, EarlyRingLoads>(p, ItemsSpan, stream,
+                                                                                                   error);
   return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch, GridControl, Threads, false, EarlyRingLoads>(
-      p, ItemsFirst, stream, error);
+      p, ItemsSpan, stream, error);
 }
 
 /// Checks the arguments and launches for their D and layout. `Dims` lists the head dims this
