@@ -15,8 +15,8 @@ inline constexpr int kDefaultHeadsPerPass = 2;  // Q-path heads whose loads and 
 inline constexpr int kDefaultMinBlocks = 8;
 // The generic layout (element by element): at most 80 registers, 24 warps per SM.
 inline constexpr int kGenericMinBlocks = 6;
-// Group members loaded at once. Four fit the streaming grid's 64 registers too and measured faster
-// at mixed and 16 x 4096 (round 13, change 24; docs/gpu-runs/2026-12-03-round13-change24-draft.patch).
+// Group members loaded at once by the generic layout (and the tuning variants' default); the fast
+// layout's grids load four (kStreamingPoolBatch, kLatencyPoolBatch in step_update_dispatch.cuh).
 inline constexpr int kDefaultPoolBatch = 2;
 
 /// Planted bugs (planted/, through qsa/cuda/detail/kernel_variants.cuh): the production kernel is
