@@ -88,7 +88,8 @@ struct GpuCase {
   MetadataInput input;
   Launcher launcher;  // empty: the floor (an empty kernel of `floor_blocks` blocks), or the ladder
   int floor_blocks = 1;
-  int ladder_depth = -1;  // >= 0: the dependent-load ladder at this depth (floor_blocks blocks)
+  int ladder_depth = -1;             // >= 0: the dependent-load ladder at this depth (floor_blocks blocks)
+  bool ladder_programmatic = false;  // the ladder launched with PDL
   std::unique_ptr<cuda::MetadataBuffers> buffers;
   GraphReplayTimer timer;
   Preparation preparation;
@@ -104,7 +105,8 @@ struct GpuCase {
         ladder = created.release();  // lives until exit, shared by every depth
       }
       return timer.capture(
-          kLaunchesPerGraph, [&](cudaStream_t st) { return ladder->launch(st, ladder_depth, floor_blocks, error); },
+          kLaunchesPerGraph,
+          [&](cudaStream_t st) { return ladder->launch(st, ladder_depth, floor_blocks, ladder_programmatic, error); },
           error);
     }
     if (!launcher)
@@ -196,13 +198,22 @@ void register_benchmarks(bool gpu) {
     c->floor_blocks = blocks;
     configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
   }
-  // The latency ladder: k dependent global loads, then a store (4 blocks, like our small shapes).
-  for (int depth : {0, 1, 2, 3}) {
-    const std::string name = "BM_Floor/dependent_loads:" + std::to_string(depth) + "/blocks:4";
-    GpuCase* c = add_gpu_case(name, MetadataInput{}, Launcher{});
-    c->ladder_depth = depth;
-    c->floor_blocks = 4;
-    configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
+  // The latency ladder: k dependent global loads, then a store, in 4 blocks (like our small shapes)
+  // plain; with PDL (the wait before the first load) also in 32 and 256 blocks (our ring kind's
+  // grids at prefill 2 x 4096 and 16 x 4096), the bound of the PDL figures.
+  for (const bool programmatic : {false, true}) {
+    for (const int blocks : {4, 32, 256}) {
+      if (!programmatic && blocks != 4) continue;
+      for (int depth : {0, 1, 2, 3}) {
+        const std::string name = std::string(programmatic ? "BM_Floor/pdl/" : "BM_Floor/") +
+                                 "dependent_loads:" + std::to_string(depth) + "/blocks:" + std::to_string(blocks);
+        GpuCase* c = add_gpu_case(name, MetadataInput{}, Launcher{});
+        c->ladder_depth = depth;
+        c->ladder_programmatic = programmatic;
+        c->floor_blocks = blocks;
+        configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
+      }
+    }
   }
   // Tilings other than the default: the compressed kind (the one with k-work), and the ring kind
   // at the prefill shapes (few requests, the kind furthest from upstream there).

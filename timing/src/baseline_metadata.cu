@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "qsa/cuda/cuda_check.hpp"
+#include "qsa/cuda/detail/kernel_variants.cuh"
 #include "qsa/timing/baseline_metadata.hpp"
 
 namespace qsa::timing {
@@ -126,8 +127,12 @@ __global__ void empty_kernel() {}
 constexpr int kLadderEntries = 1 << 16;
 constexpr int kLadderMaxBlocks = 256;
 
+// As our kernels do under PDL: the wait before the first load, then the trigger (no-ops when the
+// launch is plain).
 __global__ void __launch_bounds__(kThreads) dependent_loads_kernel(const int32_t* table, int32_t* out, int depth) {
   const int32_t thread = static_cast<int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
+  cuda::detail::wait_for_previous_grid();
+  cuda::detail::allow_next_grid();
   int32_t index = thread;
   for (int d = 0; d < depth; ++d) index = __ldg(table + index);
   out[thread] = index;
@@ -150,10 +155,11 @@ Status DependentLoadLadder::create(Error* error) {
   return Status::kOk;
 }
 
-Status DependentLoadLadder::launch(cudaStream_t stream, int depth, int blocks, Error* error) const {
+Status DependentLoadLadder::launch(cudaStream_t stream, int depth, int blocks, bool programmatic, Error* error) const {
   if (blocks < 1 || blocks > kLadderMaxBlocks) return invalid(error, "blocks", -1, "out-of-range", "1..256 blocks");
-  dependent_loads_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(table_, out_, depth);
-  QSA_CUDA_TRY(cudaGetLastError(), error);
+  QSA_CUDA_TRY(cuda::detail::launch_kernel(dependent_loads_kernel, dim3(static_cast<unsigned>(blocks)), dim3(kThreads),
+                                           0, stream, programmatic, table_, out_, depth),
+               error);
   return Status::kOk;
 }
 

@@ -24,7 +24,9 @@ namespace qsa::timing {
 /// table kept in device memory (L2-resident after the first replay) and storing the result. Depth
 /// 0 reads only its parameters and stores. Measures what a chain of k dependent global round trips
 /// costs per launch on this device, the structure every metadata kernel has (parameters, then
-/// query_start_loc and seq_lens, then, compressed kind, the block table).
+/// query_start_loc and seq_lens, then, compressed kind, the block table). `programmatic`: launched
+/// with PDL, waiting before the first load as our kernels do, so that a launch's prologue overlaps
+/// the previous one's tail (the bound of the PDL figures).
 class DependentLoadLadder {
  public:
   DependentLoadLadder() = default;
@@ -34,7 +36,7 @@ class DependentLoadLadder {
 
   /// Allocates and fills the table (a permutation that moves every load to another cache line).
   [[nodiscard]] Status create(Error* error);
-  [[nodiscard]] Status launch(cudaStream_t stream, int depth, int blocks, Error* error) const;
+  [[nodiscard]] Status launch(cudaStream_t stream, int depth, int blocks, bool programmatic, Error* error) const;
 
  private:
   int32_t* table_ = nullptr;  // [kLadderEntries] next index to load

@@ -14,6 +14,8 @@
 //    variants of the production kernel, for the benchmarks.
 //  * float_to_bf16, bf16_to_e4m3 (kernels/step_update_arithmetic.cuh): the device's SPEC 6
 //    conversions, for a baseline kernel that must round as the shipped one does.
+//  * launch_kernel, wait_for_previous_grid, allow_next_grid (kernels/programmatic_launch.cuh): a
+//    floor kernel launched with PDL as the shipped kernels are.
 
 #include "kernels/metadata_staged_tiles.cuh"
 #include "kernels/step_update_arithmetic.cuh"
