@@ -9,7 +9,8 @@
 //    (every repetition in the JSON output). Inputs stay in the same device buffers, so they are L2-resident, as they
 //    are in vLLM, which copies them to the device right before the launch.
 //  * BM_Floor/empty_kernel/blocks:B: empty grids as large as ours (launch cost before any work).
-//  * BM_MetadataTiling/cuda[-pdl]/...: the same kernel under other tilings (for tuning).
+//  * BM_MetadataTiling/cuda[-pdl]/...: the same kernel under other tilings (for tuning); with
+//    --tuning_cases=N each N times, on buffers of its own (.../case:k).
 //
 // Items are rows (N). The run ends with a summary table (shape, reference, baseline, ours, floor).
 // --quick: one repetition and the command-line min time (the bench-smoke CTest entry). Without a
@@ -237,15 +238,19 @@ void register_benchmarks(bool gpu) {
         if (programmatic && shape.requests > 16) continue;
         for (const Tiling& tiling : tilings) {
           const cuda::MetadataLaunchConfig config{tiling.rows, tiling.work, tiling.threads, programmatic};
-          const std::string name =
+          const std::string variant =
               std::string(programmatic ? "BM_MetadataTiling/cuda-pdl/" : "BM_MetadataTiling/cuda/") +
               shape_suffix(kind, shape) + "/threads:" + std::to_string(tiling.threads) +
               "/rows_per_thread:" + std::to_string(tiling.rows) +
               "/work_rows_per_thread:" + std::to_string(tiling.work);
-          GpuCase* c = add_gpu_case(name, input, [config](const cuda::MetadataDeviceArgs& a, cudaStream_t s, Error* e) {
-            return cuda::launch_metadata(a, s, e, config);
-          });
-          configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
+          for (int k = 1; k <= tuning_cases; ++k) {
+            const std::string name = tuning_case_name(variant, k);
+            GpuCase* c =
+                add_gpu_case(name, input, [config](const cuda::MetadataDeviceArgs& a, cudaStream_t s, Error* e) {
+                  return cuda::launch_metadata(a, s, e, config);
+                });
+            configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, c), true);
+          }
         }
       }
     }

@@ -21,7 +21,8 @@
 //  * BM_Floor/empty_kernel: an empty kernel launched the same way.
 // The run ends with a summary table (shape, dtype, ours, baseline, floor, GB/s, share of the copy
 // ceiling, the same-size copy and ours against it). --quick: one repetition, the CPU part only
-// without a device (the bench-smoke entry).
+// without a device (the bench-smoke entry). --tuning_cases=N: every BM_StepUpdateTuning variant N
+// times, on buffers of its own (.../case:k), so that an A/B sees the spread between two cases.
 
 #include <benchmark/benchmark.h>
 
@@ -272,9 +273,12 @@ void register_benchmarks(bool gpu) {
     for (const auto& c : shape_cases) {
       if (c->shape.dtype != StoreDtype::kBf16) continue;
       for (const StepTuning& tuning : step_tunings()) {
-        const std::string name = "BM_StepUpdateTuning/cuda/" + suffix(c->shape) + "/" + tuning.name;
-        configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, add_gpu_case(name, c.get(), tuning.launch)),
-                  true);
+        for (int k = 1; k <= tuning_cases; ++k) {
+          const std::string name =
+              tuning_case_name("BM_StepUpdateTuning/cuda/" + suffix(c->shape) + "/" + tuning.name, k);
+          configure(benchmark::RegisterBenchmark(name.c_str(), run_gpu, add_gpu_case(name, c.get(), tuning.launch)),
+                    true);
+        }
       }
     }
   }

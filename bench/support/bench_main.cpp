@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #ifdef QSA_HAVE_CUDA
 #include "qsa/cuda/device.hpp"
@@ -14,7 +15,12 @@
 namespace qsa::bench {
 
 bool quick_mode = false;
+int tuning_cases = 1;
 bool verification_failed = false;
+
+std::string tuning_case_name(const std::string& name, int k) {
+  return k == 1 ? name : name + "/case:" + std::to_string(k);
+}
 
 MedianReporter::MedianReporter(bool color) : ConsoleReporter(color ? OO_ColorTabular : OO_Tabular) {}
 
@@ -47,11 +53,22 @@ int run_benchmark_main(int argc, char** argv, const std::function<void(bool gpu)
                        const std::function<void(const MedianReporter&)>& print_summary) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a run cut short by a timeout still leaves its lines
   std::vector<char*> args;
+  constexpr const char* kCasesFlag = "--tuning_cases=";
   for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0)
+    if (std::strcmp(argv[i], "--quick") == 0) {
       quick_mode = true;
-    else
+    } else if (std::strncmp(argv[i], kCasesFlag, std::strlen(kCasesFlag)) == 0) {
+      const char* value = argv[i] + std::strlen(kCasesFlag);
+      char* end = nullptr;
+      const long cases = std::strtol(value, &end, 10);
+      if (*value == '\0' || *end != '\0' || cases < 1 || cases > 8) {
+        std::fprintf(stderr, "%s: --tuning_cases takes a whole number from 1 to 8, not '%s'\n", argv[0], value);
+        return 2;
+      }
+      tuning_cases = static_cast<int>(cases);
+    } else {
       args.push_back(argv[i]);
+    }
   }
   int count = static_cast<int>(args.size());
   benchmark::Initialize(&count, args.data());

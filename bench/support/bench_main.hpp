@@ -1,6 +1,7 @@
 #pragma once
-// What both benchmark binaries share: the --quick flag, the verification flag, a console reporter
-// that keeps each benchmark's median, and main()'s body (GPU probe, QSA_REQUIRE_GPU, exit code).
+// What both benchmark binaries share: the --quick and --tuning_cases flags, the verification flag,
+// a console reporter that keeps each benchmark's median, and main()'s body (GPU probe,
+// QSA_REQUIRE_GPU, exit code).
 
 #include <benchmark/benchmark.h>
 
@@ -13,6 +14,12 @@ namespace qsa::bench {
 
 /// --quick: one repetition at the command-line min time (the bench-smoke CTest entries).
 extern bool quick_mode;
+/// --tuning_cases=N (1 to 8, default 1): every tuning variant timed as N benchmark cases, each with
+/// buffers of its own, named .../case:k for k >= 2. Two cases of one kernel can differ by up to
+/// 8 % (docs/cuda-performance-log.md, round 13), so an A/B between variants should see that spread.
+extern int tuning_cases;
+/// The name of tuning case k (1-based) of the variant `name`.
+std::string tuning_case_name(const std::string& name, int k);
 /// Set by a GPU benchmark whose output differs from the reference or whose CUDA call failed.
 extern bool verification_failed;
 
