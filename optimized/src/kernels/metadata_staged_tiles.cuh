@@ -38,8 +38,9 @@
 // The three share every line that computes an output from a found request.
 //
 // Template parameters: the planted-bug variant (metadata_params.hpp; production instantiates
-// MetadataVariant::kNoBug only), the block size, the table's place, and the cache kind (so that
-// each kind's tiles carry only their own code).
+// MetadataVariant::kNoBug only), the block size, the table's place, the cache kind (so that
+// each kind's tiles carry only their own code) and kOneRow (one row and one k-work row a thread,
+// so that the loops over up to four rows and their guards go).
 
 #include <cuda_runtime.h>
 
@@ -159,12 +160,14 @@ __device__ WarpWorkTable load_warp_work_table(const MetadataParams& p) {
   return warp_work_table(work, nr);
 }
 
-template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable>
+template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, bool kOneRow>
 __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
+  constexpr int kRowsMax = kOneRow ? 1 : kMaxWorkRowsPerThread;
+  const int32_t rows_per_thread = kOneRow ? 1 : p.work_rows_per_thread;
   constexpr bool kStaged = kTable == MetadataRequestTable::kSharedPerBlock;
   constexpr bool kWarp = kTable == MetadataRequestTable::kWarpRegisters;
   const int32_t nr = p.num_requests;
-  const int32_t tile_rows = kThreads * p.work_rows_per_thread;
+  const int32_t tile_rows = kThreads * rows_per_thread;
   const int32_t chunks = tile_rows / kChunkRows;
   const int32_t tile_begin = tile * tile_rows;
   int32_t* hints = shared + nr;  // staged: [chunks + 1] request owning work row tile_begin + 32k
@@ -179,8 +182,8 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
   // Work rows: (j, r - prefix_j) below the total, (-1, -1) after it.
   int2* out = reinterpret_cast<int2*>(p.k_work_metadata);
 #pragma unroll
-  for (int i = 0; i < kMaxWorkRowsPerThread; ++i) {
-    if (i >= p.work_rows_per_thread) break;
+  for (int i = 0; i < kRowsMax; ++i) {
+    if (i >= rows_per_thread) break;
     const int32_t local_row = i * kThreads + tid;
     const int32_t r = tile_begin + local_row;
     // Warp table: the warp finds every lane's request together (collective), before the rows
@@ -254,13 +257,15 @@ __device__ void stage_request_table(const MetadataParams& p, int32_t* shared, in
   __syncthreads();
 }
 
-template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind>
+template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow>
 __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
+  constexpr int kRowsMax = kOneRow ? 1 : kMaxRowsPerThread;
+  const int32_t rows_per_thread = kOneRow ? 1 : p.rows_per_thread;
   constexpr bool kStaged = kTable == MetadataRequestTable::kSharedPerBlock;
   constexpr bool kWarp = kTable == MetadataRequestTable::kWarpRegisters;
   constexpr bool kStrict = kVariant == MetadataVariant::kRequestSearchOffByOne;
   const int32_t nr = p.num_requests;
-  const int32_t tile_rows = kThreads * p.rows_per_thread;
+  const int32_t tile_rows = kThreads * rows_per_thread;
   const int32_t chunks = tile_rows / kChunkRows;
   // The request table: staged in shared memory, or in the workspace (the warp table: in registers).
   const int32_t* qsl = kStaged ? shared : p.query_start_loc;                     // [nr + 1] query_start_loc
@@ -272,11 +277,11 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
   constexpr bool kReadsCommon = kKind != kKindRing;
 
   // The common slots of this thread's rows do not depend on the request table: load them first.
-  int64_t common[kMaxRowsPerThread];
+  int64_t common[kRowsMax];
 #pragma unroll
-  for (int i = 0; i < kMaxRowsPerThread; ++i) {
+  for (int i = 0; i < kRowsMax; ++i) {
     const int32_t t = tile_begin + i * kThreads + tid;
-    common[i] = (kReadsCommon && i < p.rows_per_thread && t < p.num_tokens) ? __ldg(p.common_slot_mapping + t) : -1;
+    common[i] = (kReadsCommon && i < rows_per_thread && t < p.num_tokens) ? __ldg(p.common_slot_mapping + t) : -1;
   }
   if constexpr (kStaged) stage_request_table<kThreads, kKind>(p, shared, hints, tile_begin, chunks);
   [[maybe_unused]] const WarpRowTable lanes = kWarp ? load_warp_row_table<kKind>(p) : WarpRowTable{};
@@ -284,13 +289,13 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
   // Phase 1, every row of this thread: its request, position, visible groups, and (compressed)
   // the block-table load, issued before anything waits on it.
   const int32_t m = kWarp ? __shfl_sync(kFullWarp, lanes.end, nr - 1) : qsl[nr];
-  int32_t request[kMaxRowsPerThread];
-  int32_t position[kMaxRowsPerThread];
-  int32_t visible[kMaxRowsPerThread];
-  int32_t block[kMaxRowsPerThread];
-  int32_t group[kMaxRowsPerThread];
+  int32_t request[kRowsMax];
+  int32_t position[kRowsMax];
+  int32_t visible[kRowsMax];
+  int32_t block[kRowsMax];
+  int32_t group[kRowsMax];
 #pragma unroll
-  for (int i = 0; i < kMaxRowsPerThread; ++i) {
+  for (int i = 0; i < kRowsMax; ++i) {
     const int32_t local_row = i * kThreads + tid;
     const int32_t t = tile_begin + local_row;
     request[i] = 0;
@@ -302,9 +307,9 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
     // padding rows leave.
     [[maybe_unused]] WarpRowRequest found{};
     if constexpr (kWarp) {
-      if (i < p.rows_per_thread) found = find_warp_row_request<kStrict, kKind>(lanes, t);
+      if (i < rows_per_thread) found = find_warp_row_request<kStrict, kKind>(lanes, t);
     }
-    if (i >= p.rows_per_thread || t >= p.num_tokens || t >= m) continue;
+    if (i >= rows_per_thread || t >= p.num_tokens || t >= m) continue;
     // Staged: row t lies in chunk k, whose start and the next chunk's start are covered by
     // hints[k] and hints[k + 1] (or the next start is past M, and NR - 1 bounds the search).
     int32_t lo = 0;
@@ -346,8 +351,8 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
 
   // Phase 2: the stores (the slot waits on its block-table load).
 #pragma unroll
-  for (int i = 0; i < kMaxRowsPerThread; ++i) {
-    if (i >= p.rows_per_thread) break;
+  for (int i = 0; i < kRowsMax; ++i) {
+    if (i >= rows_per_thread) break;
     const int32_t t = tile_begin + i * kThreads + tid;
     if (t >= p.num_tokens) break;
     if (t >= m) {
@@ -376,7 +381,7 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
   }
 }
 
-template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind>
+template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow>
 __global__ void __launch_bounds__(kThreads) metadata_staged_tiles_kernel(const MetadataParams params) {
   extern __shared__ int32_t shared[];
   const auto block = static_cast<int32_t>(blockIdx.x);
@@ -384,9 +389,9 @@ __global__ void __launch_bounds__(kThreads) metadata_staged_tiles_kernel(const M
   allow_next_grid();
   if constexpr (kVariant == MetadataVariant::kHoldsWritesAfterTrigger) hold_for(kHoldNanoseconds);
   if (kKind == kKindCompressed && block < params.work_blocks)
-    build_work_tile<kVariant, kThreads, kTable>(params, shared, block);
+    build_work_tile<kVariant, kThreads, kTable, kOneRow>(params, shared, block);
   else
-    build_row_tile<kVariant, kThreads, kTable, kKind>(params, shared, block - params.work_blocks);
+    build_row_tile<kVariant, kThreads, kTable, kKind, kOneRow>(params, shared, block - params.work_blocks);
 }
 
 /// The first launch when NR > kMaxStagedMetadataRequests: one block writes every request's chunk
@@ -432,36 +437,51 @@ __global__ void __launch_bounds__(kRequestTableThreads) metadata_request_tables_
 
 /// The tile kernel for the launch's kind (a template parameter, so that each kind's tiles carry
 /// only their own code: docs/cuda-performance-log.md, round 9).
-template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind>
-constexpr auto tile_kernel = metadata_staged_tiles_kernel<kVariant, kThreads, kTable, kKind>;
+template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow>
+constexpr auto tile_kernel = metadata_staged_tiles_kernel<kVariant, kThreads, kTable, kKind, kOneRow>;
 
-template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable>
-cudaError_t launch_tiles(const MetadataParams& params, dim3 grid, size_t shared, cudaStream_t stream,
-                         bool programmatic) {
+template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, bool kOneRow>
+cudaError_t launch_tiles_of(const MetadataParams& params, dim3 grid, size_t shared, cudaStream_t stream,
+                            bool programmatic) {
   const dim3 block(kThreads);
   switch (params.kind) {
     case kKindCompressed:
-      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindCompressed>, grid, block, shared, stream,
-                           programmatic, params);
+      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindCompressed, kOneRow>, grid, block, shared,
+                           stream, programmatic, params);
     case kKindRing:
-      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindRing>, grid, block, shared, stream,
+      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindRing, kOneRow>, grid, block, shared, stream,
                            programmatic, params);
     case kKindPassthrough:
-      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindPassthrough>, grid, block, shared, stream,
-                           programmatic, params);
+      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindPassthrough, kOneRow>, grid, block, shared,
+                           stream, programmatic, params);
     default:
       return cudaErrorInvalidValue;
   }
+}
+
+/// Launches the tiles for one row and one k-work row a thread (the plan's default up to 65 536
+/// rows) without the loops and guards of up to four rows: a fifth to a third of their instructions
+/// at prefill (docs/cuda-performance-log.md, round 15).
+template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable>
+cudaError_t launch_tiles(const MetadataParams& params, dim3 grid, size_t shared, cudaStream_t stream,
+                         bool programmatic) {
+  if (params.rows_per_thread == 1 && params.work_rows_per_thread == 1)
+    return launch_tiles_of<kVariant, kThreads, kTable, true>(params, grid, shared, stream, programmatic);
+  return launch_tiles_of<kVariant, kThreads, kTable, false>(params, grid, shared, stream, programmatic);
 }
 
 template <MetadataVariant kVariant, int kThreads>
 cudaError_t allow_staged_shared_memory(int bytes) {
   constexpr MetadataRequestTable kStaged = MetadataRequestTable::kSharedPerBlock;
   constexpr cudaFuncAttribute kLimit = cudaFuncAttributeMaxDynamicSharedMemorySize;
-  cudaError_t e = cudaFuncSetAttribute(tile_kernel<kVariant, kThreads, kStaged, kKindCompressed>, kLimit, bytes);
-  if (e == cudaSuccess) e = cudaFuncSetAttribute(tile_kernel<kVariant, kThreads, kStaged, kKindRing>, kLimit, bytes);
-  if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough>, kLimit, bytes);
+  cudaError_t e = cudaSuccess;
+  for (const auto kernel : {tile_kernel<kVariant, kThreads, kStaged, kKindCompressed, false>,
+                            tile_kernel<kVariant, kThreads, kStaged, kKindRing, false>,
+                            tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough, false>,
+                            tile_kernel<kVariant, kThreads, kStaged, kKindCompressed, true>,
+                            tile_kernel<kVariant, kThreads, kStaged, kKindRing, true>,
+                            tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough, true>})
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(kernel, kLimit, bytes);
   return e;
 }
 
@@ -489,10 +509,14 @@ cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, const Met
   const dim3 grid(static_cast<unsigned>(blocks));
   const size_t shared = shape.shared_bytes;
   switch (shape.request_table) {
-    case MetadataRequestTable::kWarpRegisters:
-      if (shape.threads != kWarpTableThreads) return cudaErrorInvalidConfiguration;
-      return launch_tiles<kVariant, kWarpTableThreads, MetadataRequestTable::kWarpRegisters>(params, grid, shared,
-                                                                                             stream, programmatic);
+    case MetadataRequestTable::kWarpRegisters: {
+      constexpr MetadataRequestTable kWarp = MetadataRequestTable::kWarpRegisters;
+      if (shape.threads == kWarpTableThreads)
+        return launch_tiles<kVariant, kWarpTableThreads, kWarp>(params, grid, shared, stream, programmatic);
+      if (shape.threads == kNarrowWarpTableThreads)
+        return launch_tiles<kVariant, kNarrowWarpTableThreads, kWarp>(params, grid, shared, stream, programmatic);
+      return cudaErrorInvalidConfiguration;
+    }
     case MetadataRequestTable::kGlobalWorkspace: {
       if (shape.threads != kGlobalTableThreads) return cudaErrorInvalidConfiguration;
       const cudaError_t e = launch_kernel(metadata_request_tables_kernel<kVariant>, dim3(1), dim3(kRequestTableThreads),
