@@ -221,12 +221,18 @@ void register_benchmarks(bool gpu) {
   struct Tiling {
     int threads, rows, work;
   };
-  auto tilings_for = [](const MetadataShape& shape) {
+  auto wide_tilings_for = [](const MetadataShape& shape) {
     if (shape.requests == 1024) return std::vector<Tiling>{{256, 1, 1}, {512, 1, 1}, {1024, 1, 1}, {1024, 2, 2}};
     if (shape.tokens == 1024 || shape.tokens == 65536)
       return std::vector<Tiling>{{256, 1, 1}, {256, 2, 2}, {512, 1, 1}, {1024, 1, 1}};
     if (shape.requests <= 16) return std::vector<Tiling>{{256, 1, 1}, {256, 2, 2}};
     return std::vector<Tiling>{};
+  };
+  // And 128 threads, the warp table's narrow blocks (NR <= 32 only).
+  auto tilings_for = [&](const MetadataShape& shape) {
+    std::vector<Tiling> tilings = wide_tilings_for(shape);
+    if (!tilings.empty() && shape.requests <= cuda::kMaxWarpTableRequests) tilings.push_back(Tiling{128, 1, 1});
+    return tilings;
   };
   for (const MetadataShape& shape : metadata_bench_shapes()) {
     const std::vector<Tiling> tilings = tilings_for(shape);

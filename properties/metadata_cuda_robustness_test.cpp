@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "qsa/cuda/backend.hpp"
 #include "qsa/cuda/metadata.hpp"
@@ -222,21 +223,30 @@ TEST_F(MetadataCudaStreams, NonDefaultAndLegacyStreamsGiveTheReference) {
 }
 
 TEST_F(MetadataCudaWarpTables, EveryTilingUpToTheWarpLimitMatchesTheReference) {
-  // NR around kMaxWarpTableRequests, every kind, one to four rows (and k-work rows) per thread:
-  // warps inside one long chunk, warps crossing many short requests (the shuffle search), zero-length
-  // requests and padding rows. NR = 33 is the staged path, for contrast.
+  // NR around kMaxWarpTableRequests, every kind, 128 and 256 threads a block, one to four rows (and
+  // k-work rows) per thread: warps inside one long chunk, warps crossing many short requests (the
+  // shuffle search), zero-length requests and padding rows. One row and one k-work row a thread
+  // runs the kernels compiled for one row (kOneRow), every other pair the general ones. NR = 33 is
+  // the staged path, for contrast (256 threads only).
+  const std::pair<int32_t, int32_t> per_thread_pairs[] = {{1, 1}, {1, 4}, {2, 3}, {4, 1}};
   for (const int64_t nr : {1, 2, 3, 16, 31, 32, 33}) {
     for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough}) {
-      for (const int32_t per_thread : {1, 2, 4}) {
-        SCOPED_TRACE(std::to_string(nr) + " requests, " + to_string(kind) + ", " + std::to_string(per_thread) +
-                     " rows per thread");
-        const MetadataInput in = few_requests_input(kind, 3000 + 701 * per_thread, nr, 50 + static_cast<uint64_t>(nr));
-        cuda::MetadataLaunchConfig config;
-        config.rows_per_thread = per_thread;
-        config.work_rows_per_thread = 5 - per_thread;
-        MetadataOutput out;
-        run(in, stream_, &out, config);
-        expect_equals_reference(in, out);
+      for (const int32_t threads : {128, 256}) {
+        if (threads == 128 && nr > cuda::kMaxWarpTableRequests) continue;
+        for (const auto& [rows, work_rows] : per_thread_pairs) {
+          SCOPED_TRACE(std::to_string(nr) + " requests, " + to_string(kind) + ", " + std::to_string(threads) +
+                       " threads, " + std::to_string(rows) + " rows and " + std::to_string(work_rows) +
+                       " k-work rows per thread");
+          const MetadataInput in =
+              few_requests_input(kind, 3000 + 701 * rows + 89 * work_rows, nr, 50 + static_cast<uint64_t>(nr));
+          cuda::MetadataLaunchConfig config;
+          config.threads = threads;
+          config.rows_per_thread = rows;
+          config.work_rows_per_thread = work_rows;
+          MetadataOutput out;
+          run(in, stream_, &out, config);
+          expect_equals_reference(in, out);
+        }
       }
     }
   }
@@ -339,8 +349,17 @@ TEST(MetadataCudaLaunch, PlansTheRequestTableFromTheRequestCountAndBlockSize) {
   for (const int32_t nr : {1, cuda::kMaxWarpTableRequests}) {
     EXPECT_EQ(plan(nr, 0).request_table, MetadataRequestTable::kWarpRegisters) << nr;
     EXPECT_EQ(plan(nr, 0).shared_bytes, 0u) << nr;
+    EXPECT_EQ(plan(nr, 256).request_table, MetadataRequestTable::kWarpRegisters) << nr;
     EXPECT_EQ(plan(nr, 512).request_table, MetadataRequestTable::kSharedPerBlock) << nr;
   }
+  // The warp table runs 128 threads a block up to 8192 rows, 256 above; 128 needs the warp table.
+  EXPECT_EQ(plan(1, 0).threads, 128);
+  EXPECT_EQ(plan(1, 0).row_blocks, 8192 / 128);
+  args.num_tokens = 8193;
+  EXPECT_EQ(plan(1, 0).threads, 256);
+  EXPECT_EQ(plan(cuda::kMaxWarpTableRequests + 1, 0).threads, 256);
+  EXPECT_EQ(plan(cuda::kMaxWarpTableRequests + 1, 128).threads, 0) << "128 threads with a staged table";
+  args.num_tokens = 8192;
   EXPECT_EQ(plan(cuda::kMaxWarpTableRequests + 1, 0).request_table, MetadataRequestTable::kSharedPerBlock);
   EXPECT_GT(plan(cuda::kMaxWarpTableRequests + 1, 0).shared_bytes, 0u);
   EXPECT_EQ(plan(cuda::kMaxStagedMetadataRequests, 0).request_table, MetadataRequestTable::kSharedPerBlock);
@@ -389,6 +408,13 @@ TEST(MetadataCudaLaunch, RejectsBadLaunchArgumentsBeforeTouchingTheDevice) {
   EXPECT_EQ(cuda::launch_metadata(args, nullptr, &error, wide_blocks), Status::kInvalidInput);
   EXPECT_EQ(error.field, "threads");
   EXPECT_EQ(error.rule, "out-of-range");
+  args.num_requests = cuda::kMaxWarpTableRequests + 1;
+  cuda::MetadataLaunchConfig narrow_blocks;
+  narrow_blocks.threads = 128;  // the warp table's block size only
+  EXPECT_EQ(cuda::launch_metadata(args, nullptr, &error, narrow_blocks), Status::kInvalidInput);
+  EXPECT_EQ(error.field, "threads");
+  EXPECT_NE(error.message.find("warp table"), std::string::npos) << error.message;
+  args.num_requests = cuda::kMaxStagedMetadataRequests + 1;
   EXPECT_EQ(cuda::metadata_workspace_elements(cuda::kMaxStagedMetadataRequests), 0);
   EXPECT_EQ(cuda::metadata_workspace_elements(args.num_requests), 3 * int64_t{args.num_requests} + 1);
 }

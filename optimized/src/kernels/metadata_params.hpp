@@ -8,9 +8,8 @@
 
 namespace qsa::cuda::detail {
 
-// Threads per block: 256, 512 or 1024 (one staged request per thread up to NR = 1024; a template
-// parameter of the kernel, chosen per launch from NR).
-inline constexpr int kMinMetadataThreads = 256;
+// Threads per block: 256, 512 or 1024 (one staged request per thread up to NR = 1024), 128 with
+// the warp table only; a template parameter of the kernel, chosen per launch.
 inline constexpr int kMaxMetadataThreads = 1024;
 inline constexpr int kMaxRowsPerThread = 4;      // row tile = 256 .. 1024 rows
 inline constexpr int kMaxWorkRowsPerThread = 4;  // work tile = 256 .. 1024 k-work rows
@@ -20,8 +19,12 @@ inline constexpr int kStageBatch = 4;            // requests a thread loads befo
 // NR > kMaxStagedMetadataRequests: one block writes the request table, then tiles of 256 threads.
 inline constexpr int kRequestTableThreads = 1024;
 inline constexpr int kGlobalTableThreads = 256;
-// NR <= kMaxWarpTableRequests: tiles of 256 threads whose warps hold the table in their lanes.
+// NR <= kMaxWarpTableRequests: tiles whose warps hold the table in their lanes, 256 threads a
+// block, or 128 up to kNarrowWarpTableMaxRows rows (twice the blocks: docs/cuda-performance-log.md,
+// round 15).
 inline constexpr int kWarpTableThreads = 256;
+inline constexpr int kNarrowWarpTableThreads = 128;
+inline constexpr int64_t kNarrowWarpTableMaxRows = 8192;
 
 inline constexpr int32_t kKindCompressed = 0;
 inline constexpr int32_t kKindRing = 1;

@@ -29,7 +29,7 @@ inline constexpr int32_t kMaxWarpTableRequests = 32;
 /// Where a launch's tiles find the request table (row offsets, chunk starts, ring blocks and the
 /// k-work prefix), chosen from NR and the block size by metadata_launch_shape.
 enum class MetadataRequestTable {
-  kWarpRegisters,   // NR <= kMaxWarpTableRequests at 256 threads: every warp loads it into its lanes
+  kWarpRegisters,   // NR <= kMaxWarpTableRequests at 128 or 256 threads: every warp loads it into its lanes
   kSharedPerBlock,  // NR <= kMaxStagedMetadataRequests: every block stages it in shared memory
   kGlobalWorkspace  // larger NR: a first one-block launch writes it into request_workspace
 };
@@ -85,7 +85,7 @@ struct MetadataDeviceArgs {
 struct MetadataLaunchConfig {
   int32_t rows_per_thread = 0;       // 1..4: rows of one row tile = threads * rows_per_thread
   int32_t work_rows_per_thread = 0;  // 1..4: k-work rows of one work tile = threads * work_rows_per_thread
-  int32_t threads = 0;               // 256, 512 or 1024 threads per block
+  int32_t threads = 0;               // 256, 512 or 1024 threads per block; 128 when NR <= kMaxWarpTableRequests
   // With programmatic dependent launch (sm_90): the launch may start before the previous kernel
   // on the stream has ended; every block waits for it before reading anything.
   bool programmatic_launch = false;
