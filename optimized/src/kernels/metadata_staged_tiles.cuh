@@ -460,8 +460,8 @@ cudaError_t launch_tiles_of(const MetadataParams& params, dim3 grid, size_t shar
 }
 
 /// Launches the tiles for one row and one k-work row a thread (the plan's default up to 65 536
-/// rows) without the loops and guards of up to four rows: a fifth to a third of their instructions
-/// at prefill (docs/cuda-performance-log.md, round 15).
+/// rows) without the loops and guards of up to four rows: a third fewer instructions per warp at
+/// prefill (docs/cuda-performance-log.md, round 15).
 template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable>
 cudaError_t launch_tiles(const MetadataParams& params, dim3 grid, size_t shared, cudaStream_t stream,
                          bool programmatic) {
