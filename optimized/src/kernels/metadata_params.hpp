@@ -11,8 +11,8 @@ namespace qsa::cuda::detail {
 // Threads per block: 256, 512 or 1024 (one staged request per thread up to NR = 1024), 128 with
 // the warp table only; a template parameter of the kernel, chosen per launch.
 inline constexpr int kMaxMetadataThreads = 1024;
-inline constexpr int kMaxRowsPerThread = 4;      // row tile = 256 .. 1024 rows
-inline constexpr int kMaxWorkRowsPerThread = 4;  // work tile = 256 .. 1024 k-work rows
+inline constexpr int kMaxRowsPerThread = 4;      // row tile = 1 .. 4 rows per thread of the block
+inline constexpr int kMaxWorkRowsPerThread = 4;  // work tile = 1 .. 4 k-work rows per thread of the block
 inline constexpr int kChunkRows = 32;            // a search hint is kept for every 32 rows of a tile
 inline constexpr int kStageBatch = 4;            // requests a thread loads before storing any (NR <= 1024: one batch)
 
