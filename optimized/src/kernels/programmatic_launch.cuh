@@ -34,6 +34,24 @@ __device__ __forceinline__ void allow_next_grid() {
 #endif
 }
 
+/// Reads one word of every 32 bytes of the kernel's parameter block and branches on their mix,
+/// so that the constant-cache lines holding the block are filled before wait_for_previous_grid().
+/// ptxas reads a parameter where it is used, after the wait, and drops a read nothing needs; a
+/// kernel launched with PDL then takes its constant-cache misses one after another once the wait
+/// returns, where here they overlap the previous kernel. A plain launch would pay every line's
+/// miss before its first load instead (docs/cuda-performance-log.md, round 16): call it only
+/// when launched with PDL. `params` must be the kernel's __grid_constant__ parameter (taking the
+/// address of any other parameter copies it to local memory). The fence orders nothing the
+/// kernel relies on; it only makes the reads necessary, and runs when the mix is zero.
+template <typename Params>
+__device__ __forceinline__ void warm_parameter_cache(const Params& params) {
+  const auto* words = reinterpret_cast<const uint32_t*>(&params);
+  uint32_t mix = 0;
+#pragma unroll
+  for (size_t k = 0; k < sizeof(Params) / sizeof(uint32_t); k += 8) mix ^= words[k];
+  if (mix == 0u) __threadfence_block();
+}
+
 // Spins for `nanoseconds` of the global timer (a test instrument: a producer that holds its writes
 // back after allow_next_grid(), so that a consumer skipping its wait reads before them).
 __device__ __forceinline__ void hold_for(uint64_t nanoseconds) {
