@@ -227,25 +227,29 @@ TEST_F(MetadataCudaWarpTables, EveryTilingUpToTheWarpLimitMatchesTheReference) {
   // k-work rows) per thread: warps inside one long chunk, warps crossing many short requests (the
   // shuffle search), zero-length requests and padding rows. One row and one k-work row a thread
   // runs the kernels compiled for one row (kOneRow), every other pair the general ones. NR = 33 is
-  // the staged path, for contrast (256 threads only).
+  // the staged path, for contrast (256 threads only). Plain and with PDL (the ring kind's tiles
+  // then read their parameter block before the wait).
   const std::pair<int32_t, int32_t> per_thread_pairs[] = {{1, 1}, {1, 4}, {2, 3}, {4, 1}};
   for (const int64_t nr : {1, 2, 3, 16, 31, 32, 33}) {
     for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing, CacheKind::kPassthrough}) {
       for (const int32_t threads : {128, 256}) {
         if (threads == 128 && nr > cuda::kMaxWarpTableRequests) continue;
         for (const auto& [rows, work_rows] : per_thread_pairs) {
-          SCOPED_TRACE(std::to_string(nr) + " requests, " + to_string(kind) + ", " + std::to_string(threads) +
-                       " threads, " + std::to_string(rows) + " rows and " + std::to_string(work_rows) +
-                       " k-work rows per thread");
-          const MetadataInput in =
-              few_requests_input(kind, 3000 + 701 * rows + 89 * work_rows, nr, 50 + static_cast<uint64_t>(nr));
-          cuda::MetadataLaunchConfig config;
-          config.threads = threads;
-          config.rows_per_thread = rows;
-          config.work_rows_per_thread = work_rows;
-          MetadataOutput out;
-          run(in, stream_, &out, config);
-          expect_equals_reference(in, out);
+          for (const bool programmatic : {false, true}) {
+            SCOPED_TRACE(std::to_string(nr) + " requests, " + to_string(kind) + ", " + std::to_string(threads) +
+                         " threads, " + std::to_string(rows) + " rows and " + std::to_string(work_rows) +
+                         " k-work rows per thread" + (programmatic ? ", PDL" : ""));
+            const MetadataInput in =
+                few_requests_input(kind, 3000 + 701 * rows + 89 * work_rows, nr, 50 + static_cast<uint64_t>(nr));
+            cuda::MetadataLaunchConfig config;
+            config.threads = threads;
+            config.rows_per_thread = rows;
+            config.work_rows_per_thread = work_rows;
+            config.programmatic_launch = programmatic;
+            MetadataOutput out;
+            run(in, stream_, &out, config);
+            expect_equals_reference(in, out);
+          }
         }
       }
     }
@@ -298,15 +302,20 @@ TEST_F(MetadataCudaGlobalTables, TwoLaunchesReplayInAGraphAndWithProgrammaticLau
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
 
+  // With PDL, both kinds whose tiles differ there (the ring kind's read their parameters first).
   cuda::MetadataLaunchConfig programmatic;
   programmatic.programmatic_launch = true;
-  ASSERT_OK(buffers_->upload(first, stream_, &args, &error), error);
-  ASSERT_OK(buffers_->poison_outputs(args, stream_, &error), error);
-  ASSERT_OK(cuda::launch_metadata(args, stream_, &error, programmatic), error);
-  MetadataOutput overlapped;
-  ASSERT_OK(buffers_->download(args, stream_, &overlapped, &error), error);
-  overlapped.split = reference::split_decodes_and_prefills(first.batch);
-  expect_equals_reference(first, overlapped);
+  for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing}) {
+    SCOPED_TRACE(to_string(kind));
+    const MetadataInput in = large_input(kind, 4 * nr, nr, 33 + static_cast<uint64_t>(kind));
+    ASSERT_OK(buffers_->upload(in, stream_, &args, &error), error);
+    ASSERT_OK(buffers_->poison_outputs(args, stream_, &error), error);
+    ASSERT_OK(cuda::launch_metadata(args, stream_, &error, programmatic), error);
+    MetadataOutput overlapped;
+    ASSERT_OK(buffers_->download(args, stream_, &overlapped, &error), error);
+    overlapped.split = reference::split_decodes_and_prefills(in.batch);
+    expect_equals_reference(in, overlapped);
+  }
 }
 
 TEST(MetadataCudaBackendLimits, RequestsBeyondTheStagedLimitRunOnTheDevice) {
