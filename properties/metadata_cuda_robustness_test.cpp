@@ -302,7 +302,8 @@ TEST_F(MetadataCudaGlobalTables, TwoLaunchesReplayInAGraphAndWithProgrammaticLau
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
 
-  // With PDL, both kinds whose tiles differ there (the ring kind's read their parameters first).
+  // With PDL, the compressed kind and the ring kind (whose tiles then read their parameters
+  // before the wait).
   cuda::MetadataLaunchConfig programmatic;
   programmatic.programmatic_launch = true;
   for (CacheKind kind : {CacheKind::kCompressed, CacheKind::kRing}) {
