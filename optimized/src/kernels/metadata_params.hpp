@@ -2,6 +2,7 @@
 // The kernel's parameter block (passed by value) and the compile-time variant switch shared by the
 // production launcher and the planted-bug variants (planted/). Plain C++: no CUDA headers.
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/invariant_divider.hpp"
@@ -86,6 +87,88 @@ struct MetadataParams {
   // their sum (compressed).
   int32_t* request_tables;
 };
+
+/// The ring kind's tiles take the same fields in another order (RingTileParams below): the ones
+/// they read fill the first 112 bytes, two lines of the constant bank from c[0x0][0x210], the
+/// first of them shared with what every kernel reads at its start. A line's first read in an SM
+/// waits for it, on every tile's chain: 2-4 % less time a plain launch, 9-11 % with PDL at
+/// 2 and 4 x 4096 (docs/cuda-performance-log.md, round 17). The compressed kind keeps
+/// MetadataParams: the same reordering cost it 3-7 % at prefill, although it read as many lines.
+struct RingMetadataParams {
+  const int32_t* query_start_loc;
+  const int32_t* seq_lens;
+  const int32_t* block_table;
+  int64_t row_stride;
+  int32_t* token_to_req;
+  int64_t* logical_positions;
+  int32_t* visible_blocks;
+  int64_t* slot_mapping;
+  int32_t block_table_cols;
+  int32_t num_tokens;
+  int32_t num_requests;
+  int32_t rows_per_thread;
+  InvariantDivider builder_ratio;
+  InvariantDivider ring_capacity;
+  int32_t kind;
+  int32_t work_rows_per_thread;
+  // Not read by the ring kind's tiles (work_blocks is 0 for it), or only with the table in the
+  // workspace (request_tables).
+  int32_t work_blocks;
+  int32_t num_work_rows;
+  const int64_t* common_slot_mapping;
+  int64_t col_stride;
+  int32_t* k_work_metadata;
+  int32_t* request_tables;
+  InvariantDivider compress_ratio;
+  InvariantDivider storage_block_size;
+};
+
+/// The bytes the ring kind's tiles read unless their request table is in the workspace.
+inline constexpr size_t kRingTileParameterBytes = offsetof(RingMetadataParams, work_blocks);
+static_assert(kRingTileParameterBytes == 112, "the ring kind's fields fill two lines");
+static_assert(sizeof(RingMetadataParams) == 176, "no padding");
+
+/// The parameter block of the tiles of kind kKind.
+template <int32_t kKind>
+struct TileParamsOf {
+  using type = MetadataParams;
+};
+template <>
+struct TileParamsOf<kKindRing> {
+  using type = RingMetadataParams;
+};
+template <int32_t kKind>
+using TileParams = typename TileParamsOf<kKind>::type;
+
+/// `p`'s fields in the ring kind's order (host code, before the launch).
+inline RingMetadataParams ring_tile_params(const MetadataParams& p) {
+  RingMetadataParams r{};
+  r.query_start_loc = p.query_start_loc;
+  r.seq_lens = p.seq_lens;
+  r.block_table = p.block_table;
+  r.row_stride = p.row_stride;
+  r.token_to_req = p.token_to_req;
+  r.logical_positions = p.logical_positions;
+  r.visible_blocks = p.visible_blocks;
+  r.slot_mapping = p.slot_mapping;
+  r.block_table_cols = p.block_table_cols;
+  r.num_tokens = p.num_tokens;
+  r.num_requests = p.num_requests;
+  r.rows_per_thread = p.rows_per_thread;
+  r.builder_ratio = p.builder_ratio;
+  r.ring_capacity = p.ring_capacity;
+  r.kind = p.kind;
+  r.work_rows_per_thread = p.work_rows_per_thread;
+  r.work_blocks = p.work_blocks;
+  r.num_work_rows = p.num_work_rows;
+  r.common_slot_mapping = p.common_slot_mapping;
+  r.col_stride = p.col_stride;
+  r.k_work_metadata = p.k_work_metadata;
+  r.request_tables = p.request_tables;
+  r.compress_ratio = p.compress_ratio;
+  r.storage_block_size = p.storage_block_size;
+  return r;
+}
 
 /// Shared-memory words of a row tile: qsl [NR + 1], chunk starts [NR], ring blocks [NR], hints.
 constexpr int64_t row_tile_shared_words(int64_t num_requests, int64_t threads, int64_t rows_per_thread) {

@@ -220,7 +220,7 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
 /// issued before the first store (the hint loop's data-dependent trip count would otherwise
 /// serialise them).
 template <int kThreads, int32_t kKind>
-__device__ void stage_request_table(const MetadataParams& p, int32_t* shared, int32_t* hints, int32_t tile_begin,
+__device__ void stage_request_table(const TileParams<kKind>& p, int32_t* shared, int32_t* hints, int32_t tile_begin,
                                     int32_t chunks) {
   const int32_t nr = p.num_requests;
   int32_t* qsl_s = shared;
@@ -259,7 +259,7 @@ __device__ void stage_request_table(const MetadataParams& p, int32_t* shared, in
 }
 
 template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow>
-__device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
+__device__ void build_row_tile(const TileParams<kKind>& p, int32_t* shared, int32_t tile) {
   constexpr int kRowsMax = kOneRow ? 1 : kMaxRowsPerThread;
   const int32_t rows_per_thread = kOneRow ? 1 : p.rows_per_thread;
   constexpr bool kStaged = kTable == MetadataRequestTable::kSharedPerBlock;
@@ -385,17 +385,23 @@ __device__ void build_row_tile(const MetadataParams& p, int32_t* shared, int32_t
 template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow,
           bool kWarmParameters>
 __global__ void __launch_bounds__(kThreads)
-    metadata_staged_tiles_kernel(const __grid_constant__ MetadataParams params) {
+    metadata_staged_tiles_kernel(const __grid_constant__ TileParams<kKind> params) {
   extern __shared__ int32_t shared[];
   const auto block = static_cast<int32_t>(blockIdx.x);
-  if constexpr (kWarmParameters) warm_parameter_cache(params);
+  constexpr bool kRingFieldsOnly = kKind == kKindRing && kTable != MetadataRequestTable::kGlobalWorkspace;
+  if constexpr (kWarmParameters) warm_parameter_cache<kRingFieldsOnly ? kRingTileParameterBytes : 0>(params);
   wait_for_previous_grid();  // every input may come from the previous kernel (programmatic_launch.cuh)
   allow_next_grid();
   if constexpr (kVariant == MetadataVariant::kHoldsWritesAfterTrigger) hold_for(kHoldNanoseconds);
-  if (kKind == kKindCompressed && block < params.work_blocks)
-    build_work_tile<kVariant, kThreads, kTable, kOneRow>(params, shared, block);
-  else
+  if constexpr (kKind == kKindCompressed) {
+    if (block < params.work_blocks) {
+      build_work_tile<kVariant, kThreads, kTable, kOneRow>(params, shared, block);
+      return;
+    }
     build_row_tile<kVariant, kThreads, kTable, kKind, kOneRow>(params, shared, block - params.work_blocks);
+  } else {
+    build_row_tile<kVariant, kThreads, kTable, kKind, kOneRow>(params, shared, block);  // no work tiles
+  }
 }
 
 /// The first launch when NR > kMaxStagedMetadataRequests: one block writes every request's chunk
@@ -464,10 +470,10 @@ cudaError_t launch_tiles_of(const MetadataParams& params, dim3 grid, size_t shar
       if constexpr (warms_ring_parameters<kVariant>) {
         if (programmatic)
           return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindRing, kOneRow, true>, grid, block, shared,
-                               stream, programmatic, params);
+                               stream, programmatic, ring_tile_params(params));
       }
       return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindRing, kOneRow>, grid, block, shared, stream,
-                           programmatic, params);
+                           programmatic, ring_tile_params(params));
     case kKindPassthrough:
       return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindPassthrough, kOneRow>, grid, block, shared,
                            stream, programmatic, params);
@@ -492,17 +498,20 @@ cudaError_t allow_staged_shared_memory(int bytes) {
   constexpr MetadataRequestTable kStaged = MetadataRequestTable::kSharedPerBlock;
   constexpr cudaFuncAttribute kLimit = cudaFuncAttributeMaxDynamicSharedMemorySize;
   cudaError_t e = cudaSuccess;
+  const auto allow = [&](auto kernel) {
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(kernel, kLimit, bytes);
+  };
   for (const auto kernel : {tile_kernel<kVariant, kThreads, kStaged, kKindCompressed, false>,
-                            tile_kernel<kVariant, kThreads, kStaged, kKindRing, false>,
                             tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough, false>,
                             tile_kernel<kVariant, kThreads, kStaged, kKindCompressed, true>,
-                            tile_kernel<kVariant, kThreads, kStaged, kKindRing, true>,
                             tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough, true>})
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(kernel, kLimit, bytes);
+    allow(kernel);
+  // The ring kind's tiles take their own parameter block (RingMetadataParams).
+  allow(tile_kernel<kVariant, kThreads, kStaged, kKindRing, false>);
+  allow(tile_kernel<kVariant, kThreads, kStaged, kKindRing, true>);
   if constexpr (warms_ring_parameters<kVariant>) {
-    for (const auto kernel : {tile_kernel<kVariant, kThreads, kStaged, kKindRing, false, true>,
-                              tile_kernel<kVariant, kThreads, kStaged, kKindRing, true, true>})
-      if (e == cudaSuccess) e = cudaFuncSetAttribute(kernel, kLimit, bytes);
+    allow(tile_kernel<kVariant, kThreads, kStaged, kKindRing, false, true>);
+    allow(tile_kernel<kVariant, kThreads, kStaged, kKindRing, true, true>);
   }
   return e;
 }

@@ -70,7 +70,7 @@ struct WarpRowTable {
 };
 
 template <int32_t kKind>
-__device__ __forceinline__ WarpRowTable load_warp_row_table(const MetadataParams& p) {
+__device__ __forceinline__ WarpRowTable load_warp_row_table(const TileParams<kKind>& p) {
   const int32_t nr = p.num_requests;
   const int32_t j = static_cast<int32_t>(threadIdx.x) & 31;
   WarpRowTable table{INT_MAX, 0, 0, 0, -1};

@@ -34,8 +34,9 @@ __device__ __forceinline__ void allow_next_grid() {
 #endif
 }
 
-/// Reads one word of every 32 bytes of the kernel's parameter block and branches on their mix,
-/// so that the constant-cache lines holding the block are filled before wait_for_previous_grid().
+/// Reads one word of every 32 bytes of the kernel's parameter block (of its first `kBytes` when
+/// given: the fields the kernel reads) and branches on their mix, so that the constant-cache lines
+/// holding them are filled before wait_for_previous_grid().
 /// ptxas reads a parameter where it is used, after the wait, and drops a read nothing needs; a
 /// kernel launched with PDL then takes its constant-cache misses one after another once the wait
 /// returns, where here they overlap the previous kernel. A plain launch would pay every line's
@@ -43,12 +44,14 @@ __device__ __forceinline__ void allow_next_grid() {
 /// when launched with PDL. `params` must be the kernel's __grid_constant__ parameter (taking the
 /// address of any other parameter copies it to local memory). The fence orders nothing the
 /// kernel relies on; it only makes the reads necessary, and runs when the mix is zero.
-template <typename Params>
+template <size_t kBytes = 0, typename Params>
 __device__ __forceinline__ void warm_parameter_cache(const Params& params) {
+  constexpr size_t kWords = (kBytes == 0 ? sizeof(Params) : kBytes) / sizeof(uint32_t);
+  static_assert(kWords * sizeof(uint32_t) <= sizeof(Params), "inside the parameter block");
   const auto* words = reinterpret_cast<const uint32_t*>(&params);
   uint32_t mix = 0;
 #pragma unroll
-  for (size_t k = 0; k < sizeof(Params) / sizeof(uint32_t); k += 8) mix ^= words[k];
+  for (size_t k = 0; k < kWords; k += 8) mix ^= words[k];
   if (mix == 0u) __threadfence_block();
 }
 
