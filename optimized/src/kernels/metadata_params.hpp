@@ -1,6 +1,7 @@
 #pragma once
-// The kernel's parameter block (passed by value) and the compile-time variant switch shared by the
-// production launcher and the planted-bug variants (planted/). Plain C++: no CUDA headers.
+// The kernels' parameter blocks (passed by value; the ring kind's tiles take their own order) and
+// the compile-time variant switch shared by the production launcher and the planted-bug variants
+// (planted/). Plain C++: no CUDA headers.
 
 #include <cstddef>
 #include <cstdint>
@@ -88,12 +89,12 @@ struct MetadataParams {
   int32_t* request_tables;
 };
 
-/// The ring kind's tiles take the same fields in another order (RingTileParams below): the ones
-/// they read fill the first 112 bytes, two lines of the constant bank from c[0x0][0x210], the
-/// first of them shared with what every kernel reads at its start. A line's first read in an SM
-/// waits for it, on every tile's chain: 2-4 % less time a plain launch, 9-11 % with PDL at
-/// 2 and 4 x 4096 (docs/cuda-performance-log.md, round 17). The compressed kind keeps
-/// MetadataParams: the same reordering cost it 3-7 % at prefill, although it read as many lines.
+/// The ring kind's tiles take MetadataParams' fields in another order: the ones they read fill the
+/// first 112 bytes, two lines of the constant bank from c[0x0][0x210], the first of them shared
+/// with what every kernel reads at its start. A line's first read in an SM waits for it, on every
+/// tile's chain: 2-5 % less time a plain launch, 9-11 % with PDL at 2 and 4 x 4096
+/// (docs/cuda-performance-log.md, round 17). The compressed kind keeps MetadataParams: the same
+/// order cost it 3-7 % at prefill, although it read as many lines.
 struct RingMetadataParams {
   const int32_t* query_start_loc;
   const int32_t* seq_lens;

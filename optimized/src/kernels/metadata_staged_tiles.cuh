@@ -39,7 +39,8 @@
 //
 // Template parameters: the planted-bug variant (metadata_params.hpp; production instantiates
 // MetadataVariant::kNoBug only), the block size, the table's place, the cache kind (so that
-// each kind's tiles carry only their own code), kOneRow (one row and one k-work row a thread,
+// each kind's tiles carry only their own code, and take their kind's parameter block,
+// TileParams: metadata_params.hpp), kOneRow (one row and one k-work row a thread,
 // so that the loops over up to four rows and their guards go) and kWarmParameters (the
 // parameter block read before the PDL wait: the ring kind's launches with PDL).
 
