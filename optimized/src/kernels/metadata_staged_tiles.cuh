@@ -502,12 +502,11 @@ cudaError_t allow_staged_shared_memory(int bytes) {
   const auto allow = [&](auto kernel) {
     if (e == cudaSuccess) e = cudaFuncSetAttribute(kernel, kLimit, bytes);
   };
-  for (const auto kernel : {tile_kernel<kVariant, kThreads, kStaged, kKindCompressed, false>,
-                            tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough, false>,
-                            tile_kernel<kVariant, kThreads, kStaged, kKindCompressed, true>,
-                            tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough, true>})
-    allow(kernel);
-  // The ring kind's tiles take their own parameter block (RingMetadataParams).
+  // One call per kernel: the ring kind's tiles take another parameter type (RingMetadataParams).
+  allow(tile_kernel<kVariant, kThreads, kStaged, kKindCompressed, false>);
+  allow(tile_kernel<kVariant, kThreads, kStaged, kKindCompressed, true>);
+  allow(tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough, false>);
+  allow(tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough, true>);
   allow(tile_kernel<kVariant, kThreads, kStaged, kKindRing, false>);
   allow(tile_kernel<kVariant, kThreads, kStaged, kKindRing, true>);
   if constexpr (warms_ring_parameters<kVariant>) {
