@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "kernels/blocks_per_sm_cap.hpp"
 #include "kernels/step_update_row_teams.cuh"
 #include "qsa/cuda/cuda_check.hpp"
 #include "qsa/cuda/kernel_path.hpp"
@@ -39,6 +40,38 @@ void fill_lane_axes(StepParams& p) {
   }
 }
 
+// The latency grid (StepGrid::kLatency): 32-thread blocks, at least 20 of them per SM (at most 96
+// registers), four members per load batch, the item blocks first. Round 3 of docs/cuda-performance-log.md.
+inline constexpr int kLatencyThreads = 32;
+inline constexpr int kLatencyMinBlocks = 20;
+inline constexpr int kLatencyPoolBatch = 4;
+
+// Launched with PDL, the latency grid's kernel holds at most kLatencyMinBlocks blocks per SM
+// (unused dynamic shared memory sets the cap; its registers allow 24): at decode 1024 x 4 its 2 944
+// blocks then take 1.1 waves, and the PDL launch is 2.5 % faster in bf16 and 9 % in fp8, while a
+// plain launch would be 12 % slower (round 18 of docs/cuda-performance-log.md; why PDL gains is not
+// measured). The streaming grid keeps its own bound.
+template <int Threads>
+inline constexpr int kPdlBlocksPerSmCap = Threads == kLatencyThreads ? kLatencyMinBlocks : 0;
+
+// The dynamic shared bytes of a launch with PDL whose blocks (of `static_bytes` each) an SM should
+// hold at most `cap` of (0: no cap).
+inline Status pdl_cap_shared_bytes(int cap, size_t static_bytes, size_t* bytes, Error* error) {
+  *bytes = 0;
+  if (cap == 0) return Status::kOk;
+  int device = 0;
+  int per_sm = 0;
+  int reserved = 0;
+  QSA_CUDA_TRY(cudaGetDevice(&device), error);
+  QSA_CUDA_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device), error);
+  QSA_CUDA_TRY(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device), error);
+  constexpr size_t kDefaultDynamicLimit = 48 * 1024;  // more needs an opt-in attribute
+  *bytes = std::min(
+      dynamic_bytes_capping_blocks(static_cast<size_t>(per_sm), static_cast<size_t>(reserved), static_bytes, cap),
+      kDefaultDynamicLimit);
+  return Status::kOk;
+}
+
 // Threads per block; items_span: the share of the grid, in percent from its start, among whose Q
 // blocks the item blocks are spread (0: the item blocks lead the grid, as upstream's programs do;
 // 100: spread over the whole grid).
@@ -61,10 +94,18 @@ Status launch_step_kernel(StepParams p, int items_span, cudaStream_t stream, Err
   const int64_t span_blocks = (item_blocks + q_blocks) * items_span / 100;
   p.item_stride = InvariantDivider::make(
       static_cast<uint32_t>(item_blocks > 0 ? std::max<int64_t>(1, span_blocks / item_blocks) : 1));
+  const bool programmatic = GridControl && p.programmatic_launch;
+  size_t shared_bytes = 0;
+  if (programmatic) {
+    const size_t scratch_bytes = sizeof(uint16_t) * teams * D;  // the kernel's only static shared array
+    if (Status s = pdl_cap_shared_bytes(kPdlBlocksPerSmCap<Threads>, scratch_bytes, &shared_bytes, error);
+        s != Status::kOk)
+      return s;
+  }
   QSA_CUDA_TRY(launch_kernel(step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch, GridControl, Threads,
                                                           Halves, EarlyRingLoads>,
-                             dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(Threads), 0, stream,
-                             GridControl && p.programmatic_launch, p),
+                             dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(Threads), shared_bytes, stream,
+                             programmatic, p),
                error);
   return Status::kOk;
 }
@@ -75,11 +116,6 @@ inline constexpr int kMinBlocksFor = D >= 512 ? 3
                                      : Fast   ? kDefaultMinBlocks
                                               : kGenericMinBlocks;
 
-// The latency grid (StepGrid::kLatency): 32-thread blocks, at least 20 of them per SM (at most 96
-// registers), four members per load batch, the item blocks first. Round 3 of docs/cuda-performance-log.md.
-inline constexpr int kLatencyThreads = 32;
-inline constexpr int kLatencyMinBlocks = 20;
-inline constexpr int kLatencyPoolBatch = 4;
 // The latency grid loads phase B's first batch with phase A's members (item_unit, round 13); in the
 // streaming grid's 64 registers it spills and is slower.
 inline constexpr bool kLatencyEarlyRingLoads = true;
