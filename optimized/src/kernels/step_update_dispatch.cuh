@@ -47,10 +47,10 @@ inline constexpr int kLatencyMinBlocks = 20;
 inline constexpr int kLatencyPoolBatch = 4;
 
 // Launched with PDL, the latency grid's kernel holds at most kLatencyMinBlocks blocks per SM
-// (unused dynamic shared memory sets the cap; its registers allow 24): at decode 1024 x 4 its 2 944
-// blocks then take 1.1 waves, and the PDL launch is 2.5 % faster in bf16 and 9 % in fp8, while a
-// plain launch would be 12 % slower (round 18 of docs/cuda-performance-log.md; why PDL gains is not
-// measured). The streaming grid keeps its own bound.
+// (unused dynamic shared memory sets the cap; its registers allow 24). At decode 1024 x 4 its 2 944
+// blocks then take 1.1 waves, and the PDL launch is 2.2 % faster in bf16 and 8.9 % in fp8; the
+// same cap would make a plain launch 12 % slower (round 18 of docs/cuda-performance-log.md, change
+// 33; why PDL gains is not measured). The streaming grid keeps its own bound.
 template <int Threads>
 inline constexpr int kPdlBlocksPerSmCap = Threads == kLatencyThreads ? kLatencyMinBlocks : 0;
 
