@@ -22,19 +22,42 @@ struct TeamShape {
 __device__ __forceinline__ float low_bf16(uint32_t pair) { return __uint_as_float(pair << 16); }
 __device__ __forceinline__ float high_bf16(uint32_t pair) { return __uint_as_float(pair & 0xFFFF0000u); }
 
+// How a Fast-mode vector access treats the caches. kStreaming (ld.global.cs, st.global.cs: evict
+// first) marks the bytes the step streams through once: q in, q out and the keys its groups pool.
+// Together the three gain 2 to 5 % at mixed and prefill and up to 4 % at decode; no subset of them
+// gains (round 19 of docs/cuda-performance-log.md). The other reads (the RoPE table, positions,
+// metadata, the ring) and the compressed rows, which the indexer reads next, keep the default.
+enum class CacheHint { kDefault, kStreaming };
+
+template <CacheHint Hint, typename Vector>
+__device__ __forceinline__ Vector load_vector(const Vector* p) {
+  if constexpr (Hint == CacheHint::kStreaming)
+    return __ldcs(p);
+  else
+    return *p;
+}
+
+template <CacheHint Hint, typename Vector>
+__device__ __forceinline__ void store_vector(Vector* p, const Vector& v) {
+  if constexpr (Hint == CacheHint::kStreaming)
+    __stcs(p, v);
+  else
+    *p = v;
+}
+
 // A lane's chunk as E/2 packed bf16 pairs (loads stay whole vectors when values are unpacked
 // later), from a 16-byte aligned row (q, k, the RoPE table, the norm weights) in Fast mode.
-template <int E, bool Fast>
+template <int E, bool Fast, CacheHint Hint = CacheHint::kDefault>
 __device__ __forceinline__ void load_bits(const uint16_t* p, uint32_t (&bits)[E / 2]) {
   if constexpr (Fast && E == 4) {  // a half-layout piece (step_q_halves.cuh): 8-byte aligned
-    const uint2 q = *reinterpret_cast<const uint2*>(p);
+    const uint2 q = load_vector<Hint>(reinterpret_cast<const uint2*>(p));
     bits[0] = q.x;
     bits[1] = q.y;
   } else if constexpr (Fast) {
     static_assert(E % 8 == 0, "16-byte vectors");
 #pragma unroll
     for (int c = 0; c < E / 8; ++c) {
-      const uint4 q = *reinterpret_cast<const uint4*>(p + 8 * c);
+      const uint4 q = load_vector<Hint>(reinterpret_cast<const uint4*>(p + 8 * c));
       bits[4 * c] = q.x;
       bits[4 * c + 1] = q.y;
       bits[4 * c + 2] = q.z;
@@ -96,16 +119,17 @@ __device__ __forceinline__ void store_bits_to_ring(uint16_t* row, const uint32_t
 // Stores a lane's chunk, held as E/2 packed bf16 pairs, in the store dtype at `row` + offset
 // elements: 16-byte stores of bf16 or 8-byte stores of e4m3 in Fast mode (8 and 4 bytes for a
 // 4-element piece of the halves layout).
-template <int E, int Bug, bool Fast>
+template <int E, int Bug, bool Fast, CacheHint Hint = CacheHint::kDefault>
 __device__ __forceinline__ void store_chunk(void* row, int offset, const uint32_t (&y)[E / 2], bool fp8) {
   if (!fp8) {
     uint16_t* p = static_cast<uint16_t*>(row) + offset;
     if constexpr (Fast && E == 4) {
-      *reinterpret_cast<uint2*>(p) = make_uint2(y[0], y[1]);
+      store_vector<Hint>(reinterpret_cast<uint2*>(p), make_uint2(y[0], y[1]));
     } else if constexpr (Fast) {
 #pragma unroll
       for (int c = 0; c < E / 8; ++c)
-        *reinterpret_cast<uint4*>(p + 8 * c) = make_uint4(y[4 * c], y[4 * c + 1], y[4 * c + 2], y[4 * c + 3]);
+        store_vector<Hint>(reinterpret_cast<uint4*>(p + 8 * c),
+                           make_uint4(y[4 * c], y[4 * c + 1], y[4 * c + 2], y[4 * c + 3]));
     } else {
 #pragma unroll
       for (int i = 0; i < E / 2; ++i) {
@@ -124,10 +148,11 @@ __device__ __forceinline__ void store_chunk(void* row, int offset, const uint32_
   }
   uint8_t* p = static_cast<uint8_t*>(row) + offset;
   if constexpr (Fast && E == 4) {
-    *reinterpret_cast<uint32_t*>(p) = b[0];
+    store_vector<Hint>(reinterpret_cast<uint32_t*>(p), b[0]);
   } else if constexpr (Fast) {
 #pragma unroll
-    for (int c = 0; c < E / 8; ++c) *reinterpret_cast<uint2*>(p + 8 * c) = make_uint2(b[2 * c], b[2 * c + 1]);
+    for (int c = 0; c < E / 8; ++c)
+      store_vector<Hint>(reinterpret_cast<uint2*>(p + 8 * c), make_uint2(b[2 * c], b[2 * c + 1]));
   } else {
 #pragma unroll
     for (int i = 0; i < E; ++i) p[i] = static_cast<uint8_t>(b[i / 4] >> (8 * (i % 4)));

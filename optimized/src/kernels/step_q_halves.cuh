@@ -116,8 +116,8 @@ __device__ void q_row_halves(const StepParams& p, int64_t t, uint32_t axes, cons
 #pragma unroll
     for (int k = 0; k < H; ++k) {
       if (active && h0 + k < h_end) {
-        load_bits<P, true>(q_in + (h0 + k) * D, bits[k][0]);
-        load_bits<P, true>(q_in + (h0 + k) * D + D / 2, bits[k][1]);
+        load_bits<P, true, CacheHint::kStreaming>(q_in + (h0 + k) * D, bits[k][0]);
+        load_bits<P, true, CacheHint::kStreaming>(q_in + (h0 + k) * D + D / 2, bits[k][1]);
       } else {
 #pragma unroll
         for (int i = 0; i < P / 2; ++i) bits[k][0][i] = bits[k][1][i] = 0u;
@@ -165,8 +165,8 @@ __device__ void q_row_halves(const StepParams& p, int64_t t, uint32_t axes, cons
       rotate_packed<P>(c, s, partner, P, y);
       if (active && h0 + k < h_end) {
         uint8_t* head = q_out + (h0 + k) * head_bytes;
-        store_chunk<P, Bug, true>(head, 0, y, p.fp8);
-        store_chunk<P, Bug, true>(head, D / 2, y_pass, p.fp8);
+        store_chunk<P, Bug, true, CacheHint::kStreaming>(head, 0, y, p.fp8);
+        store_chunk<P, Bug, true, CacheHint::kStreaming>(head, D / 2, y_pass, p.fp8);
       }
     }
   }

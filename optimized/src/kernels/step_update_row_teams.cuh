@@ -35,7 +35,7 @@ __device__ void q_row(const StepParams& p, int64_t t, uint32_t axes, const float
 #pragma unroll
     for (int k = 0; k < H; ++k) {
       if (active && h0 + k < h_end) {
-        load_bits<E, Fast>(q_in + (h0 + k) * D, bits[k]);
+        load_bits<E, Fast, CacheHint::kStreaming>(q_in + (h0 + k) * D, bits[k]);
       } else {
 #pragma unroll
         for (int i = 0; i < E / 2; ++i) bits[k][i] = 0u;
@@ -69,7 +69,8 @@ __device__ void q_row(const StepParams& p, int64_t t, uint32_t axes, const float
       uint32_t partner[E / 2];
       rope_partners<D, Fast>(p, y, scratch, lane, partner);
       rotate<D, Fast>(p, lane, c, s, partner, y);
-      if (active && h0 + k < h_end) store_chunk<E, Bug, Fast>(q_out + (h0 + k) * head_bytes, 0, y, p.fp8);
+      if (active && h0 + k < h_end)
+        store_chunk<E, Bug, Fast, CacheHint::kStreaming>(q_out + (h0 + k) * head_bytes, 0, y, p.fp8);
     }
   }
 }
@@ -173,8 +174,8 @@ __device__ __forceinline__ void load_member(const StepParams& p, const Chunk& ch
   if (row == nullptr) {
 #pragma unroll
     for (int i = 0; i < E / 2; ++i) bits[i] = 0u;
-  } else if (m >= chunk.start) {
-    load_bits<E, Fast>(row + lane * E, bits);
+  } else if (m >= chunk.start) {  // a key: streamed through once
+    load_bits<E, Fast, CacheHint::kStreaming>(row + lane * E, bits);
   } else {
     load_ring_bits<E, Fast>(row + lane * E, bits);
   }
