@@ -174,7 +174,7 @@ __device__ __forceinline__ void load_member(const StepParams& p, const Chunk& ch
   if (row == nullptr) {
 #pragma unroll
     for (int i = 0; i < E / 2; ++i) bits[i] = 0u;
-  } else if (m >= chunk.start) {  // a key: streamed through once
+  } else if (m >= chunk.start) {  // a key of this step: streamed
     load_bits<E, Fast, CacheHint::kStreaming>(row + lane * E, bits);
   } else {
     load_ring_bits<E, Fast>(row + lane * E, bits);
