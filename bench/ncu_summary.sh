@@ -18,15 +18,18 @@ profile() {  # name, benchmark binary, kernel name regex, benchmark filter
   [[ $rc -eq 0 ]] || failed=1
 }
 
-for shape in decode/tokens:1024/requests:256 decode/tokens:4096/requests:1024 mixed/tokens:8192/requests:1024 \
-             prefill/tokens:16384/requests:4 prefill/tokens:65536/requests:16; do
+# The five shapes (phase/tokens:N/requests:NR), every one for both kernels.
+shapes=(decode/tokens:1024/requests:256 decode/tokens:4096/requests:1024 mixed/tokens:8192/requests:1024
+        prefill/tokens:16384/requests:4 prefill/tokens:65536/requests:16)
+for shape in "${shapes[@]}"; do
   label=${shape//\//_}
   profile "step_${label//:/}" step_update_bench step_update_row_teams "^BM_StepUpdate/cuda/shape:$shape/dtype:bf16/"
 done
 for kind in compressed ring; do
-  for shape in tokens:1024/requests:256 tokens:65536/requests:16; do
-    label=${shape//\//_}
-    profile "metadata_${kind}_${label//:/}" metadata_bench metadata_staged_tiles "^BM_Metadata/cuda/kind:$kind/$shape/"
+  for shape in "${shapes[@]}"; do
+    sizes=${shape#*/}  # metadata_bench names a shape by its sizes only
+    label=${sizes//\//_}
+    profile "metadata_${kind}_${label//:/}" metadata_bench metadata_staged_tiles "^BM_Metadata/cuda/kind:$kind/$sizes/"
   done
 done
 exit "$failed"  # a profile that failed says so in its .err file
