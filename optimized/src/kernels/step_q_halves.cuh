@@ -61,6 +61,25 @@ __device__ __forceinline__ void halves_team_sum(const float (&rotary)[H], const 
   }
 }
 
+// The weight of the lane's two pieces as loaded (packed bf16 pairs). A Q block loads it before the
+// PDL wait and q_row_halves turns it into the gain only after issuing its first loads: computed
+// at once, the gain's adds waited for the weight's L2 read before any q or position load issued
+// (round 20).
+template <int D>
+struct HalvesWeight {
+  uint32_t rotary[HalvesShape<D>::kPiece / 2];
+  uint32_t pass[HalvesShape<D>::kPiece / 2];
+};
+
+template <int D>
+__device__ __forceinline__ HalvesWeight<D> load_halves_weight(const uint16_t* weight, int lane) {
+  constexpr int P = HalvesShape<D>::kPiece;
+  HalvesWeight<D> w;
+  load_bits<P, true>(weight + halves_offset<D>(lane), w.rotary);
+  load_bits<P, true>(weight + D / 2 + halves_offset<D>(lane), w.pass);
+  return w;
+}
+
 // gain = 1 + f(w) of the lane's two pieces.
 template <int D>
 struct HalvesGain {
@@ -69,11 +88,11 @@ struct HalvesGain {
 };
 
 template <int D>
-__device__ __forceinline__ HalvesGain<D> load_halves_gain(const uint16_t* weight, int lane) {
+__device__ __forceinline__ HalvesGain<D> halves_gain(const HalvesWeight<D>& w) {
   constexpr int P = HalvesShape<D>::kPiece;
   HalvesGain<D> gain;
-  load_bf16<P, true>(weight + halves_offset<D>(lane), gain.rotary);
-  load_bf16<P, true>(weight + D / 2 + halves_offset<D>(lane), gain.pass);
+  unpack<P>(w.rotary, gain.rotary);
+  unpack<P>(w.pass, gain.pass);
 #pragma unroll
   for (int i = 0; i < P; ++i) {
     gain.rotary[i] = __fadd_rn(1.0f, gain.rotary[i]);
@@ -103,7 +122,7 @@ __device__ __forceinline__ uint32_t halves_lane_axes(const StepParams& p, int la
 
 // One token row of the Q path in the halves layout, every head, in passes of H heads (as q_row).
 template <int D, int Bug, int H>
-__device__ void q_row_halves(const StepParams& p, int64_t t, uint32_t axes, const HalvesGain<D>& gain, int lane) {
+__device__ void q_row_halves(const StepParams& p, int64_t t, uint32_t axes, const HalvesWeight<D>& weight, int lane) {
   constexpr int P = HalvesShape<D>::kPiece;
   constexpr int kLanes = HalvesShape<D>::kLanes;
   const int64_t rows = Bug == kQOutSkipsPadding ? p.query_start_loc[p.num_requests] : p.num_tokens;
@@ -131,6 +150,7 @@ __device__ void q_row_halves(const StepParams& p, int64_t t, uint32_t axes, cons
   float c[P];
   float s[P];
   load_halves_cos_sin<D>(p, pos, lane, axes, c, s);
+  const HalvesGain<D> gain = halves_gain<D>(weight);
   const int head_bytes = p.fp8 ? D : 2 * D;
   uint8_t* q_out = static_cast<uint8_t*>(p.q_out) + row * (p.fp8 ? 1 : 2);
   for (int h0 = 0; h0 < h_end; h0 += H) {

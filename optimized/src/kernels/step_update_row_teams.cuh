@@ -356,9 +356,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks) step_update_row_teams_kern
     const uint32_t items_before = min(period + (starts_period ? 0u : 1u), static_cast<uint32_t>(p.item_blocks));
     const int64_t t = static_cast<int64_t>(blockIdx.x - items_before) * kTeams + team;
     if constexpr (Halves) {
-      const HalvesGain<D> gain = load_halves_gain<D>(p.w_q, lane);  // a constant weight: read before the wait
+      const HalvesWeight<D> weight = load_halves_weight<D>(p.w_q, lane);  // a constant weight: read before the wait
       enter_dependent_part<GridControl, Bug>();
-      q_row_halves<D, Bug, H>(p, t, halves_lane_axes<D>(p, lane), gain, lane);
+      q_row_halves<D, Bug, H>(p, t, halves_lane_axes<D>(p, lane), weight, lane);
     } else {
       float gain[E];
       load_gain<D, Fast>(p.w_q, lane, gain);  // a constant weight: read before the wait
