@@ -115,7 +115,7 @@ struct GpuCase {
           kLaunchesPerGraph, [&](cudaStream_t st) { return launch_empty_kernel(st, floor_blocks, error); }, error);
     const cuda::MetadataBuffers::Capacity capacity{input.batch.num_actual_tokens, input.batch.num_requests(),
                                                    static_cast<int64_t>(input.block_table.storage.size())};
-    if (Status s = cuda::MetadataBuffers::create(capacity, &buffers, error); s != Status::kOk) return s;
+    if (Status s = cuda::MetadataBuffers::create(capacity, stream, &buffers, error); s != Status::kOk) return s;
     cuda::MetadataDeviceArgs args;
     if (Status s = buffers->upload(input, stream, &args, error); s != Status::kOk) return s;
     if (Status s = buffers->poison_outputs(args, stream, error); s != Status::kOk) return s;

@@ -87,8 +87,8 @@ class DeviceFixture : public ::testing::Test {
   void SetUp() override {
     QSA_SKIP_WITHOUT_GPU();
     Error error;
-    ASSERT_OK(cuda::MetadataBuffers::create(capacity_, &buffers_, &error), error);
     ASSERT_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    ASSERT_OK(cuda::MetadataBuffers::create(capacity_, stream_, &buffers_, &error), error);
   }
   void TearDown() override {
     buffers_.reset();

@@ -27,7 +27,7 @@ Status CudaDeviceStep::create(const StepInput& input, const StepCaches& caches, 
   const MetadataInput compressed = input.compressed_metadata_input();
   const cuda::MetadataBuffers::Capacity capacity{input.batch.num_actual_tokens, input.batch.num_requests(),
                                                  static_cast<int64_t>(input.block_table.storage.size())};
-  if (Status s = cuda::MetadataBuffers::create(capacity, &step->metadata_, error); s != Status::kOk) return s;
+  if (Status s = cuda::MetadataBuffers::create(capacity, stream, &step->metadata_, error); s != Status::kOk) return s;
   if (Status s = step->metadata_->upload(compressed, stream, &step->metadata_args_, error); s != Status::kOk) return s;
   if (Status s = cuda::launch_metadata(step->metadata_args_, stream, error); s != Status::kOk) return s;
   for (int64_t i = 0; i < std::max<int64_t>(sets, 1); ++i) {

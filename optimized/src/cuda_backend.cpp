@@ -70,7 +70,7 @@ Status CudaBackend::prepare(const MetadataInput& input, Error* error) {
     capacity.max_table_elements =
         grow(capacity.max_table_elements, static_cast<int64_t>(input.block_table.storage.size()), 4096);
     d.buffers.reset();
-    if (Status s = MetadataBuffers::create(capacity, &d.buffers, error); s != Status::kOk) return s;
+    if (Status s = MetadataBuffers::create(capacity, d.stream, &d.buffers, error); s != Status::kOk) return s;
   }
   return Status::kOk;
 }

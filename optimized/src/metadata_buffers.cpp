@@ -20,7 +20,8 @@ int64_t max_work_rows(const MetadataBuffers::Capacity& c) { return c.max_tokens 
 
 }  // namespace
 
-Status MetadataBuffers::create(const Capacity& capacity, std::unique_ptr<MetadataBuffers>* buffers, Error* error) {
+Status MetadataBuffers::create(const Capacity& capacity, cudaStream_t stream, std::unique_ptr<MetadataBuffers>* buffers,
+                               Error* error) {
   buffers->reset();
   if (capacity.max_tokens < 0 || capacity.max_tokens > kMaxTokens)
     return invalid(error, "max_tokens", -1, "out-of-range", "must be in [0, 2^24]");
@@ -50,7 +51,7 @@ Status MetadataBuffers::create(const Capacity& capacity, std::unique_ptr<Metadat
   if (const int64_t workspace = metadata_workspace_elements(capacity.max_requests); workspace > 0)
     if ((s = allocate(&b->request_workspace_, workspace, "cudaMalloc(request_workspace)", error)) != Status::kOk)
       return s;
-  QSA_CUDA_TRY(cudaMemset(b->block_table_, 0, static_cast<size_t>(table) * sizeof(int32_t)), error);
+  QSA_CUDA_TRY(cudaMemsetAsync(b->block_table_, 0, static_cast<size_t>(table) * sizeof(int32_t), stream), error);
   if ((s = prepare_metadata_launch(error)) != Status::kOk) return s;
   *buffers = std::move(b);
   return Status::kOk;

@@ -26,8 +26,11 @@ class MetadataBuffers {
   /// Allocates every buffer (cudaMalloc; the only allocation, never in a launch path) and calls
   /// prepare_metadata_launch(). The block-table buffer gets as many elements again as slack and
   /// is zero-filled once, so that a test variant reading one column past a table reads memory it
-  /// owns. On failure *buffers is left empty.
-  [[nodiscard]] static Status create(const Capacity& capacity, std::unique_ptr<MetadataBuffers>* buffers, Error* error);
+  /// owns. The fill is enqueued on `stream`, the stream of every later upload: on the legacy
+  /// default stream it could land after an upload on a non-blocking stream and zero the table
+  /// (issue 23's two-process run on the H200). On failure *buffers is left empty.
+  [[nodiscard]] static Status create(const Capacity& capacity, cudaStream_t stream,
+                                     std::unique_ptr<MetadataBuffers>* buffers, Error* error);
 
   ~MetadataBuffers();
   MetadataBuffers(const MetadataBuffers&) = delete;
@@ -40,8 +43,9 @@ class MetadataBuffers {
 
   /// Copies a valid host input to the device (qsl and seq_lens narrowed to int32; the first N common
   /// slots; the block table's storage as it is, strides kept) on `stream`, and returns the device
-  /// arguments that name these buffers. Copies from pageable memory (they complete before the
-  /// call returns). Precondition: qsa::validate(input) == kOk and fits(input).
+  /// arguments that name these buffers. Copies from pageable memory: the call returns once the
+  /// host data is staged; the copies complete in `stream`'s order. Precondition:
+  /// qsa::validate(input) == kOk and fits(input).
   [[nodiscard]] Status upload(const MetadataInput& input, cudaStream_t stream, MetadataDeviceArgs* args, Error* error);
 
   /// Fills every output element of `args` (rows [0, N), work rows [0, K)) with the byte 0xA5,
