@@ -143,14 +143,17 @@ CheckReport Checker::run() {
       if (go_on || !report_.failed()) run_generated_batches(b, name, *backend);
       if (go_on || !report_.failed()) run_invalid_batches(b, name, *backend);
     } else {
-      add_rows_of_other_shards(name);
+      add_batch_rows_of_shard_one(name);
     }
     if ((go_on || !report_.failed()) && report_.stopped_by.empty()) run_scenarios(b, name, jobs);
     // The extreme batches last: a bug the scenarios catch first (qsacheck mutants) never pays for them.
-    if (options_.shard.index == 1 && campaign_extreme_batches(options_.batches) > 0 && (go_on || !report_.failed()) &&
-        report_.stopped_by.empty()) {
-      auto backend = make_backend(name, device_of_worker(0));
-      run_extreme_batches(b, name, *backend);
+    if (campaign_extreme_batches(options_.batches) > 0) {
+      if (options_.shard.index != 1) {
+        add_extreme_row_of_shard_one(name);  // after the scenarios' rows, where shard 1 puts it
+      } else if ((go_on || !report_.failed()) && report_.stopped_by.empty()) {
+        auto backend = make_backend(name, device_of_worker(0));
+        run_extreme_batches(b, name, *backend);
+      }
     }
     if (!go_on && report_.failed()) break;
     if (!report_.stopped_by.empty()) {
@@ -227,10 +230,13 @@ void Checker::add_pending(std::optional<MetadataInput> batch, std::string what, 
   pending_.push_back(Pending{report_.findings.size() - 1, std::move(batch), std::move(what), std::move(job)});
 }
 
-void Checker::add_rows_of_other_shards(const std::string& name) {
+void Checker::add_batch_rows_of_shard_one(const std::string& name) {
   if (!options_.keep_going) return;
   for (const char* check : {kExamplesCheck, kGeneratedCheck, kInvalidCheck}) report_.add(check, name);
-  if (campaign_extreme_batches(options_.batches) > 0) report_.add(kExtremeCheck, name);
+}
+
+void Checker::add_extreme_row_of_shard_one(const std::string& name) {
+  if (options_.keep_going) report_.add(kExtremeCheck, name);
 }
 
 void Checker::run_spec_examples(size_t b, const std::string& name, Backend& backend) {

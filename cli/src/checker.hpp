@@ -80,7 +80,11 @@ class Checker {
   // The "not run" line of `declines` (none when the backend declined nothing).
   void report_declines(const Declines& declines, const std::string& what, const std::string& name);
   void run_invalid_batches(size_t b, const std::string& name, Backend& backend);
-  void add_rows_of_other_shards(const std::string& name);
+  // The rows of the checks only shard 1 runs, empty, on the other shards, each where shard 1 adds it
+  // (a merge requires one row order): the examples and batches before the scenarios, the extreme
+  // batches after them.
+  void add_batch_rows_of_shard_one(const std::string& name);
+  void add_extreme_row_of_shard_one(const std::string& name);
   /// A failure, or nullopt; *declined is set when the input lies outside the backend's capabilities.
   std::optional<std::string> check_batch(Backend& backend, const MetadataInput& input, Error* declined);
   void not_run(const std::string& name, const std::string& what, const Error& why);

@@ -8,9 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "campaign.hpp"
 #include "check_report.hpp"
 #include "check_report_reader.hpp"
 #include "merge_reports.hpp"
+#include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "report_normalizer.hpp"
 #include "run_command.hpp"
@@ -89,6 +91,31 @@ TEST(ShardedCampaign, FourShardsMergeIntoTheUnshardedReportOnAPlantedBug) {
   const std::string repro = merged["findings"][0]["reproducer"];
   EXPECT_EQ(run_qsacheck("replay --backend bug:ring-read-after-commit " + repro).exit_code, 1)
       << "the listed reproducer fails on the planted bug";
+}
+
+// From kExtremeBatchesFrom batches on (the default campaign's size) shard 1 runs the extreme batches
+// after its scenarios; the other shards must hold their empty row in that place, or merge refuses
+// the reports as different checks (issue 23's run of the default campaign on the H200 found it).
+TEST(ShardedCampaign, TheExtremeBatchesRowFollowsTheScenariosOnEveryShard) {
+  const std::string dir = temp_dir();
+  const std::string options = "check --backend reference --workload default --scenarios 2 --steps 4 --batches " +
+                              std::to_string(cli::kExtremeBatchesFrom) + " --out " + dir;
+  std::string files;
+  for (int k = 1; k <= 2; ++k) {
+    const std::string file = dir + "/e" + std::to_string(k) + ".json";
+    const auto r = run_qsacheck(options + " --shard " + std::to_string(k) + "/2 --json " + file);
+    EXPECT_EQ(r.exit_code, 0) << "shard " << k << ": " << r.out;
+    files += " " + file;
+  }
+  const auto merged = run_qsacheck("merge" + files + " -o " + dir + "/merged.json");
+  ASSERT_EQ(merged.exit_code, 0) << merged.out;
+  ASSERT_EQ(run_qsacheck(options + " --keep-going --json " + dir + "/whole.json").exit_code, 0);
+  const auto whole = report(dir + "/whole.json");
+  ASSERT_FALSE(whole.is_discarded());
+  EXPECT_EQ(testing::without_run_facts(report(dir + "/merged.json")), testing::without_run_facts(whole));
+  const auto& last = whole["checks"].back();
+  EXPECT_EQ(last["check"], "metadata on extreme batches (SPEC 1.3 limits, reference)") << whole["checks"];
+  EXPECT_EQ(last["cases"], traces::kNumExtremeBatches) << "the extreme batches should have run";
 }
 
 TEST(ShardedCampaign, FloatStatisticsMergeAsOneRunWouldCountThem) {
