@@ -1,11 +1,11 @@
 #!/bin/bash
-# Issue 23 on one H200 (nvidia-h200-x2 not lent): bash .ab/r21d.sh 1|2. Carry: bundle, .ab (2: .upstream).
+# Issue 23 on one H200 (nvidia-h200-x2 not lent): bash .ab/r21d.sh 1|2|3|4. Carry: bundle, .ab (2: .upstream).
 # 1: the default campaign with --devices all and with --devices 0 (both --keep-going, one --out), the
 #    two shards of --shard K/2 at once on the one GPU, merged and compared with the unsharded report.
-# 3: after the merge fix: the unsharded report (--jobs 16) and the two shards at once (--jobs 8 each), merged.
-# 4: after the zero-fill fix: run_gpu.sh's tests; the shards at once three times, each merge against the unsharded report.
 # 2: --devices all --jobs 16 on the default campaign and on one twice as long (--steps 2000); CTest
 #    with the resource spec (run_gpu.sh phase ctest); a second comparison against upstream.
+# 3: after the merge fix: the unsharded report (--jobs 16) and the two shards at once (--jobs 8 each), merged.
+# 4: after the zero-fill fix: run_gpu.sh's tests; the shards at once three times, each merge against the unsharded report.
 Q=$PWD/bundle/qsacheck; F=/tmp/s; mkdir -p $F/repro; cd $F
 TIMEFORMAT='%R s wall, %U s user, %S s sys'
 busy() { awk '/^cpu /{print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
