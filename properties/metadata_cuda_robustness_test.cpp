@@ -334,6 +334,45 @@ TEST(MetadataCudaBackendLimits, RequestsBeyondTheStagedLimitRunOnTheDevice) {
   EXPECT_FALSE(finding.has_value()) << finding->to_string();
 }
 
+// The backend puts all its device work on its own non-blocking stream. Work on the legacy default
+// stream is not ordered with that stream: a zero fill there once landed after an upload under GPU
+// contention (issue 23's two-process run, docs/scale-out.md). While a blocking stream captures,
+// the legacy stream refuses all work, so a backend call that used it fails here.
+TEST(MetadataCudaBackendStreams, AFreshBackendLeavesTheLegacyDefaultStreamAlone) {
+  QSA_SKIP_WITHOUT_GPU();
+  cudaStream_t blocking = nullptr;
+  ASSERT_CUDA(cudaStreamCreate(&blocking));
+  void* scratch = nullptr;
+  ASSERT_CUDA(cudaMalloc(&scratch, 64));
+  // The detector first: during the capture a memset on the legacy stream is refused.
+  cudaGraph_t graph = nullptr;
+  ASSERT_CUDA(cudaStreamBeginCapture(blocking, cudaStreamCaptureModeRelaxed));
+  const cudaError_t legacy = cudaMemset(scratch, 0, 64);
+  cudaStreamEndCapture(blocking, &graph);  // invalidated by the refused memset, or empty
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  cudaGetLastError();
+  EXPECT_NE(legacy, cudaSuccess) << "the legacy stream should refuse work while a blocking stream captures";
+  // A fresh backend inside the capture window: its stream, buffers, zero fill, uploads, launch and
+  // downloads (a relaxed capture tolerates the allocations).
+  const MetadataInput in = large_input(CacheKind::kCompressed, 4096, 512, 43);
+  cuda::CudaBackend backend;
+  MetadataOutput out;
+  Error error;
+  ASSERT_CUDA(cudaStreamBeginCapture(blocking, cudaStreamCaptureModeRelaxed));
+  const Status status = backend.build_metadata(in, &out, &error);
+  graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(blocking, &graph);
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  cudaFree(scratch);
+  cudaStreamDestroy(blocking);
+  ASSERT_EQ(status, Status::kOk) << error;
+  EXPECT_EQ(ended, cudaSuccess) << cudaGetErrorString(ended);
+  const traces::MetadataRun expected = traces::reference_metadata(in);
+  const auto finding = traces::judge_metadata(in, traces::MetadataRun{Status::kOk, Error{}, out},
+                                              traces::MetadataChecks{true, &expected});
+  EXPECT_FALSE(finding.has_value()) << finding->to_string();
+}
+
 TEST(MetadataCudaLaunch, PlansTheRequestTableFromTheRequestCountAndBlockSize) {
   // Host only: the plan's choice of table, and no shared memory unless the table is staged.
   static int32_t fake[8];
