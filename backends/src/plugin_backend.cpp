@@ -154,7 +154,7 @@ Status PluginBackend::build_metadata(const MetadataInput& input, MetadataOutput*
     return Status::kUnavailable;
   }
   if (Status s = validate(input, error); s != Status::kOk) return s;
-  if (auto missing = missing_for_metadata(library_->capabilities(), input)) {
+  if (auto missing = missing_for_metadata(library_->declaration(), input)) {
     *error = capability_error(*missing);
     return Status::kNotImplemented;
   }
@@ -182,6 +182,7 @@ Status PluginBackend::step_metadata(const StepInput& input, PluginMetadataBuffer
     MetadataOutput got = download_shape(groups[g]);
     MetadataOutput expected;
     QSA_TRY(read_metadata(*buffers[g], &got, error));
+    apply_deviations(library_->declaration().deviations, &got);
     QSA_TRY(reference::build_metadata(groups[g], &expected, error));
     if (auto m = traces::compare_metadata(groups[g], expected, got)) {
       *error = Error{"plugin", -1, "step-metadata-differs",
@@ -201,7 +202,7 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
     return Status::kUnavailable;
   }
   if (Status s = validate_step(input, *caches, error); s != Status::kOk) return s;
-  if (auto missing = missing_for_step(library_->capabilities(), input, *caches)) {
+  if (auto missing = missing_for_step(library_->declaration(), input, *caches)) {
     *error = capability_error(*missing);
     return Status::kNotImplemented;
   }
@@ -255,6 +256,20 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
   }
   return Status::kOk;
 }
+
+std::optional<std::string> PluginBackend::excludes(const MetadataInput& input) const {
+  return library_ ? missing_for_metadata(library_->declaration(), input) : std::nullopt;
+}
+
+std::optional<std::string> PluginBackend::excludes(const StepInput& input, const StepCaches& caches) const {
+  return library_ ? missing_for_step(library_->declaration(), input, caches) : std::nullopt;
+}
+
+std::optional<std::string> PluginBackend::excludes(const StepGeometry& geometry) const {
+  return library_ ? missing_for_geometry(library_->declaration(), geometry) : std::nullopt;
+}
+
+Deviations PluginBackend::deviations() const { return library_ ? library_->declaration().deviations : Deviations{}; }
 
 void register_plugin_backends(BackendRegistry& registry) {
   registry.add_family(kPluginPrefix, "a kernel loaded from a shared library (include/qsacheck/plugin.h)",

@@ -62,7 +62,7 @@ Status PluginBackend::prepare_device_step(const StepInput& input, const StepCach
     return Status::kNotImplemented;
   }
   if (Status s = validate_step(input, caches, error); s != Status::kOk) return s;
-  if (auto missing = missing_for_step(caps, input, caches)) {
+  if (auto missing = missing_for_step(library_->declaration(), input, caches)) {
     *error = capability_error(*missing);
     return Status::kNotImplemented;
   }

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -57,9 +58,16 @@ std::vector<Error> validate_plugin_table(const QsaPlugin& t, const std::string& 
     problem("missing-capability", "the table has no capabilities");
     return problems;
   }
-  if (c->struct_size < sizeof(QsaPluginCapabilities))
+  // ABI 1.0's capabilities end where 1.1's constraints begin (docs/plugin-abi.md, versioning).
+  constexpr size_t abi_1_0_size = offsetof(QsaPluginCapabilities, constraints);
+  if (c->struct_size < abi_1_0_size) {
     problem("bad-table", "capabilities struct_size " + std::to_string(c->struct_size) + " < " +
-                             std::to_string(sizeof(QsaPluginCapabilities)));
+                             std::to_string(abi_1_0_size) + " (ABI 1.0's)");
+    return problems;
+  }
+  std::vector<std::string> declared;
+  (void)read_declaration(*c, &declared);
+  for (const std::string& why : declared) problem("bad-table", why);
   if (c->memory != QSA_PLUGIN_MEMORY_HOST && c->memory != QSA_PLUGIN_MEMORY_CUDA)
     problem("missing-capability", "capabilities.memory is " + std::to_string(c->memory) + ", not host (1) or CUDA (2)");
   if ((c->cache_kinds & 7u) == 0 || (c->cache_kinds & ~7u) != 0)
@@ -97,7 +105,10 @@ std::vector<Error> validate_plugin_table(const QsaPlugin& t, const std::string& 
 }
 
 PluginLibrary::PluginLibrary(std::string path, void* handle, const QsaPlugin* table)
-    : path_(std::move(path)), handle_(handle), table_(table) {}
+    : path_(std::move(path)), handle_(handle), table_(table) {
+  std::vector<std::string> problems;  // none: open() validated the table
+  declaration_ = read_declaration(*table->capabilities, &problems);
+}
 
 PluginLibrary::~PluginLibrary() {
   if (handle_ != nullptr) dlclose(handle_);

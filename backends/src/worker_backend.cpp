@@ -169,6 +169,7 @@ Status WorkerBackend::start(const std::vector<std::string>& argv) {
   QSA_TRY(process_->start(argv, shm_->fd(), &load_error_));
   const json request = {
       {"op", "hello"}, {"protocol", kWorkerProtocolVersion}, {"spec_version", "1"}, {"shm_bytes", shm_->size()}};
+  // A worker answers with its own version, any of kOldestWorkerProtocolVersion ... this one.
   std::string text;
   auto handshake_failed = [&](const std::string& why) {
     load_error_ = process_->fault("worker-handshake", why);
@@ -185,13 +186,16 @@ Status WorkerBackend::start(const std::vector<std::string>& argv) {
   if (!reply.is_object() || reply.value("op", "") != "hello")
     return handshake_failed("its first frame is not a hello reply: " + text.substr(0, 200));
   if (!reply.contains("protocol") || !reply["protocol"].is_number_integer() ||
-      reply["protocol"].get<int64_t>() != kWorkerProtocolVersion)
+      reply["protocol"].get<int64_t>() < kOldestWorkerProtocolVersion ||
+      reply["protocol"].get<int64_t>() > kWorkerProtocolVersion)
     return handshake_failed("it speaks protocol " + (reply.contains("protocol") ? reply["protocol"].dump() : "(none)") +
-                            "; this qsacheck speaks " + std::to_string(kWorkerProtocolVersion));
+                            "; this qsacheck speaks " + std::to_string(kOldestWorkerProtocolVersion) + " to " +
+                            std::to_string(kWorkerProtocolVersion));
+  hello_.protocol = static_cast<int>(reply["protocol"].get<int64_t>());
   if (!reply.contains("name") || !reply["name"].is_string() || !reply.contains("capabilities"))
     return handshake_failed("the hello reply lacks name or capabilities");
   std::string why;
-  if (!capabilities_from_json(reply["capabilities"], &hello_.capabilities, &why))
+  if (!capabilities_from_json(reply["capabilities"], hello_.protocol, &hello_.capabilities, &why))
     return handshake_failed("bad capabilities: " + why);
   hello_.name = reply["name"].get<std::string>();
   hello_.spec_version = reply.value("spec_version", "");
@@ -212,6 +216,20 @@ Error WorkerBackend::capability_error(const std::string& missing) const {
   return Error{"backend", -1, kMissingCapability,
                name_ + " does not declare the capability this input needs: " + missing};
 }
+
+std::optional<std::string> WorkerBackend::excludes(const MetadataInput& input) const {
+  return ready_ ? missing_for_metadata(hello_.capabilities, input) : std::nullopt;
+}
+
+std::optional<std::string> WorkerBackend::excludes(const StepInput& input, const StepCaches& caches) const {
+  return ready_ ? missing_for_step(hello_.capabilities, input, caches) : std::nullopt;
+}
+
+std::optional<std::string> WorkerBackend::excludes(const StepGeometry& geometry) const {
+  return ready_ ? missing_for_geometry(hello_.capabilities, geometry) : std::nullopt;
+}
+
+Deviations WorkerBackend::deviations() const { return ready_ ? hello_.capabilities.deviations : Deviations{}; }
 
 Status WorkerBackend::earlier_fault(Error* error) const {
   *error = *fault_;

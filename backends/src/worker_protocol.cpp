@@ -33,6 +33,15 @@ const RangeField kRanges[] = {
     {"storage_block_size", &QsaPluginCapabilities::storage_block_size, {1, kMaxStorageBlockSize}},
     {"ring_capacity", &QsaPluginCapabilities::ring_capacity, {1, kMaxRingCapacity}}};
 
+const char* const kHalfHeadDim = "rotary_dim_is_half_head_dim";
+const std::pair<const char*, int64_t KernelConstraints::*> kMaxima[] = {
+    {"max_requests", &KernelConstraints::max_requests},
+    {"max_tokens", &KernelConstraints::max_tokens},
+    {"max_slot", &KernelConstraints::max_slot},
+    {"max_block_id", &KernelConstraints::max_block_id}};
+const char* const kProtocol2Keys[] = {"power_of_two", "values",   "relations",    "head_dims", "max_requests",
+                                      "max_tokens",   "max_slot", "max_block_id", "deviations"};
+
 template <size_t N>
 json names_of(uint32_t bits, const std::pair<uint32_t, const char*> (&table)[N]) {
   json out = json::array();
@@ -92,17 +101,109 @@ size_t ShmPlan::place(size_t bytes) {
   return offset;
 }
 
-json capabilities_to_json(const QsaPluginCapabilities& caps) {
+json capabilities_to_json(const KernelDeclaration& kernel) {
+  const QsaPluginCapabilities& caps = kernel.capabilities;
   json j = {{"cache_kinds", names_of(caps.cache_kinds, kKinds)},
             {"store_dtypes", names_of(caps.store_dtypes, kDtypes)},
             {"features", names_of(caps.features, kFeatures)}};
   for (const RangeField& r : kRanges) j[r.name] = {(caps.*r.member).min, (caps.*r.member).max};
+  // Protocol 2: the constraints and deviations, only those declared.
+  const KernelConstraints& c = kernel.constraints;
+  json powers = json::array(), values = json::object();
+  for (int p = 0; p < QSA_PLUGIN_NUM_PARAMS; ++p) {
+    if (c.power_of_two[static_cast<size_t>(p)]) powers.push_back(parameter_name(p));
+    if (!c.values[static_cast<size_t>(p)].empty()) values[parameter_name(p)] = c.values[static_cast<size_t>(p)];
+  }
+  if (!powers.empty()) j["power_of_two"] = powers;
+  if (!values.empty()) j["values"] = values;
+  if (c.rotary_dim_is_half_head_dim) j["relations"] = {kHalfHeadDim};
+  if (!c.head_dims.empty()) {
+    j["head_dims"] = json::array();
+    for (const auto& [d, rd] : c.head_dims) j["head_dims"].push_back({d, rd});
+  }
+  for (const auto& [name, member] : kMaxima)
+    if (c.*member > 0) j[name] = c.*member;
+  if (kernel.deviations.any()) j["deviations"] = kernel.deviations.names();
   return j;
 }
 
-bool capabilities_from_json(const json& j, QsaPluginCapabilities* caps, std::string* why) {
+namespace {
+
+bool positive_integer_list(const json& v) {
+  if (!v.is_array() || v.empty() || v.size() > static_cast<size_t>(kMaxDeclaredValues)) return false;
+  for (const json& x : v)
+    if (!x.is_number_integer() || x.get<int64_t>() < 1) return false;
+  return true;
+}
+
+int parameter_of(const json& name) {
+  for (int p = 0; p < QSA_PLUGIN_NUM_PARAMS; ++p)
+    if (name.is_string() && name.get<std::string>() == parameter_name(p)) return p;
+  return -1;
+}
+
+// The protocol-2 keys of the capabilities: the constraints and the deviations.
+bool constraints_from_json(const json& j, KernelDeclaration* kernel, std::string* why) {
+  KernelConstraints& c = kernel->constraints;
+  if (j.contains("power_of_two")) {
+    if (!j["power_of_two"].is_array()) return *why = "power_of_two is not a list", false;
+    for (const json& name : j["power_of_two"]) {
+      const int p = parameter_of(name);
+      if (p < 0) return *why = "power_of_two holds " + name.dump() + ", which is not a parameter", false;
+      c.power_of_two[static_cast<size_t>(p)] = true;
+    }
+  }
+  if (j.contains("values")) {
+    if (!j["values"].is_object()) return *why = "values is not an object of parameter lists", false;
+    for (auto it = j["values"].begin(); it != j["values"].end(); ++it) {
+      const int p = parameter_of(json(it.key()));
+      if (p < 0) return *why = "values names \"" + it.key() + "\", which is not a parameter", false;
+      if (!positive_integer_list(it.value()))
+        return *why = "values." + it.key() + " is not a list of 1 ... 4096 positive integers", false;
+      c.values[static_cast<size_t>(p)] = it.value().get<std::vector<int64_t>>();
+    }
+  }
+  if (j.contains("relations")) {
+    if (!j["relations"].is_array()) return *why = "relations is not a list", false;
+    for (const json& name : j["relations"]) {
+      if (!(name.is_string() && name.get<std::string>() == kHalfHeadDim))
+        return *why = "relations holds " + name.dump() + " (known: \"" + kHalfHeadDim + "\")", false;
+      c.rotary_dim_is_half_head_dim = true;
+    }
+  }
+  if (j.contains("head_dims")) {
+    const json& v = j["head_dims"];
+    if (!v.is_array() || v.empty() || v.size() > static_cast<size_t>(kMaxDeclaredValues))
+      return *why = "head_dims is not a list of 1 ... 4096 [D, rd] pairs", false;
+    for (const json& pair : v) {
+      if (!pair.is_array() || pair.size() != 2 || !positive_integer_list(pair))
+        return *why = "head_dims holds " + pair.dump() + ", which is not [D, rd]", false;
+      c.head_dims.emplace_back(pair[0].get<int64_t>(), pair[1].get<int64_t>());
+    }
+  }
+  for (const auto& [name, member] : kMaxima) {
+    if (!j.contains(name)) continue;
+    if (!j[name].is_number_integer() || j[name].get<int64_t>() < 1)
+      return *why = std::string(name) + " is not a positive integer", false;
+    c.*member = j[name].get<int64_t>();
+  }
+  if (j.contains("deviations")) {
+    if (!j["deviations"].is_array()) return *why = "deviations is not a list", false;
+    for (const json& name : j["deviations"]) {
+      if (!(name.is_string() && name.get<std::string>() == kNegativeSlotsPassThrough))
+        return *why = "deviations holds " + name.dump() + " (known: \"" + kNegativeSlotsPassThrough + "\")", false;
+      kernel->deviations.negative_slots_pass_through = true;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool capabilities_from_json(const json& j, int protocol, KernelDeclaration* kernel, std::string* why) {
   if (!j.is_object()) return *why = "capabilities is not an object", false;
-  *caps = full_capabilities();
+  *kernel = full_capabilities();
+  QsaPluginCapabilities* caps = &kernel->capabilities;
   if (!bits_of(j, "cache_kinds", kKinds, &caps->cache_kinds, why) ||
       !bits_of(j, "store_dtypes", kDtypes, &caps->store_dtypes, why) ||
       !bits_of(j, "features", kFeatures, &caps->features, why))
@@ -121,13 +222,18 @@ bool capabilities_from_json(const json& j, QsaPluginCapabilities* caps, std::str
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool known = it.key() == "cache_kinds" || it.key() == "store_dtypes" || it.key() == "features";
     for (const RangeField& r : kRanges) known = known || it.key() == r.name;
-    if (!known) return *why = "unknown capability \"" + it.key() + "\"", false;
+    for (const char* key : kProtocol2Keys) known = known || (protocol >= 2 && it.key() == key);
+    if (!known)
+      return *why = "unknown capability \"" + it.key() + "\"" +
+                    (protocol < 2 ? " (constraints and deviations need protocol 2)" : ""),
+             false;
   }
-  return true;
+  return protocol < 2 || constraints_from_json(j, kernel, why);
 }
 
-QsaPluginCapabilities full_capabilities() {
-  QsaPluginCapabilities caps{};
+KernelDeclaration full_capabilities() {
+  KernelDeclaration kernel;
+  QsaPluginCapabilities& caps = kernel.capabilities;
   caps.struct_size = sizeof caps;
   caps.memory = QSA_PLUGIN_MEMORY_HOST;
   for (const auto& [bit, name] : kKinds) caps.cache_kinds |= bit;
@@ -135,7 +241,7 @@ QsaPluginCapabilities full_capabilities() {
   for (const auto& [bit, name] : kFeatures) caps.features |= bit;
   caps.features |= QSA_PLUGIN_FEATURE_CONCURRENT_INSTANCES;  // one process per backend
   for (const RangeField& r : kRanges) caps.*r.member = r.whole;
-  return caps;
+  return kernel;
 }
 
 json split_to_json(const BatchSplit& s) {

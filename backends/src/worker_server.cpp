@@ -117,8 +117,9 @@ class Server {
   }
 
   json hello(const json& request) const {
-    if (request.value("protocol", 0) != kWorkerProtocolVersion)
-      throw ProtocolError("qsacheck speaks protocol " + request.value("protocol", json()).dump());
+    if (request.value("protocol", 0) < kWorkerProtocolVersion)
+      throw ProtocolError("qsacheck speaks protocol " + request.value("protocol", json()).dump() +
+                          "; this worker speaks " + std::to_string(kWorkerProtocolVersion));
     return {{"protocol", kWorkerProtocolVersion},
             {"name", served_.name},
             {"spec_version", "1"},

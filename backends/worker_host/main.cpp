@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   }
   qsa::backends::ServedBackend served{backend.get(), name, "qsacheck-worker-host", qsa::backends::full_capabilities()};
   if (auto* plugin = dynamic_cast<qsa::backends::PluginBackend*>(backend.get())) {
-    served.capabilities = plugin->library()->capabilities();
+    served.capabilities = plugin->library()->declaration();
     served.name = plugin->library()->table().name;
     if (const char* info = plugin->library()->table().build_info) served.build_info = info;
   }

@@ -22,7 +22,7 @@ void print_plugin(const backends::PluginLibrary& library) {
   const QsaPlugin& t = library.table();
   std::printf("  plugin        %s (ABI %u.%u, SPEC %s)\n", t.name, t.abi_major, t.abi_minor, t.spec_version);
   std::printf("  build         %s\n", t.build_info != nullptr ? t.build_info : "");
-  for (const auto& [key, value] : backends::describe_capabilities(library.capabilities()))
+  for (const auto& [key, value] : backends::describe_capabilities(library.declaration()))
     std::printf("  %-13s %s\n", key.c_str(), value.c_str());
   std::printf("  variants      %d\n", t.num_variants);
   for (int32_t i = 0; i < t.num_variants; ++i)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "campaign_inputs.hpp"
 #include "output.hpp"
 #include "qsa/backends/cuda_kernel_path.hpp"
 #include "qsa/backends/registry.hpp"
@@ -57,9 +58,15 @@ std::vector<CampaignJob> workload_campaign(const traces::Workload& workload, uin
   return jobs;
 }
 
-traces::GeneratedBatch campaign_batch(uint64_t seed, int64_t i) {
+traces::GeneratedBatch campaign_batch(uint64_t seed, int64_t i, int attempt) {
   traces::Rng rng = traces::Rng(seed).fork(static_cast<uint64_t>(i));
+  if (attempt > 0) rng = rng.fork(static_cast<uint64_t>(attempt));
   return traces::random_metadata_input(rng);
+}
+
+uint64_t redraw_seed(uint64_t seed, int attempt) {
+  // Far from the campaign's other seeds (seed · 1000003 + i), so a redraw repeats no other job.
+  return seed + static_cast<uint64_t>(attempt) * 0x9E3779B97F4A7C15ULL;
 }
 
 traces::GeneratedBatch campaign_invalid_batch(uint64_t seed, int64_t i) {
@@ -80,7 +87,16 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   JobResult result;
   result.workload = job.workload.name;
   result.seed = job.seed;
-  traces::Simulator simulator(job.workload, job.seed);
+  // A kernel's declared constraints may exclude this draw's geometry: draw again with another seed
+  // of the same workload, and count what the excluded draws would have generated.
+  for (int attempt = 1; attempt < kMaxRedraws; ++attempt) {
+    const auto why = backend.excludes(traces::step_geometry(traces::resolve_workload(job.workload, result.seed).config));
+    if (!why) break;
+    result.excluded.push_back(*why);
+    result.excluded_input_space += job_input_space(CampaignJob{job.workload, result.seed, job.steps});
+    result.seed = redraw_seed(job.seed, attempt);
+  }
+  traces::Simulator simulator(job.workload, result.seed);
   result.scenario.config = simulator.config();
   result.cuda_kernel_path = backends::cuda_step_kernel_path(simulator.config());
   traces::RunOptions options = given_options;

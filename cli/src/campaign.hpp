@@ -47,12 +47,23 @@ struct JobResult {
   bool step_update_ran = true;
   bool stopped = false;               // a stop request (signal, time budget) ended it before its last step
   std::vector<std::string> declined;  // left out by the backend's capabilities (ScenarioRunner::declined)
+  /// Draws of this job whose geometry the backend's declared constraints exclude, each drawn again
+  /// with another seed (redraw_seed): why each was excluded, and what its steps would have been.
+  std::vector<std::string> excluded;
+  traces::InputSpaceCoverage excluded_input_space;
   double seconds = 0;
   int device = -1;  // the device of the backend instance that ran it (--devices); -1: a CPU backend
 };
 
-/// Generated metadata batch i of a campaign with `seed` (the check "metadata on generated batches").
-traces::GeneratedBatch campaign_batch(uint64_t seed, int64_t i);
+/// Generated metadata batch i of a campaign with `seed` (the check "metadata on generated batches");
+/// attempt k > 0 draws it again for a backend whose declared constraints excluded the earlier ones.
+traces::GeneratedBatch campaign_batch(uint64_t seed, int64_t i, int attempt = 0);
+
+/// How often a campaign draws a batch or scenario again for a backend's declared constraints
+/// before it gives the input to the backend anyway (which then declines it: not run).
+inline constexpr int kMaxRedraws = 64;
+/// The seed of a job's attempt k (k = 0: the job's own).
+uint64_t redraw_seed(uint64_t seed, int attempt);
 /// Invalid batch i, and how many a campaign of `batches` generated batches runs (SPEC 1.4 check).
 traces::GeneratedBatch campaign_invalid_batch(uint64_t seed, int64_t i);
 int64_t campaign_invalid_batches(int64_t batches);

@@ -18,6 +18,8 @@
 #include "output_file.hpp"
 #include "qsa/backends/builtin.hpp"
 #include "qsa/backends/plugin_backend.hpp"
+#include "input_space_report.hpp"
+#include "qsa/traces/input_space.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "request_log_options.hpp"
@@ -32,7 +34,7 @@ struct CheckArguments {
   CheckOptions options;
   RequestLogArguments requests_log;
   std::string steps, scenarios, seed = "1", batches = "3000", time_budget;
-  std::string shard, jobs, devices, max_findings = "10";
+  std::string shard, jobs, devices, max_findings = "10", allow_excluded;
   WorkerOptions worker;
   GeometryOptions geometry;
 };
@@ -81,6 +83,16 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   }
   if (!o.workload.empty()) traces::with_geometry(traces::workload_by_name(o.workload), o.geometry);
   if (!a.requests_log.path.empty()) o.requests_log = parse_request_log_arguments(a.requests_log);
+  if (!a.allow_excluded.empty()) {
+    const std::set<std::string> ids = read_key_list("--allow-excluded", a.allow_excluded);
+    for (const std::string& id : ids) {
+      const auto& classes = traces::input_classes();
+      if (std::none_of(classes.begin(), classes.end(), [&](const traces::InputClass& c) { return id == c.id; }))
+        throw traces::InputError(Error{"--allow-excluded", -1, "unknown-class",
+                                       "\"" + id + "\" is not an input class of docs/input-space.md"});
+    }
+    o.allowed_exclusions = std::vector<std::string>(ids.begin(), ids.end());
+  }
   ReportOutput(o.json_path).check();
   if (!o.junit_path.empty()) check_output_file(o.junit_path, "--junit");
   check_output_directory(o.out_dir, "--out");
@@ -153,6 +165,10 @@ void add_check_command(CLI::App& app, CommandJob* job) {
                    "With --keep-going or --shard: findings listed and shrunk, 1 ... 2^20; the rest are counted\n"
                    "and the report says how many were not listed")
       ->capture_default_str();
+  check->add_option("--allow-excluded", a->allow_excluded,
+                    "File of input classes (ids of docs/input-space.md, one a line, # comments) that a kernel's "
+                    "declared constraints may leave untested; any other class they leave untested is exit 1 "
+                    "(docs/production-kernels.md)");
   check->add_option("--shard", a->shard,
                     "Run shard K of N (K/N, N <= 2^16): scenario job i of the campaign runs on shard (i mod N)+1,\n"
                     "the SPEC 8 examples and the batches on shard 1. Implies --keep-going. `qsacheck merge`\n"

@@ -33,6 +33,7 @@ RunFacts run_facts_now() {
 }
 
 bool CheckReport::failed() const {
+  if (!exclusions_beyond_allowed.empty()) return true;  // --allow-excluded
   for (const CheckRow& r : rows)
     if (r.failures > 0) return true;
   return false;
@@ -46,6 +47,51 @@ int CheckReport::exit_code() const {
 CheckRow& CheckReport::add(const std::string& check, const std::string& backend) {
   rows.push_back(CheckRow{check, backend, 0, 0, 0, ""});
   return rows.back();
+}
+
+std::vector<std::string> untested_classes(const CheckReport& r) {
+  std::vector<std::string> out;
+  for (const traces::InputClass& c : traces::input_classes()) {
+    bool excluded = false;
+    for (const DeclaredLimits& d : r.declared_limits) excluded = excluded || d.excluded_input_space.at(c.which).count > 0;
+    if (excluded && r.input_space.at(c.which).count == 0) out.emplace_back(c.id);
+  }
+  return out;
+}
+
+nlohmann::json declared_limits_to_json(const CheckReport& r) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const DeclaredLimits& d : r.declared_limits) {
+    nlohmann::json declared = nlohmann::json::object();
+    for (const auto& [key, value] : d.declared) declared[key] = value;
+    nlohmann::json classes = nlohmann::json::array();
+    for (const traces::InputClass& c : traces::input_classes())
+      if (const int64_t n = d.excluded_input_space.at(c.which).count; n > 0)
+        classes.push_back({{"class", c.id}, {"excluded", n}, {"tested", r.input_space.at(c.which).count}});
+    all.push_back({{"backend", d.backend},
+                   {"declared", declared},
+                   {"deviations", d.deviations},
+                   {"excluded", d.excluded},
+                   {"declined", d.declined},
+                   {"reasons", d.reasons},
+                   {"excluded_classes", classes},
+                   {"excluded_input_space", input_space_to_json(d.excluded_input_space)}});
+  }
+  return all;
+}
+
+void add_declared_limits(const DeclaredLimits& from, std::vector<DeclaredLimits>* into) {
+  auto it = std::find_if(into->begin(), into->end(), [&](const DeclaredLimits& d) { return d.backend == from.backend; });
+  if (it == into->end()) {
+    into->push_back(from);
+    return;
+  }
+  if (it->declared.empty()) it->declared = from.declared;
+  if (it->deviations.empty()) it->deviations = from.deviations;
+  for (const auto& [what, n] : from.excluded) it->excluded[what] += n;
+  it->declined += from.declined;
+  for (const auto& [why, n] : from.reasons) it->reasons[why] += n;
+  it->excluded_input_space += from.excluded_input_space;
 }
 
 std::string verdict_text(const CheckReport& r) {
@@ -127,6 +173,29 @@ void print_findings(const CheckReport& r, std::FILE* out) {
 
 }  // namespace
 
+namespace {
+
+// What each backend declared and what its declarations left out: the classes never tested first.
+void print_declared_limits(const CheckReport& r, std::FILE* out) {
+  for (const DeclaredLimits& d : r.declared_limits) {
+    std::fprintf(out, "\ndeclared limits of %s:\n", d.backend.c_str());
+    for (const auto& [key, value] : d.declared) std::fprintf(out, "  %-22s %s\n", key.c_str(), value.c_str());
+    std::string excluded;
+    for (const auto& [what, n] : d.excluded) excluded += (excluded.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+    std::fprintf(out, "  excluded (generated, never run): %s; declined after generation: %lld\n",
+                 excluded.empty() ? "none" : excluded.c_str(), static_cast<long long>(d.declined));
+    for (const auto& [why, n] : d.reasons) std::fprintf(out, "    - %lld: %s\n", static_cast<long long>(n), why.c_str());
+  }
+  const std::vector<std::string> untested = untested_classes(r);
+  if (!untested.empty())
+    std::fprintf(out, "input classes never tested (the declarations excluded every input of them): %s\n",
+                 joined(untested).c_str());
+  if (!r.exclusions_beyond_allowed.empty())
+    std::fprintf(out, "FAILED: excluded beyond --allow-excluded: %s\n", joined(r.exclusions_beyond_allowed).c_str());
+}
+
+}  // namespace
+
 void print_report(const CheckReport& r, std::FILE* out) {
   std::fprintf(out, "\nqsacheck check: seed %llu, backends:", static_cast<unsigned long long>(r.seed));
   for (const std::string& b : r.backends) std::fprintf(out, " %s", b.c_str());
@@ -174,6 +243,7 @@ void print_report(const CheckReport& r, std::FILE* out) {
     std::fprintf(out, "\nbackends not available here (not part of this campaign):\n");
     for (const std::string& line : r.unavailable) std::fprintf(out, "  - %s\n", line.c_str());
   }
+  print_declared_limits(r, out);
   if (!r.not_run.empty()) {
     std::fprintf(out, "\nnot run:\n");
     for (const std::string& line : r.not_run) std::fprintf(out, "  - %s\n", line.c_str());
@@ -285,6 +355,9 @@ nlohmann::json report_to_json(const CheckReport& r) {
   j["cuda_grids"] = {{"steps", r.grid_steps}, {"not_reached", grids_not_reached(r)}};
   if (!r.request_log.is_null()) j["request_log"] = check_log_figures_json(r);
   j["not_run"] = r.not_run;
+  j["declared_limits"] = declared_limits_to_json(r);
+  if (r.allowed_exclusions)
+    j["exclusions"] = {{"allowed", *r.allowed_exclusions}, {"beyond_allowed", r.exclusions_beyond_allowed}};
   j["verdict"] = verdict_text(r);
   if (!r.stopped_by.empty()) j["stopped_by"] = r.stopped_by;
   j["unavailable_backends"] = r.unavailable;

@@ -91,6 +91,23 @@ struct RunFacts {
 /// This host's name and the date now (UTC, ISO 8601): the start of a run's facts.
 RunFacts run_facts_now();
 
+/// What one backend declared beyond SPEC's ranges and what that left out of the campaign
+/// (docs/production-kernels.md): present for a backend that declares constraints or deviations,
+/// or whose capabilities excluded or declined anything.
+struct DeclaredLimits {
+  std::string backend;
+  std::map<std::string, std::string> declared;  // its constraints and deviations, described
+  std::vector<std::string> deviations;                        // Deviations::names(), applied to every comparison
+  /// Inputs generated and then excluded by the declarations, never given to the backend (each
+  /// drawn again where the campaign can): "spec_examples", "batches", "extreme_batches", "scenarios".
+  std::map<std::string, int64_t> excluded;
+  int64_t declined = 0;                // inputs given to the backend and declined by it (not run)
+  /// Why, by kind (a reason with the numbers of its first clause as N: "slot N (it declares at
+  /// most 2147483647)"), and how many inputs each excluded.
+  std::map<std::string, int64_t> reasons;
+  traces::InputSpaceCoverage excluded_input_space;  // the classes of the excluded inputs
+};
+
 /// The version of the check report's JSON (report_to_json): raised when a field changes meaning or
 /// goes away, not when one is added; docs/json-schema.md lists what each version holds.
 inline constexpr int64_t kCheckReportSchemaVersion = 1;
@@ -108,6 +125,11 @@ struct CheckReport {
   /// counted the same way.
   std::map<std::string, int64_t> grid_steps;
   std::vector<std::string> not_run;        // checks of the chosen backends that could not run (exit 3)
+  std::vector<DeclaredLimits> declared_limits;  // per backend that declares limits (docs/production-kernels.md)
+  /// --allow-excluded: the input classes the declarations may leave untested; a class left
+  /// untested beyond them is listed in exclusions_beyond_allowed and fails the run (exit 1).
+  std::optional<std::vector<std::string>> allowed_exclusions;
+  std::vector<std::string> exclusions_beyond_allowed;
   std::vector<std::string> unavailable;    // backends not chosen because they cannot run here (informational)
   std::string reproducer;                  // file written on a failure, empty otherwise
   std::string replay_command;              // the command that re-runs it
@@ -135,6 +157,13 @@ struct CheckReport {
   int exit_code() const;
   CheckRow& add(const std::string& check, const std::string& backend);
 };
+
+/// The input classes (docs/input-space.md ids, in table order) of which some backend's
+/// declarations excluded inputs and which no input that ran reached: what was never tested.
+std::vector<std::string> untested_classes(const CheckReport& report);
+nlohmann::json declared_limits_to_json(const CheckReport& report);
+/// Adds `from` into `into` (counts add, reasons join): shards of one campaign.
+void add_declared_limits(const DeclaredLimits& from, std::vector<DeclaredLimits>* into);
 
 /// The table, coverage, what did not run and the verdict line, on `out` (stdout, or stderr when
 /// stdout carries the JSON). The verdict line names the backends checked.

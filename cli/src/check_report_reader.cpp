@@ -151,6 +151,39 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
   if (const nlohmann::json* log = r.optional_raw("request_log"))
     report.request_log = read_check_log_figures(*log, context + "request_log.");
   report.not_run = strings(r, "not_run");
+  if (r.optional_raw("declared_limits") != nullptr) {
+    const nlohmann::json& limits = array_field(r, "declared_limits");
+    for (size_t i = 0; i < limits.size(); ++i) {
+      JsonObjectReader d(limits[i], item(context, "declared_limits", i));
+      DeclaredLimits one;
+      one.backend = d.string("backend");
+      const nlohmann::json& declared = d.raw("declared");
+      if (!declared.is_object()) d.fail("declared", -1, "wrong-type", "expected an object of strings");
+      for (auto it = declared.begin(); it != declared.end(); ++it) {
+        if (!it.value().is_string()) d.fail("declared", -1, "wrong-type", "expected an object of strings");
+        one.declared[it.key()] = it.value().get<std::string>();
+      }
+      one.deviations = strings(d, "deviations");
+      const nlohmann::json& excluded = d.raw("excluded");
+      if (!excluded.is_object()) d.fail("excluded", -1, "wrong-type", "expected an object of counts");
+      for (auto it = excluded.begin(); it != excluded.end(); ++it) {
+        if (!it.value().is_number_unsigned()) d.fail("excluded", -1, "wrong-type", "expected counts >= 0");
+        one.excluded[it.key()] = it.value().get<int64_t>();
+      }
+      one.declined = d.integer("declined");
+      const nlohmann::json& reasons = d.raw("reasons");
+      if (!reasons.is_object()) d.fail("reasons", -1, "wrong-type", "expected an object of counts");
+      for (auto it = reasons.begin(); it != reasons.end(); ++it) {
+        if (!it.value().is_number_unsigned()) d.fail("reasons", -1, "wrong-type", "expected counts >= 0");
+        one.reasons[it.key()] = it.value().get<int64_t>();
+      }
+      (void)d.raw("excluded_classes");  // derived from the two coverages; recomputed when written
+      one.excluded_input_space =
+          input_space_from_json(d.raw("excluded_input_space"), item(context, "declared_limits", i) + "excluded_input_space.");
+      d.reject_unknown_fields();
+      report.declared_limits.push_back(one);
+    }
+  }
   report.unavailable = strings(r, "unavailable_backends");
   if (r.has("stopped_by")) report.stopped_by = r.string("stopped_by");
   if (const nlohmann::json* repro = r.optional_raw("reproducer")) {

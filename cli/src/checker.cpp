@@ -12,6 +12,8 @@
 #include "qsa/traces/large_buffer_reuse.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/backends/plugin_backend.hpp"
+#include "qsa/backends/plugin_library.hpp"
 #include "qsa/backends/worker_backend.hpp"
 #include "qsa/backends/worker_command.hpp"
 #include "qsa/spec_examples.hpp"
@@ -139,6 +141,7 @@ CheckReport Checker::run() {
     const bool go_on = options_.keep_going;
     if (options_.shard.index == 1) {  // the examples and batches are shard 1's
       auto backend = make_backend(name, device_of_worker(0));
+      note_declarations(name, *backend);
       run_spec_examples(b, name, *backend);
       if (go_on || !report_.failed()) run_generated_batches(b, name, *backend);
       if (go_on || !report_.failed()) run_invalid_batches(b, name, *backend);
@@ -167,6 +170,7 @@ CheckReport Checker::run() {
     std::sort(report_.not_run.begin(), report_.not_run.end());
     report_.not_run.erase(std::unique(report_.not_run.begin(), report_.not_run.end()), report_.not_run.end());
   }
+  judge_exclusions();
   write_reproducers();
   std::sort(report_.run.devices.begin(), report_.run.devices.end(),
             [](const RunFacts::Device& x, const RunFacts::Device& y) { return x.device < y.device; });
@@ -261,6 +265,13 @@ void Checker::run_spec_examples(size_t b, const std::string& name, Backend& back
   int64_t index = 0;
   for (const MetadataExample& example : spec_metadata_examples()) {
     if (!go_on()) break;
+    if (auto why = backend.excludes(example.input)) {
+      traces::InputSpaceCoverage classes;
+      classes.add_batch(example.input);
+      note_excluded(name, "spec_examples", *why, classes);
+      ++index;
+      continue;
+    }
     const traces::MetadataRun run = traces::run_metadata(backend, example.input);
     if (is_declined(run.status, run.error)) {
       not_run(name, "SPEC 8 example " + example.name, run.error);
@@ -301,7 +312,7 @@ void Checker::run_generated_batches(size_t b, const std::string& name, Backend& 
                 name + " and its scenarios");
       break;
     }
-    const traces::GeneratedBatch generated = campaign_batch(options_.seed, i);
+    const traces::GeneratedBatch generated = admitted_batch(name, backend, i);
     if (!run_valid_batch(backend, row_index, campaign_order(b, CampaignPhase::kGeneratedBatches, i), generated.input,
                          "batch " + std::to_string(i) + " (" + traces::to_string(generated.shape) + ")",
                          "batch" + std::to_string(i), &declines))
@@ -313,6 +324,7 @@ void Checker::run_generated_batches(size_t b, const std::string& name, Backend& 
 }
 
 void Checker::report_declines(const Declines& declines, const std::string& what, const std::string& name) {
+  if (declines.count > 0) declared_limits(name).declined += declines.count;
   if (declines.count > 0)
     report_.not_run.push_back(std::to_string(declines.count) + " " + what + " on " + name +
                               ": outside the backend's declared capabilities (first: " + declines.first_reason + ")");
@@ -396,6 +408,12 @@ void Checker::run_extreme_batches(size_t b, const std::string& name, Backend& ba
       break;
     }
     const traces::ExtremeBatch extreme = traces::extreme_metadata_batch(k);
+    if (auto why = backend.excludes(extreme.input)) {  // a fixed input: nothing to draw again
+      traces::InputSpaceCoverage classes;
+      classes.add_batch(extreme.input);
+      note_excluded(name, "extreme_batches", *why, classes);
+      continue;
+    }
     // A backend may decline a batch beyond its declared capabilities (a plugin's request range).
     if (!run_valid_batch(backend, row_index, campaign_order(b, CampaignPhase::kExtremeBatches, k), extreme.input,
                          "extreme batch " + std::to_string(k) + " (" + extreme.name + ")",
@@ -425,7 +443,10 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
       [&](int64_t k, int worker, const std::function<bool()>& cancelled) {
         if (stop_requested()) return false;
         auto& backend = backends[static_cast<size_t>(worker)];
-        if (!backend) backend = make_backend(name, device_of_worker(worker));
+        if (!backend) {
+          backend = make_backend(name, device_of_worker(worker));
+          note_declarations(name, *backend);
+        }
         traces::RunOptions run_options;
         run_options.float_tolerance = tolerance_;
         if (!tolerance_.exact()) run_options.float_statistics = &statistics[static_cast<size_t>(k)];
@@ -494,6 +515,10 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
   for (const std::string& what : result.declined)
     if (declined_.insert(result.workload + ": " + what).second)
       report_.not_run.push_back("scenarios of " + result.workload + " on " + name + ": " + what);
+  if (!result.declined.empty()) ++declared_limits(name).declined;
+  for (size_t k = 0; k < result.excluded.size(); ++k)
+    note_excluded(name, "scenarios", result.excluded[k],
+                  k == 0 ? result.excluded_input_space : traces::InputSpaceCoverage{});
   JobRecord record{index,    name,          result.workload, result.seed, result.steps_run,
                    "passed", result.device, result.seconds};
   if (result.failure)
@@ -527,6 +552,65 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
   if (result.stopped)
     note_stop("seed " + std::to_string(result.seed) + " of " + result.workload + " from step " +
               std::to_string(result.steps_run) + " on " + name);
+}
+
+DeclaredLimits& Checker::declared_limits(const std::string& name) {
+  for (DeclaredLimits& d : report_.declared_limits)
+    if (d.backend == name) return d;
+  report_.declared_limits.push_back(DeclaredLimits{});
+  report_.declared_limits.back().backend = name;
+  return report_.declared_limits.back();
+}
+
+void Checker::note_declarations(const std::string& name, const Backend& backend) {
+  std::vector<std::pair<std::string, std::string>> declared;
+  if (const auto* plugin = dynamic_cast<const backends::PluginBackend*>(&backend); plugin && plugin->library())
+    declared = backends::describe_constraints(plugin->library()->declaration());
+  if (const auto* worker = dynamic_cast<const backends::WorkerBackend*>(&backend))
+    declared = backends::describe_constraints(worker->hello().capabilities);
+  if (declared.empty()) return;
+  std::lock_guard<std::mutex> lock(declared_mutex_);
+  DeclaredLimits& d = declared_limits(name);
+  d.declared.insert(declared.begin(), declared.end());
+  d.deviations = backend.deviations().names();
+}
+
+void Checker::note_excluded(const std::string& name, const char* what, const std::string& why,
+                            const traces::InputSpaceCoverage& classes) {
+  DeclaredLimits& d = declared_limits(name);
+  ++d.excluded[what];
+  // One line per constraint, not per value: the numbers before the explanation become N.
+  std::string kind;
+  const size_t explanation = why.find(" (");
+  for (size_t i = 0; i < why.size(); ++i) {
+    const bool digit = i < explanation && std::isdigit(static_cast<unsigned char>(why[i]));
+    if (!digit) kind += why[i];
+    else if (kind.empty() || kind.back() != 'N') kind += 'N';
+  }
+  ++d.reasons[kind];
+  d.excluded_input_space += classes;
+}
+
+traces::GeneratedBatch Checker::admitted_batch(const std::string& name, const Backend& backend, int64_t i) {
+  traces::GeneratedBatch generated = campaign_batch(options_.seed, i);
+  for (int attempt = 1; attempt < kMaxRedraws; ++attempt) {
+    const auto why = backend.excludes(generated.input);
+    if (!why) break;
+    traces::InputSpaceCoverage classes;
+    classes.add_batch(generated.input);
+    note_excluded(name, "batches", *why, classes);
+    generated = campaign_batch(options_.seed, i, attempt);
+  }
+  return generated;
+}
+
+void Checker::judge_exclusions() {
+  report_.allowed_exclusions = options_.allowed_exclusions;
+  if (!options_.allowed_exclusions) return;
+  for (const std::string& id : untested_classes(report_)) {
+    const auto& allowed = *options_.allowed_exclusions;
+    if (std::find(allowed.begin(), allowed.end(), id) == allowed.end()) report_.exclusions_beyond_allowed.push_back(id);
+  }
 }
 
 void Checker::not_run(const std::string& name, const std::string& what, const Error& why) {

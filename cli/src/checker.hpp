@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <set>
@@ -23,6 +24,9 @@
 namespace qsa::cli {
 
 struct CheckOptions {
+  /// --allow-excluded FILE: input classes (ids of docs/input-space.md) a kernel's declared
+  /// constraints may leave untested; any other class they leave untested fails the run.
+  std::optional<std::vector<std::string>> allowed_exclusions;
   std::vector<std::string> backends;
   std::string workload;
   std::string requests_csv;
@@ -88,6 +92,17 @@ class Checker {
   /// A failure, or nullopt; *declined is set when the input lies outside the backend's capabilities.
   std::optional<std::string> check_batch(Backend& backend, const MetadataInput& input, Error* declined);
   void not_run(const std::string& name, const std::string& what, const Error& why);
+  /// The report's entry of what `backend` declared (created on first use; docs/production-kernels.md).
+  DeclaredLimits& declared_limits(const std::string& name);
+  /// Records `backend`'s declarations once (any instance of it will do; thread-safe).
+  void note_declarations(const std::string& name, const Backend& backend);
+  /// Counts one generated input that `name`'s declarations excluded (`what`: "batches", ...).
+  void note_excluded(const std::string& name, const char* what, const std::string& why,
+                     const traces::InputSpaceCoverage& classes);
+  /// A batch of the campaign drawn again until `backend` admits it (kMaxRedraws at most).
+  traces::GeneratedBatch admitted_batch(const std::string& name, const Backend& backend, int64_t i);
+  /// --allow-excluded: the classes the declarations left untested beyond the allowed ones.
+  void judge_exclusions();
   void write_batch_reproducer(CheckFinding& finding, const std::string& what, const MetadataInput& input);
   void run_scenarios(size_t b, const std::string& name, const std::vector<CampaignJob>& jobs);
   /// Processes one finished job, in job order: rows, coverage, findings, what it declined.
@@ -114,6 +129,7 @@ class Checker {
   std::map<std::string, size_t> row_of_workload_;  // of the backend being checked; indices into rows
   std::set<std::string> declined_;                 // what the backend's capabilities left out, once each
   bool step_update_missing_ = false;               // a job of the backend ran without a step update
+  std::mutex declared_mutex_;                      // note_declarations from the pool's threads
 };
 
 }  // namespace qsa::cli

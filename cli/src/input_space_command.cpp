@@ -26,27 +26,6 @@ struct InputSpaceArguments {
   std::string seed = "1", batches = "3000", jobs = "1", known_gaps;
 };
 
-// The keys of a known-gaps file: one per line, blank lines and # comments skipped.
-// A file that cannot be read is bad input naming the flag.
-std::set<std::string> read_known_gaps(const std::string& path) {
-  std::string text;
-  try {
-    text = read_input(path);
-  } catch (const traces::InputError& e) {
-    Error error = e.error();
-    error.field = "--known-gaps";
-    throw traces::InputError(error);
-  }
-  std::istringstream lines(text);
-  std::set<std::string> keys;
-  for (std::string line; std::getline(lines, line);) {
-    line = line.substr(0, line.find('#'));
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos) continue;
-    keys.insert(line.substr(first, line.find_last_not_of(" \t\r") - first + 1));
-  }
-  return keys;
-}
 
 int count_campaign(uint64_t seed, int64_t batches, int threads, const std::set<std::string>* known,
                    const std::string& known_path) {
@@ -96,7 +75,7 @@ void add_input_space_command(CLI::App& app, CommandJob* job) {
     const int64_t batches = parse_integer_option("--batches", args->batches, 0, int64_t{1} << 30);
     const int threads = static_cast<int>(parse_integer_option("--jobs", args->jobs, 1, 256));
     std::shared_ptr<const std::set<std::string>> known;
-    if (!args->known_gaps.empty()) known = std::make_shared<std::set<std::string>>(read_known_gaps(args->known_gaps));
+    if (!args->known_gaps.empty()) known = std::make_shared<std::set<std::string>>(read_key_list("--known-gaps", args->known_gaps));
     const std::string path = args->known_gaps;
     *job = [seed, batches, threads, known, path] { return count_campaign(seed, batches, threads, known.get(), path); };
   });

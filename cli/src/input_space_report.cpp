@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <sstream>
 #include <vector>
 
+#include "output.hpp"
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::cli {
@@ -139,6 +141,26 @@ bool matches_known_gaps(const traces::InputSpaceCoverage& coverage, const std::s
   std::fprintf(out, "%zu gap(s): %zu known, %zu new, %zu listed but not a gap\n", now.size(), known.size(),
                fresh.size(), gone.size());
   return fresh.empty() && gone.empty();
+}
+
+std::set<std::string> read_key_list(const char* flag, const std::string& path) {
+  std::string text;
+  try {
+    text = read_input(path);
+  } catch (const traces::InputError& e) {
+    Error error = e.error();
+    error.field = flag;
+    throw traces::InputError(error);
+  }
+  std::istringstream lines(text);
+  std::set<std::string> keys;
+  for (std::string line; std::getline(lines, line);) {
+    line = line.substr(0, line.find('#'));
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    keys.insert(line.substr(first, line.find_last_not_of(" \t\r") - first + 1));
+  }
+  return keys;
 }
 
 }  // namespace qsa::cli

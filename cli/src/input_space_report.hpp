@@ -26,4 +26,8 @@ void print_input_space(const traces::InputSpaceCoverage& coverage, std::FILE* ou
 bool matches_known_gaps(const traces::InputSpaceCoverage& coverage, const std::set<std::string>& known,
                         const std::string& list_name, std::FILE* out);
 
+/// The keys of a list file (--known-gaps, --allow-excluded): one per line, blank lines and
+/// # comments skipped. A file that cannot be read is bad input naming `flag`.
+std::set<std::string> read_key_list(const char* flag, const std::string& path);
+
 }  // namespace qsa::cli

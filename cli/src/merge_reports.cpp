@@ -174,6 +174,7 @@ CheckReport merge_reports(const std::vector<ShardReport>& given) {
     for (const auto& [path, steps] : r.kernel_path_steps) merged.kernel_path_steps[path] += steps;
     for (const auto& [grid, steps] : r.grid_steps) merged.grid_steps[grid] += steps;
     not_run.insert(r.not_run.begin(), r.not_run.end());
+    for (const DeclaredLimits& d : r.declared_limits) add_declared_limits(d, &merged.declared_limits);
     if (merged.stopped_by.empty()) merged.stopped_by = r.stopped_by;
     merged.findings.insert(merged.findings.end(), r.findings.begin(), r.findings.end());
     merged.findings_total += r.findings_total;

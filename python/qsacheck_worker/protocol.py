@@ -11,7 +11,7 @@ import mmap
 import os
 import struct
 
-PROTOCOL = 1
+PROTOCOL = 2  # qsacheck accepts 1 (no constraints, no deviations) and 2
 MAGIC = b"QSAW"
 MAX_FRAME = 1 << 20
 REQUEST_FD, REPLY_FD, SHM_FD = 3, 4, 5

@@ -37,19 +37,35 @@ class Capabilities:
     "passthrough"), store dtypes ("bf16", "fp8_e4m3"), features ("step_update", "mrope",
     "ring_positions", "strided_block_table", "padded_cache_strides") and [min, max] ranges
     (head_dim, rotary_dim, num_heads, compress_ratio, storage_block_size, ring_capacity; absent
-    ones are SPEC's whole range). step_update is added when a step function is given."""
+    ones are SPEC's whole range). step_update is added when a step function is given.
+
+    Limits beyond the ranges (protocol 2, docs/production-kernels.md), each optional:
+    power_of_two (parameter names), values ({parameter: [values]}), relations
+    (["rotary_dim_is_half_head_dim"]), head_dims ([(D, rd), ...]), max_requests, max_tokens,
+    max_slot, max_block_id (integers), and deviations (["negative-slots-pass-through"]).
+    qsacheck generates only inputs these admit and lists what they exclude."""
+
+    LIMITS = ("power_of_two", "values", "relations", "head_dims", "max_requests", "max_tokens", "max_slot",
+              "max_block_id", "deviations")
 
     def __init__(self, cache_kinds=("compressed", "ring", "passthrough"), store_dtypes=("bf16", "fp8_e4m3"),
-                 features=("mrope", "ring_positions", "strided_block_table", "padded_cache_strides"), **ranges):
+                 features=("mrope", "ring_positions", "strided_block_table", "padded_cache_strides"),
+                 power_of_two=(), values=None, relations=(), head_dims=(), max_requests=None, max_tokens=None,
+                 max_slot=None, max_block_id=None, deviations=(), **ranges):
         self.cache_kinds = list(cache_kinds)
         self.store_dtypes = list(store_dtypes)
         self.features = list(features)
         self.ranges = {k: [int(v[0]), int(v[1])] for k, v in ranges.items()}
+        self.limits = {"power_of_two": list(power_of_two), "values": {k: [int(x) for x in v] for k, v in (values or {}).items()},
+                       "relations": list(relations), "head_dims": [[int(d), int(rd)] for d, rd in head_dims],
+                       "max_requests": max_requests, "max_tokens": max_tokens, "max_slot": max_slot,
+                       "max_block_id": max_block_id, "deviations": list(deviations)}
 
     def to_json(self, has_step):
         features = [f for f in self.features if f != "step_update"] + (["step_update"] if has_step else [])
         out = {"cache_kinds": self.cache_kinds, "store_dtypes": self.store_dtypes, "features": features}
         out.update(self.ranges)
+        out.update({k: v for k, v in self.limits.items() if v})  # only what is declared
         return out
 
 

@@ -10,4 +10,14 @@ Status Backend::step_update(const StepInput& /*input*/, StepCaches* /*caches*/, 
   return Status::kNotImplemented;
 }
 
+std::optional<std::string> Backend::excludes(const MetadataInput& /*input*/) const { return std::nullopt; }
+
+std::optional<std::string> Backend::excludes(const StepInput& /*input*/, const StepCaches& /*caches*/) const {
+  return std::nullopt;
+}
+
+std::optional<std::string> Backend::excludes(const StepGeometry& /*geometry*/) const { return std::nullopt; }
+
+Deviations Backend::deviations() const { return {}; }
+
 }  // namespace qsa

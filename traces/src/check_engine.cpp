@@ -283,6 +283,8 @@ MetadataRun run_metadata(Backend& backend, const MetadataInput& input) {
   MetadataRun run;
   run.output = make_poisoned_metadata_output(input);
   run.status = backend.build_metadata(input, &run.output, &run.error);
+  // Declared deviations (an outside kernel's) are read here, once, for every check and digest.
+  if (run.status == Status::kOk) apply_deviations(backend.deviations(), &run.output);
   return run;
 }
 

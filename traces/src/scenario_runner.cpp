@@ -65,6 +65,23 @@ CacheLayout compressed_cache_layout(const ScenarioConfig& config) {
                        element_bytes(config.store_dtype), config.compressed_row_pad, config.compressed_block_pad);
 }
 
+StepGeometry step_geometry(const ScenarioConfig& config) {
+  StepGeometry g;
+  g.head_dim = config.head_dim;
+  g.rotary_dim = config.rotary_dim;
+  g.num_heads = config.num_heads;
+  g.compress_ratio = config.compress_ratio;
+  g.storage_block_size = config.storage_block_size();
+  g.ring_capacity = config.ring_capacity;
+  g.store_dtype = config.store_dtype;
+  g.mrope = config.mrope;
+  g.ring_positions = config.mrope;  // an MRoPE model's ring caches the positions (SPEC 4)
+  g.strided_block_tables = config.block_table_layout != BlockTableLayout::kRows;
+  g.padded_caches = config.compressed_row_pad > 0 || config.compressed_block_pad > 0 || config.ring_row_pad > 0 ||
+                    config.ring_block_pad > 0;
+  return g;
+}
+
 StepCaches make_poisoned_caches(const ScenarioConfig& config) { return make_caches(config, kPoisonByte); }
 
 StepCaches make_caches(const ScenarioConfig& config, uint8_t value) {

@@ -26,7 +26,7 @@ extern "C" {
 /* A plugin is loaded when its table's abi_major equals QSA_PLUGIN_ABI_MAJOR. Minor versions only
  * append fields to the end of structs (each struct that may grow carries its size). */
 #define QSA_PLUGIN_ABI_MAJOR 1
-#define QSA_PLUGIN_ABI_MINOR 0
+#define QSA_PLUGIN_ABI_MINOR 1
 #define QSA_PLUGIN_ENTRY_NAME "qsa_plugin_entry"
 
 #if defined(_WIN32)
@@ -80,6 +80,57 @@ typedef struct {
   int64_t max; /* inclusive */
 } QsaPluginRange;
 
+/* ABI 1.1: the step parameters a constraint names (QsaPluginConstraints). */
+typedef enum {
+  QSA_PLUGIN_PARAM_HEAD_DIM = 0,
+  QSA_PLUGIN_PARAM_ROTARY_DIM = 1,
+  QSA_PLUGIN_PARAM_NUM_HEADS = 2,
+  QSA_PLUGIN_PARAM_COMPRESS_RATIO = 3,
+  QSA_PLUGIN_PARAM_STORAGE_BLOCK_SIZE = 4,
+  QSA_PLUGIN_PARAM_RING_CAPACITY = 5,
+  QSA_PLUGIN_NUM_PARAMS = 6
+} QsaPluginParameter;
+
+/* ABI 1.1: relations between parameters. */
+typedef enum {
+  QSA_PLUGIN_RELATION_ROTARY_DIM_IS_HALF_HEAD_DIM = 1u << 0 /* rd = D / 2 */
+} QsaPluginRelationBits;
+
+/* ABI 1.1: named, documented deviations from the contract that qsacheck accepts when declared
+ * (docs/production-kernels.md); the reference and qsacheck's own kernels declare none. */
+typedef enum {
+  /* any negative output slot where SPEC 0 says -1 is equal to -1 (upstream copies negative common
+   * slots through the passthrough kind) */
+  QSA_PLUGIN_DEVIATION_NEGATIVE_SLOTS_PASS_THROUGH = 1u << 0
+} QsaPluginDeviationBits;
+
+typedef struct {
+  uint32_t parameter;   /* QsaPluginParameter */
+  int32_t num_values;   /* 1 ... 4096 */
+  const int64_t* values; /* the only values admitted (within the parameter's range as well) */
+} QsaPluginValueSet;
+
+typedef struct {
+  int64_t head_dim;   /* D */
+  int64_t rotary_dim; /* rd */
+} QsaPluginHeadDims;
+
+/* ABI 1.1: limits beyond the ranges, declared as data (no callbacks). qsacheck generates only
+ * inputs that satisfy them, lists what they exclude, and never calls the plugin outside them.
+ * Every field zero (or NULL) means no constraint. */
+typedef struct {
+  uint32_t power_of_two;                /* bit (1u << QsaPluginParameter): that parameter is a power of two */
+  uint32_t relations;                   /* QsaPluginRelationBits */
+  int64_t max_requests;                 /* NR at most (0: SPEC's 2^20) */
+  int64_t max_tokens;                   /* N at most (0: SPEC's 2^24) */
+  int64_t max_slot;                     /* every common slot and every slot the kernel computes, at most */
+  int64_t max_block_id;                 /* every block-table entry a batch uses, at most */
+  const QsaPluginValueSet* value_sets;  /* num_value_sets entries, or NULL */
+  int32_t num_value_sets;               /* 0 ... QSA_PLUGIN_NUM_PARAMS, one per parameter at most */
+  const QsaPluginHeadDims* head_dims;   /* num_head_dims admitted (D, rd) pairs, or NULL: any */
+  int32_t num_head_dims;                /* 0 ... 4096 */
+} QsaPluginConstraints;
+
 typedef struct {
   uint32_t struct_size;              /* sizeof(QsaPluginCapabilities) the plugin was built with */
   uint32_t memory;                   /* QsaPluginMemory: where every buffer of a call lives */
@@ -92,6 +143,9 @@ typedef struct {
   QsaPluginRange compress_ratio;     /* C (compressed kind and the step update) */
   QsaPluginRange storage_block_size; /* S */
   QsaPluginRange ring_capacity;      /* R */
+  /* ABI 1.1 (read only when struct_size covers them): */
+  QsaPluginConstraints constraints;  /* limits beyond the ranges; all zero: none */
+  uint32_t deviations;               /* QsaPluginDeviationBits declared; 0: none */
 } QsaPluginCapabilities;
 
 typedef struct {

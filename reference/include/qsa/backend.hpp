@@ -3,8 +3,10 @@
 // kernels). The registry that selects one by name lives in the backends layer
 // (backends/include/qsa/backends/registry.hpp).
 
+#include <optional>
 #include <string>
 
+#include "qsa/declared_limits.hpp"
 #include "qsa/status.hpp"
 #include "qsa/types.hpp"
 
@@ -33,6 +35,18 @@ class Backend {
   /// does not provide it returns kNotImplemented (the default).
   [[nodiscard]] virtual Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output,
                                            Error* error);
+
+  /// What a kernel that declares its limits (a plugin's or worker's capabilities and constraints,
+  /// docs/production-kernels.md) would decline in this input, or nullopt: campaigns generate
+  /// another input instead and list what was excluded. The built-in backends exclude nothing.
+  virtual std::optional<std::string> excludes(const MetadataInput& input) const;
+  virtual std::optional<std::string> excludes(const StepInput& input, const StepCaches& caches) const;
+  /// The same for every step of a scenario of this geometry, before any step is generated.
+  virtual std::optional<std::string> excludes(const StepGeometry& geometry) const;
+
+  /// The deviations from the contract this backend declares (declared_limits.hpp); the engine
+  /// applies them to every comparison. Only outside kernels declare any.
+  virtual Deviations deviations() const;
 };
 
 /// The rule a backend reports, with kNotImplemented, for an input outside its declared

@@ -37,6 +37,10 @@ class PluginBackend final : public Backend {
   [[nodiscard]] Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override;
   [[nodiscard]] Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output,
                                    Error* error) override;
+  std::optional<std::string> excludes(const MetadataInput& input) const override;
+  std::optional<std::string> excludes(const StepInput& input, const StepCaches& caches) const override;
+  std::optional<std::string> excludes(const StepGeometry& geometry) const override;
+  Deviations deviations() const override;
 
   /// The step update on the device for timing (qsa/backends/device_step.hpp): a CUDA plugin that
   /// declares QSA_PLUGIN_FEATURE_GRAPH_CAPTURABLE; its own metadata of the step (when its step

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "qsa/backends/plugin_capabilities.hpp"
 #include "qsa/status.hpp"
 #include "qsacheck/plugin.h"
 
@@ -29,7 +30,9 @@ class PluginLibrary {
 
   const std::string& path() const { return path_; }
   const QsaPlugin& table() const { return *table_; }
-  const QsaPluginCapabilities& capabilities() const { return *table_->capabilities; }
+  /// The capabilities, constraints and deviations as read at load (read_declaration()).
+  const KernelDeclaration& declaration() const { return declaration_; }
+  const QsaPluginCapabilities& capabilities() const { return declaration_.capabilities; }
   /// Names of the planted variants, in table order.
   std::vector<std::string> variant_names() const;
   bool has_variant(const std::string& name) const;
@@ -40,6 +43,7 @@ class PluginLibrary {
   std::string path_;
   void* handle_;
   const QsaPlugin* table_;
+  KernelDeclaration declaration_;
 };
 
 /// Problems of a table, empty when it is usable (the part of open() that needs no library; tests

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "qsa/backend.hpp"
+#include "qsa/backends/plugin_capabilities.hpp"
 #include "qsa/backends/registry.hpp"
 #include "qsa/step_types.hpp"
 #include "qsacheck/plugin.h"
@@ -32,7 +33,8 @@ struct WorkerHello {
   std::string name;
   std::string spec_version;
   std::string build_info;
-  QsaPluginCapabilities capabilities{};
+  int protocol = 0;                  // the version it speaks
+  KernelDeclaration capabilities;    // capabilities, constraints (protocol 2) and deviations
 };
 
 class WorkerBackend final : public Backend {
@@ -50,6 +52,10 @@ class WorkerBackend final : public Backend {
   [[nodiscard]] Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override;
   [[nodiscard]] Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output,
                                    Error* error) override;
+  std::optional<std::string> excludes(const MetadataInput& input) const override;
+  std::optional<std::string> excludes(const StepInput& input, const StepCaches& caches) const override;
+  std::optional<std::string> excludes(const StepGeometry& geometry) const override;
+  Deviations deviations() const override;
 
   /// The handshake's answer (valid when probe() is kOk).
   const WorkerHello& hello() const { return hello_; }

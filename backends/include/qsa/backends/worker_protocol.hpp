@@ -9,12 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "qsa/backends/plugin_capabilities.hpp"
 #include "qsa/types.hpp"
 #include "qsacheck/plugin.h"
 
 namespace qsa::backends {
 
-inline constexpr int kWorkerProtocolVersion = 1;
+/// The protocol this qsacheck speaks; it also accepts workers of every version from the oldest.
+inline constexpr int kWorkerProtocolVersion = 2;
+inline constexpr int kOldestWorkerProtocolVersion = 1;
 inline constexpr size_t kShmAlignment = 64;  // every buffer's offset is a multiple of it
 
 /// A buffer in the shared memory: `bytes` at `offset`, a dtype ("int32", "int64", "bfloat16",
@@ -42,11 +45,13 @@ class ShmPlan {
 };
 
 /// The capabilities as the hello reply states them: "cache_kinds", "store_dtypes", "features"
-/// (lists of names) and the ranges ([min, max], optional: absent is SPEC's whole range).
-nlohmann::json capabilities_to_json(const QsaPluginCapabilities& caps);
-bool capabilities_from_json(const nlohmann::json& j, QsaPluginCapabilities* caps, std::string* why);
-/// Every kind, dtype and feature a worker can have, over SPEC's whole ranges.
-QsaPluginCapabilities full_capabilities();
+/// (lists of names) and the ranges ([min, max], optional: absent is SPEC's whole range); from
+/// protocol 2 on also the constraints and deviations (docs/worker-protocol.md), each optional.
+nlohmann::json capabilities_to_json(const KernelDeclaration& kernel);
+/// `protocol` is the worker's: a protocol-1 worker declares no constraints or deviations.
+bool capabilities_from_json(const nlohmann::json& j, int protocol, KernelDeclaration* kernel, std::string* why);
+/// Every kind, dtype and feature a worker can have, over SPEC's whole ranges, with no constraints.
+KernelDeclaration full_capabilities();
 
 nlohmann::json split_to_json(const BatchSplit& split);
 bool split_from_json(const nlohmann::json& j, BatchSplit* split, std::string* why);

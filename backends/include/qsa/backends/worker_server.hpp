@@ -6,6 +6,7 @@
 #include <string>
 
 #include "qsa/backend.hpp"
+#include "qsa/backends/plugin_capabilities.hpp"
 #include "qsacheck/plugin.h"
 
 namespace qsa::backends {
@@ -14,7 +15,7 @@ struct ServedBackend {
   Backend* backend = nullptr;
   std::string name;  // the hello reply's name
   std::string build_info;
-  QsaPluginCapabilities capabilities{};
+  KernelDeclaration capabilities;
 };
 
 /// Serves until bye or EOF: 0; 1 when the pipes fail or qsacheck breaks the protocol (a message on

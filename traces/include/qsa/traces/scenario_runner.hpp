@@ -146,5 +146,8 @@ StepCaches make_caches(const ScenarioConfig& config, uint8_t value);
 /// The layouts of those caches (dense), without allocating them.
 CacheLayout ring_cache_layout(const ScenarioConfig& config);
 CacheLayout compressed_cache_layout(const ScenarioConfig& config);
+/// What every step of a scenario of this configuration shares, for a kernel's declared
+/// constraints to judge before any step is generated (Backend::excludes).
+StepGeometry step_geometry(const ScenarioConfig& config);
 
 }  // namespace qsa::traces

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The upstream-limits example worker (examples/workers/upstream_limits, docs/production-kernels.md)
+# in CI: with its declarations it passes at every workload (--scenarios 1 --steps 100) and on the
+# generated, invalid and extreme batches, exit 0 with its exclusions listed and nothing declined
+# after generation; without them, its honest declines are findings (declined-admitted-input, exit 1).
+# Usage: upstream_limits_worker_test.sh QSACHECK PYTHON SOURCE_DIR
+set -u
+qsacheck=$1 python=$2 source=$3
+worker="$source/examples/workers/upstream_limits/qsa_upstream_limits_worker.py"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# expect CODE PATTERN ARGS...: the exit code and PATTERN (grep -E) in stdout and stderr.
+expect() {
+  local code=$1 pattern=$2
+  shift 2
+  local start=$SECONDS
+  "$@" >"$work/out" 2>&1
+  local rc=$?
+  if [ "$rc" -ne "$code" ] || ! grep -Eq -- "$pattern" "$work/out"; then
+    echo "FAIL: $* -> exit $rc (expected $code), output lacks /$pattern/:"
+    sed 's/^/  | /' "$work/out" | tail -20
+    failures=$((failures + 1))
+  else
+    echo "ok: exit $rc in $((SECONDS - start)) s: $*"
+  fi
+}
+
+w="worker:$python $worker"
+# The batches (generated, invalid, extreme at 1000) once, with the first workload; the declared
+# deviation is stated; nothing is declined after generation.
+expect 0 "declined after generation: 0" "$qsacheck" check --backend "$w" --workload default --scenarios 1 \
+  --steps 100 --batches 1000 --out "$work" --json "$work/default.json"
+grep -q '"negative-slots-pass-through"' "$work/default.json" ||
+  { echo "FAIL: the report does not state the declared deviation"; failures=$((failures + 1)); }
+for workload in $("$qsacheck" check --help | awk '/^ *--workload/ {on = 1; next} on && /^ *--/ {on = 0}
+                                                 on && NF > 1 && $1 ~ /^[a-z][a-z0-9-]*$/ {print $1}'); do
+  [ "$workload" = default ] && continue
+  expect 0 "RESULT: passed" "$qsacheck" check --backend "$w" --workload "$workload" --scenarios 1 --steps 100 \
+    --batches 0 --out "$work"
+done
+# The same kernel without its declarations: an honest decline of an admitted input is a finding.
+expect 1 "declined-admitted-input" "$qsacheck" check --backend "$w --no-declarations" --workload default \
+  --scenarios 1 --steps 100 --batches 300 --out "$work"
+# A class the declarations leave untested beyond --allow-excluded fails the run; allowed, it passes.
+printf '# C not a power of two: upstream needs one\n' >"$work/none.txt"
+expect 1 "excluded beyond --allow-excluded: compress_ratio_non_power_of_two_batch" "$qsacheck" check --backend "$w" \
+  --workload default --scenarios 1 --steps 20 --batches 300 --out "$work" --allow-excluded "$work/none.txt"
+printf 'compress_ratio_non_power_of_two_batch\n' >"$work/allowed.txt"
+expect 0 "RESULT: passed" "$qsacheck" check --backend "$w" --workload default --scenarios 1 --steps 20 \
+  --batches 300 --out "$work" --allow-excluded "$work/allowed.txt"
+exit $((failures > 0))
