@@ -121,7 +121,7 @@ Status WorkerProcess::start(const std::vector<std::string>& argv, int shm_fd, Er
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  std::string marker = "QSACHECK_WORKER_PROTOCOL=1";
+  std::string marker = "QSACHECK_WORKER_PROTOCOL=" + std::to_string(kWorkerProtocolVersion);
   std::vector<char*> env;
   for (char** e = environ; *e != nullptr; ++e)
     if (std::strncmp(*e, "QSACHECK_WORKER_PROTOCOL=", 25) != 0) env.push_back(*e);

@@ -106,3 +106,24 @@ TEST(PluginBackend, InputsOutsideTheCapabilitiesAreDeclinedAsNotRun) {
 
 }  // namespace
 }  // namespace qsa::backends
+
+namespace qsa::backends {
+namespace {
+
+// Declared deviations are for other people's kernels (docs/production-kernels.md): every built-in
+// backend, the reference, cuda (where built) and every planted bug, declares none and excludes
+// nothing, so no finding of ours can be explained away.
+TEST(DeclaredLimits, NoBuiltInBackendDeclaresADeviationOrExcludesAnInput) {
+  const std::vector<std::string> names = BackendRegistry::global().names(/*include_hidden=*/true);
+  ASSERT_GT(names.size(), 2u);
+  for (const std::string& name : names) {
+    const std::unique_ptr<Backend> backend = BackendRegistry::global().create(name);
+    ASSERT_TRUE(backend) << name;
+    EXPECT_FALSE(backend->deviations().any()) << name;
+    for (const MetadataExample& example : spec_metadata_examples())
+      EXPECT_EQ(backend->excludes(example.input), std::nullopt) << name;
+  }
+}
+
+}  // namespace
+}  // namespace qsa::backends

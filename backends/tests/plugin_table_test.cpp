@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+
 #include "qsa/backends/plugin_library.hpp"
 
 namespace qsa::backends {
@@ -89,6 +91,57 @@ TEST(PluginTable, VariantNamesAreUniqueAndUsableInABackendName) {
   table.variants = variants;
   table.num_variants = 3;
   EXPECT_EQ(rules(table), "bad-table,bad-table");
+}
+
+TEST(PluginTable, AnAbi10TableLoadsAndDeclaresNoConstraints) {
+  // A plugin built against ABI 1.0: its capabilities end at ring_capacity (read no further).
+  QsaPluginCapabilities caps = good_capabilities();
+  caps.struct_size = offsetof(QsaPluginCapabilities, constraints);
+  caps.constraints.max_slot = 7;  // beyond its struct_size: never read
+  caps.deviations = QSA_PLUGIN_DEVIATION_NEGATIVE_SLOTS_PASS_THROUGH;
+  EXPECT_EQ(rules(good_table(&caps)), "");
+  std::vector<std::string> problems;
+  const KernelDeclaration kernel = read_declaration(caps, &problems);
+  EXPECT_TRUE(problems.empty());
+  EXPECT_TRUE(kernel.constraints.empty());
+  EXPECT_FALSE(kernel.deviations.any());
+  EXPECT_EQ(kernel.capabilities.head_dim.max, 128);
+  caps.struct_size = offsetof(QsaPluginCapabilities, ring_capacity);  // shorter than 1.0's
+  EXPECT_EQ(rules(good_table(&caps)), "bad-table");
+}
+
+TEST(PluginTable, AnAbi11TableDeclaresItsConstraintsAndDeviations) {
+  QsaPluginCapabilities caps = good_capabilities();
+  const int64_t ratios[] = {2, 4, 8};
+  const QsaPluginValueSet sets[] = {{QSA_PLUGIN_PARAM_COMPRESS_RATIO, 3, ratios}};
+  const QsaPluginHeadDims dims[] = {{128, 64}};
+  caps.constraints.power_of_two = 1u << QSA_PLUGIN_PARAM_RING_CAPACITY;
+  caps.constraints.relations = QSA_PLUGIN_RELATION_ROTARY_DIM_IS_HALF_HEAD_DIM;
+  caps.constraints.max_slot = kMaxInt32;
+  caps.constraints.value_sets = sets;
+  caps.constraints.num_value_sets = 1;
+  caps.constraints.head_dims = dims;
+  caps.constraints.num_head_dims = 1;
+  caps.deviations = QSA_PLUGIN_DEVIATION_NEGATIVE_SLOTS_PASS_THROUGH;
+  EXPECT_EQ(rules(good_table(&caps)), "");
+  std::vector<std::string> problems;
+  const KernelDeclaration kernel = read_declaration(caps, &problems);
+  EXPECT_TRUE(kernel.constraints.power_of_two[QSA_PLUGIN_PARAM_RING_CAPACITY]);
+  EXPECT_EQ(kernel.constraints.values[QSA_PLUGIN_PARAM_COMPRESS_RATIO], (std::vector<int64_t>{2, 4, 8}));
+  EXPECT_TRUE(kernel.constraints.rotary_dim_is_half_head_dim);
+  EXPECT_EQ(kernel.constraints.head_dims.size(), 1u);
+  EXPECT_TRUE(kernel.deviations.negative_slots_pass_through);
+}
+
+TEST(PluginTable, MalformedConstraintsAreBadTables) {
+  QsaPluginCapabilities caps = good_capabilities();
+  const QsaPluginValueSet empty[] = {{QSA_PLUGIN_PARAM_HEAD_DIM, 0, nullptr}};
+  caps.constraints.value_sets = empty;
+  caps.constraints.num_value_sets = 1;
+  caps.constraints.num_head_dims = 2;  // with a NULL array
+  caps.constraints.max_tokens = -1;
+  caps.deviations = 1u << 7;
+  EXPECT_EQ(rules(good_table(&caps)), "bad-table,bad-table,bad-table,bad-table");
 }
 
 TEST(PluginName, SplitsPathAndVariant) {

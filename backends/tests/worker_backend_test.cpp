@@ -77,22 +77,87 @@ TEST(WorkerCommand, JoinGivesTheArgumentsBackForAnyBytes) {
 }
 
 TEST(WorkerProtocol, CapabilitiesRoundTripAndUnknownNamesAreRefused) {
-  QsaPluginCapabilities caps = full_capabilities();
+  KernelDeclaration kernel = full_capabilities();
+  QsaPluginCapabilities& caps = kernel.capabilities;
   caps.cache_kinds = QSA_PLUGIN_KIND_RING;
   caps.features = QSA_PLUGIN_FEATURE_MROPE;
   caps.head_dim = {64, 128};
-  QsaPluginCapabilities back{};
+  KernelDeclaration back;
   std::string why;
-  ASSERT_TRUE(capabilities_from_json(capabilities_to_json(caps), &back, &why)) << why;
-  EXPECT_EQ(back.cache_kinds, caps.cache_kinds);
-  EXPECT_EQ(back.features, caps.features);
-  EXPECT_EQ(back.head_dim.min, 64);
-  EXPECT_EQ(back.head_dim.max, 128);
-  EXPECT_EQ(back.ring_capacity.max, kMaxRingCapacity);
+  ASSERT_TRUE(capabilities_from_json(capabilities_to_json(kernel), kWorkerProtocolVersion, &back, &why)) << why;
+  EXPECT_EQ(back.capabilities.cache_kinds, caps.cache_kinds);
+  EXPECT_EQ(back.capabilities.features, caps.features);
+  EXPECT_EQ(back.capabilities.head_dim.min, 64);
+  EXPECT_EQ(back.capabilities.head_dim.max, 128);
+  EXPECT_EQ(back.capabilities.ring_capacity.max, kMaxRingCapacity);
+  EXPECT_TRUE(back.constraints.empty());
+  EXPECT_FALSE(back.deviations.any());
   for (const char* bad :
        {R"({"cache_kinds": ["ring"], "features": ["time_travel"]})", R"({"cache_kinds": []})",
-        R"({"cache_kinds": ["ring"], "head_dim": [128, 64]})", R"({"cache_kinds": ["ring"], "x": 1})"})
-    EXPECT_FALSE(capabilities_from_json(nlohmann::json::parse(bad), &back, &why)) << bad;
+        R"({"cache_kinds": ["ring"], "head_dim": [128, 64]})", R"({"cache_kinds": ["ring"], "x": 1})",
+        R"({"cache_kinds": ["ring"], "power_of_two": ["colour"]})", R"({"cache_kinds": ["ring"], "values": {"head_dim": []}})",
+        R"({"cache_kinds": ["ring"], "relations": ["rd = D"]})", R"({"cache_kinds": ["ring"], "max_slot": -1})",
+        R"({"cache_kinds": ["ring"], "head_dims": [[128]]})", R"({"cache_kinds": ["ring"], "deviations": ["all"]})"})
+    EXPECT_FALSE(capabilities_from_json(nlohmann::json::parse(bad), kWorkerProtocolVersion, &back, &why)) << bad;
+}
+
+TEST(WorkerProtocol, ConstraintsAndDeviationsRoundTripAndNeedProtocolTwo) {
+  KernelDeclaration kernel = full_capabilities();
+  KernelConstraints& c = kernel.constraints;
+  c.power_of_two[QSA_PLUGIN_PARAM_COMPRESS_RATIO] = true;
+  c.values[QSA_PLUGIN_PARAM_RING_CAPACITY] = {8, 16};
+  c.rotary_dim_is_half_head_dim = true;
+  c.head_dims = {{128, 64}};
+  c.max_requests = 16384;
+  c.max_slot = kMaxInt32;
+  kernel.deviations.negative_slots_pass_through = true;
+  const nlohmann::json text = capabilities_to_json(kernel);
+  KernelDeclaration back;
+  std::string why;
+  ASSERT_TRUE(capabilities_from_json(text, 2, &back, &why)) << why;
+  EXPECT_EQ(capabilities_to_json(back), text);
+  EXPECT_TRUE(back.constraints.power_of_two[QSA_PLUGIN_PARAM_COMPRESS_RATIO]);
+  EXPECT_EQ(back.constraints.values[QSA_PLUGIN_PARAM_RING_CAPACITY], (std::vector<int64_t>{8, 16}));
+  EXPECT_TRUE(back.deviations.negative_slots_pass_through);
+  // A protocol-1 worker cannot declare them (a protocol-1 qsacheck would have ignored them).
+  EXPECT_FALSE(capabilities_from_json(text, 1, &back, &why));
+  EXPECT_NE(why.find("protocol 2"), std::string::npos) << why;
+}
+
+TEST(DeclaredConstraints, ExcludeWhatTheyNameAndAdmitTheRest) {
+  KernelDeclaration kernel = full_capabilities();
+  kernel.constraints.power_of_two[QSA_PLUGIN_PARAM_COMPRESS_RATIO] = true;
+  kernel.constraints.rotary_dim_is_half_head_dim = true;
+  kernel.constraints.max_slot = kMaxInt32;
+  StepGeometry g;
+  g.head_dim = 128;
+  g.rotary_dim = 64;
+  g.num_heads = 4;
+  g.compress_ratio = 4;
+  g.storage_block_size = 4;
+  g.ring_capacity = 8;
+  EXPECT_EQ(missing_for_geometry(kernel, g), std::nullopt);
+  g.compress_ratio = 3;
+  EXPECT_EQ(missing_for_geometry(kernel, g).value_or(""), "compress_ratio 3 (it declares powers of two only)");
+  g.compress_ratio = 4;
+  g.rotary_dim = 32;
+  EXPECT_EQ(missing_for_geometry(kernel, g).value_or(""), "D 128 with rd 32 (it declares rd = D / 2)");
+
+  MetadataInput in;
+  in.cache.kind = CacheKind::kCompressed;
+  in.cache.compress_ratio = 4;
+  in.cache.storage_block_size = 4;
+  in.batch.query_start_loc = {0, 4};
+  in.batch.seq_lens = {4};
+  in.batch.num_actual_tokens = 4;
+  in.batch.common_slot_mapping = {0, 1, 2, 3};
+  in.block_table = BlockTable::from_rows({{5}});
+  EXPECT_EQ(missing_for_metadata(kernel, in), std::nullopt);
+  in.block_table = BlockTable::from_rows({{int32_t{1} << 30}});  // slot 2^30 · 4 + 3 is past int32
+  EXPECT_EQ(missing_for_metadata(kernel, in).value_or(""), "slot 4294967299 (it declares at most 2147483647)");
+  in.block_table = BlockTable::from_rows({{5}});
+  in.batch.common_slot_mapping[2] = int64_t{1} << 33;
+  EXPECT_EQ(missing_for_metadata(kernel, in).value_or(""), "common slot 8589934592 (it declares at most 2147483647)");
 }
 
 class IsolatedWorker : public testing::Test {

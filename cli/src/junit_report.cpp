@@ -105,6 +105,11 @@ JunitSuite check_junit(const CheckReport& report) {
                       {"float_tolerance", report.float_tolerance.to_string()},
                       {"verdict", verdict_text(report)}};
   if (!report.stopped_by.empty()) suite.properties.push_back({"stopped_by", report.stopped_by});
+  for (const DeclaredLimits& d : report.declared_limits) {  // docs/production-kernels.md
+    std::string deviations;
+    for (const std::string& name : d.deviations) deviations += (deviations.empty() ? "" : ",") + name;
+    if (!deviations.empty()) suite.properties.push_back({"deviations " + d.backend, deviations});
+  }
   for (const CheckRow& row : report.rows) {
     JunitCase c{"qsacheck.check." + row.backend, row.check, row.seconds, JunitCase::Outcome::kPassed, "", ""};
     if (row.failures > 0) {

@@ -32,6 +32,9 @@ expect 0 "RESULT: passed" "$qsacheck" check --backend "$w" --workload default --
 expect 0 "RESULT: passed" "$qsacheck" check --backend "$w" --workload mrope-fp8 --scenarios 1 --steps 60 --batches 0 \
   --out "$work"
 expect 0 "passed: 60 steps, every digest matches" "$qsacheck" replay --backend "$w" "$source"/traces/recorded/*.scenario
+# A worker of protocol 1 (written before constraints existed) is still checked.
+expect 0 "RESULT: passed" "$qsacheck" check --backend "worker:$python $source/python/tests/protocol_one_worker.py" \
+  --workload default --scenarios 1 --steps 40 --batches 100 --out "$work"
 expect 1 "7.4-metadata-invariant k-work" "$qsacheck" check --backend "$w --bug k-work-without-minimum" \
   --workload default --scenarios 1 --steps 30 --batches 100 --out "$work"
 expect 1 "step 0: step-differential cache.compressed" "$qsacheck" replay \
