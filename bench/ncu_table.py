@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The table of docs/cuda-performance-log.md from ncu_summary.sh's CSVs: one row per kernel and shape.
+"""The Nsight Compute table of docs/cuda-step-update.md from ncu_summary.sh's CSVs: one row per kernel and shape.
 
 Usage: python3 bench/ncu_table.py DIR   (the directory ncu_summary.sh wrote)
 """

@@ -11,13 +11,13 @@
 #               initcheck and synccheck, with small corpora so that each stays short;
 #   bench:      the benchmarks, each writing a benchmark record (Google Benchmark JSON with our
 #               context block, docs/bench-records.md), then `qsacheck report` over them and the
-#               records in ../docs/gpu-runs/records; records and report packed in records.tar.gz;
+#               records in ../records/history; records and report packed in records.tar.gz;
 #   tolerance:  (not in the default list) `qsacheck check --backend cuda --float-tolerance row-ulp:1`,
 #               which must report both float outputs 100 % bit-identical (tolerance.json);
 #   qbench:     (not in the default list) `qsacheck bench` twice on cuda (compare: no regression),
 #               on the example CUDA plugin and on its build variant slower at one shape (compare:
 #               a regression at that shape only), then `qsacheck report` over these records and
-#               ../docs/gpu-runs/records; everything in qbench.tar.gz, the tables in qbench.log;
+#               ../records/history; everything in qbench.tar.gz, the tables in qbench.log;
 #   plugin:     (not in the default list; QSA_PHASES=plugin with QSA_GPU_BUDGET_S=570) the example CUDA
 #               plugin (libqsa_example_cuda.so, built out of tree by `./dev gpu`) through qsacheck:
 #               its table, the default campaign, its planted variants (both must be caught), a short
@@ -243,7 +243,7 @@ if phase bench; then
   add_end_clocks "$metadata_json"
   # The report draws this run's records with the repository's earlier ones; without gnuplot on this
   # machine it holds the tables only (exit 3), which is noted, not failed.
-  ./qsacheck report "$RUN_RECORDS"/records/*.json ../docs/gpu-runs/records/*.json -o "$RUN_RECORDS/report" >> "$OUT/bench.log" 2>&1
+  ./qsacheck report "$RUN_RECORDS"/records/*.json ../records/history/*.json -o "$RUN_RECORDS/report" >> "$OUT/bench.log" 2>&1
   rc=$?
   case $rc in
     0) note "PASS     qsacheck report (records.tar.gz: records/, report/index.html)" ;;
@@ -279,7 +279,7 @@ if phase qbench; then
   regressions=$(grep -c "REGRESSION" "$OUT/qbench.log")
   if [ "$rc" -eq 1 ]; then note "PASS     bench compare flags the slower plugin build (rc 1; REGRESSION lines in qbench.log: $regressions)"
   else note "FAIL     bench compare of the slower plugin build: rc $rc, expected 1"; failed=1; fi
-  ./qsacheck report "$Q"/records/*.json ../docs/gpu-runs/records/*.json -o "$Q/report" >> "$OUT/qbench.log" 2>&1
+  ./qsacheck report "$Q"/records/*.json ../records/history/*.json -o "$Q/report" >> "$OUT/qbench.log" 2>&1
   note "         qsacheck report: rc $?"
   tar czf "$OUT/qbench.tar.gz" -C "$Q" records report
   rm -rf "$Q"

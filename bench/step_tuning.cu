@@ -13,23 +13,24 @@ const std::vector<StepTuning>& step_tunings() {
   constexpr bool kEarly = cuda::detail::kLatencyEarlyRingLoads;
   static const std::vector<StepTuning> tunings = {
       // The production kernel picks its grid by the row count; these run one grid and order on
-      // every shape. Rounds 3, 5 and 6 measured more (docs/cuda-performance-log.md).
+      // every shape (docs/performance.md lists what was measured and kept).
       {"grid:streaming", cuda::detail::launch_step_tuning<2, 8, 2>},
-      {"grid:streaming/min_blocks:6", cuda::detail::launch_step_tuning<2, 6, 2>},  // rounds 1 to 4
+      {"grid:streaming/min_blocks:6", cuda::detail::launch_step_tuning<2, 6, 2>},  // before eight blocks per SM
       {"grid:latency", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, 0, true, kEarly>},
       {"grid:latency/min_blocks:16", cuda::detail::launch_step_tuning<2, 16, 4, true, 32, 0, true, kEarly>},
       {"grid:streaming/items_first", cuda::detail::launch_step_tuning<2, 8, 2, true, 128, 0>},
-      // The Q path's contiguous layout where the halves layout would run (round 10).
+      // The Q path's contiguous layout where the halves layout would run (its baseline).
       {"grid:streaming/contiguous", cuda::detail::launch_step_tuning<2, 8, 2, true, 128, 100, false>},
       {"grid:latency/contiguous", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, 0, false, kEarly>},
-      // The latency grid with phase B's first batch loaded after phase A, as before round 13.
+      // The latency grid with phase B's first batch loaded after phase A (the earlier order).
       {"grid:latency/late_ring_loads", cuda::detail::launch_step_tuning<2, 20, 4, true, 32, 0>},
       // Four members per load on the streaming grid, the items spread: the production launch
-      // since round 14 (change 24); items first as a second order.
+      // (docs/cuda-step-update.md, "Latency chains"); items first as a second order.
       {"grid:streaming/members:4", cuda::detail::launch_step_tuning<2, 8, 4>},
       {"grid:streaming/items_first/members:4", cuda::detail::launch_step_tuning<2, 8, 4, true, 128, 0>},
       // The item blocks spread over the grid's first three quarters, half or quarter only, so that
-      // the last waves hold no item chain (round 14: not adopted).
+      // the last waves hold no item chain (not adopted: slower at 16 x 4096, no faster elsewhere
+      // but 4 x 4096).
       {"grid:streaming/members:4/items_span:75", cuda::detail::launch_step_tuning<2, 8, 4, true, 128, 75>},
       {"grid:streaming/members:4/items_span:50", cuda::detail::launch_step_tuning<2, 8, 4, true, 128, 50>},
       {"grid:streaming/members:4/items_span:25", cuda::detail::launch_step_tuning<2, 8, 4, true, 128, 25>},

@@ -1,4 +1,5 @@
-# Test helpers. CTest names are dotted by folder (prefix), labels follow STYLE.md.
+# Test helpers. CTest names are dotted by folder (prefix: `reference.`, `cli.`, ...); labels say the
+# kind of test (unit, property, differential, gpu, trace, fuzz, bench) so that `ctest -L` picks a kind.
 if(QSA_BUILD_TESTS)
   enable_testing()
 endif()

@@ -16,7 +16,8 @@ namespace qsa::bench {
 extern bool quick_mode;
 /// --tuning_cases=N (1 to 8, default 1): every tuning variant timed as N benchmark cases, each with
 /// buffers of its own, named .../case:k for k >= 2. Two cases of one kernel can differ by up to
-/// 8 % (docs/cuda-performance-log.md, round 13), so an A/B between variants should see that spread.
+/// 8 % at decode 64 x 4 (docs/performance.md, "How we measure"), so an A/B between variants should
+/// see that spread.
 extern int tuning_cases;
 /// The name of tuning case k (1-based) of the variant `name`.
 std::string tuning_case_name(const std::string& name, int k);

@@ -130,8 +130,8 @@ void add_bench_commands(CLI::App& app, CommandJob* job) {
       "Convert one GPU run's text logs (run_gpu.sh's summary.txt, the benchmarks' console logs, or\n"
       "both) into records marked imported (aggregates only: compare refuses them, report\n"
       "draws them). Writes OUT_DIR/<name>-<binary>.json.\n"
-      "Example: qsacheck bench import --summary docs/gpu-runs/2026-11-30-final-v5-summary.txt -o "
-      "docs/gpu-runs/records");
+      "Example: qsacheck bench import --summary records/tests/fixtures/2026-11-30-final-v5-summary.txt "
+      "-o records/history");
   auto i = std::make_shared<ImportArgs>();
   imp->add_option("--summary", i->summary, "The run's summary.txt");
   imp->add_option("--log", i->logs,

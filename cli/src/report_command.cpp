@@ -103,7 +103,7 @@ void add_report_command(CLI::App& app, CommandJob* job) {
       "floor and the copy ceiling, % of the copy ceiling against N, the history across records with\n"
       "regressions marked, the environment of each record. Needs gnuplot (Debian: gnuplot-nox);\n"
       "without it the page has the tables only and the exit code is 3. Exit 2: a bad record.\n"
-      "Example: qsacheck report docs/gpu-runs/records/*.json -o report");
+      "Example: qsacheck report records/history/*.json -o report");
   auto a = std::make_shared<ReportArgs>();
   cmd->add_option("files", a->files, "Benchmark records")->required();
   cmd->add_option("-o,--out-dir", a->out_dir, "Output directory")->required();

@@ -18,7 +18,7 @@ Status bad(Error* error, const char* field, const std::string& rule, const std::
 // one k-work row per thread (a thread's rows are processed one after the other, so more blocks
 // beat more rows per thread) up to 256 tiles of each, then 2 and 4 per thread to bound the
 // redundant staging. The warp table at 8192 rows or fewer: 128 threads, the grid twice as wide
-// (round 15: 1.06 against 1.21 us at 2 x 4096 ring, PDL; 16384 rows gain for one kind only).
+// (1.06 against 1.21 us at 2 x 4096 ring, PDL; at 16384 rows only one kind gains).
 int32_t default_threads(int64_t nr, int64_t rows) {
   return nr <= kMaxWarpTableRequests && rows <= kNarrowWarpTableMaxRows ? kNarrowWarpTableThreads : 256;
 }

@@ -1,5 +1,5 @@
 // The importer of old GPU-run text: hand-written snippets in the formats run_gpu.sh and the benchmark
-// binaries print, and the repository's own docs/gpu-runs/ logs cross-checked against their summary.
+// binaries print, and the repository's own GPU run logs (fixtures/) cross-checked against their summary.
 
 #include <gtest/gtest.h>
 
@@ -115,7 +115,7 @@ std::string read_text(const std::string& path) {
 // The repository's 13:01 run: its console logs and its summary table were printed by different code
 // (the console reporter, print_summary) from the same medians; the two importers must agree.
 TEST(LogImport, TheRepositoryLogsAgreeWithTheirSummaryTable) {
-  const std::string dir = std::string(QSA_SOURCE_DIR) + "/docs/gpu-runs/";
+  const std::string dir = std::string(QSA_SOURCE_DIR) + "/records/tests/fixtures/";
   const TextFile summary{"summary", read_text(dir + "2026-11-30-final-summary.txt")};
   ASSERT_FALSE(summary.text.empty());
   const auto from_logs = import_gpu_run(summary, {{"step", read_text(dir + "2026-11-30-step-bench.log")}}, "");
@@ -134,8 +134,8 @@ TEST(LogImport, TheRepositoryLogsAgreeWithTheirSummaryTable) {
   EXPECT_NEAR(std::atof(logged.context_text("copy_ceiling_bytes_per_second").c_str()), 3.95e12, 0.01e12);
 }
 
-// docs/gpu-runs/records/ holds what `bench import` writes from the logs beside it (the commands are in
-// docs/bench-records.md): a change of the importer shows here, not silently in the history.
+// records/history/ holds what `bench import` writes from the logs in records/tests/fixtures/ (the
+// commands are in docs/bench-records.md): a change of the importer shows here, not silently in the history.
 TEST(LogImport, TheCommittedRecordsAreWhatTheImporterWrites) {
   const std::string root = std::string(QSA_SOURCE_DIR) + "/";
   const auto file = [&](const std::string& path) { return TextFile{path, read_text(root + path)}; };
@@ -143,21 +143,22 @@ TEST(LogImport, TheCommittedRecordsAreWhatTheImporterWrites) {
     std::string stem, commit;
     std::vector<std::string> logs;
   };
+  const std::string logs_dir = "records/tests/fixtures/";
   const std::vector<Run> runs = {
       {"2026-11-30-final",
        "1ae7062",
-       {"docs/gpu-runs/2026-11-30-step-bench.log", "docs/gpu-runs/2026-11-30-metadata-bench.log"}},
+       {logs_dir + "2026-11-30-step-bench.log", logs_dir + "2026-11-30-metadata-bench.log"}},
       {"2026-11-30-step-v5", "42d4ff9", {}},
       {"2026-11-30-final-v5", "", {}},
-      {"2026-12-01-kspeed-round1", "", {"docs/gpu-runs/2026-12-01-kspeed-round1-tests-bench.log"}},
-      {"2026-12-01-kspeed-round1-final", "49a514f", {"docs/gpu-runs/2026-12-01-kspeed-round1-final-tests-bench.log"}}};
+      {"2026-12-01-kspeed-round1", "", {logs_dir + "2026-12-01-kspeed-round1-tests-bench.log"}},
+      {"2026-12-01-kspeed-round1-final", "49a514f", {logs_dir + "2026-12-01-kspeed-round1-final-tests-bench.log"}}};
   for (const Run& run : runs) {
     std::vector<TextFile> logs;
     for (const std::string& log : run.logs) logs.push_back(file(log));
-    const std::string summary = "docs/gpu-runs/" + run.stem + "-summary.txt";
+    const std::string summary = logs_dir + run.stem + "-summary.txt";
     const bool has_summary = run.stem.rfind("2026-11-30", 0) == 0;  // the 12-01 runs are logs only
     for (const ImportedRecord& r : import_gpu_run(has_summary ? file(summary) : TextFile{}, logs, run.commit)) {
-      const std::string committed = "docs/gpu-runs/records/" + run.stem + "-" + r.binary + ".json";
+      const std::string committed = "records/history/" + run.stem + "-" + r.binary + ".json";
       EXPECT_EQ(record_to_json(r.record).dump(2) + "\n", read_text(root + committed))
           << committed << " differs from what `qsacheck bench import` writes";
     }

@@ -125,7 +125,7 @@ TEST(BenchCompareCommand, BadInputIsOneJsonErrorLineWithExitTwo) {
 
 TEST(BenchCompareCommand, TheRepositorysImportedRecordsAreRefusedAsBaseline) {
   const std::string imported =
-      std::string(QSA_SOURCE_DIR) + "/docs/gpu-runs/records/2026-11-30-final-v5-step_update_bench.json";
+      std::string(QSA_SOURCE_DIR) + "/records/history/2026-11-30-final-v5-step_update_bench.json";
   const auto r = run_qsacheck("bench compare " + imported + " " + write_temp_file("c.json", step_record(1)));
   EXPECT_EQ(r.exit_code, 2) << r.out;
   const auto e = only_json_line(r.out);
@@ -150,7 +150,7 @@ TEST(ReportCommand, BuildsASelfContainedPageWithParseableSvgPlots) {
   const std::string a = write_temp_file("a.json", step_record(1, 1, "2026-12-01T10:00:00+00:00"));
   const std::string b = write_temp_file("b.json", step_record(2, 1.3, "2026-12-01T11:00:00+00:00"));
   const std::string imported =
-      std::string(QSA_SOURCE_DIR) + "/docs/gpu-runs/records/2026-11-30-final-v5-step_update_bench.json";
+      std::string(QSA_SOURCE_DIR) + "/records/history/2026-11-30-final-v5-step_update_bench.json";
   const std::string dir = write_temp_file("unused", "") + "-report";
   const auto r = run_qsacheck("report " + b + " " + a + " " + imported + " -o " + dir);
   ASSERT_EQ(r.exit_code, 0) << r.out;

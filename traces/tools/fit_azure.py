@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Fit the Azure LLM inference traces (2023, Splitwise) into the tables of traces/src/azure_fit.cpp.
 
-Run by hand, never at build or test time (the project never reads ../shared at run time):
+Run by hand, never at build or test time (the project reads no trace file at build, test or run
+time): DIR holds the public trace files AzureLLMInferenceTrace_code.csv and _conv.csv.
 
-    python3 traces/tools/fit_azure.py /work/shared/data/traces > /tmp/azure_fit.txt
+    python3 traces/tools/fit_azure.py DIR > /tmp/azure_fit.txt
 
 Method (see docs/workloads.md):
 - lengths: an empirical quantile table per column at fixed levels (parts per million), the value at
@@ -64,7 +65,9 @@ def table(points):
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/data/traces"
+    if len(sys.argv) != 2:
+        sys.exit("usage: fit_azure.py DIR   (DIR holds AzureLLMInferenceTrace_code.csv and _conv.csv)")
+    folder = sys.argv[1]
     for name in ("code", "conv"):
         r = fit(os.path.join(folder, f"AzureLLMInferenceTrace_{name}.csv"))
         print(f"// {name}: {r['rows']} rows over {r['span_s']:.1f} s, {r['rate']:.4f} req/s "

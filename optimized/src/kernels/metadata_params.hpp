@@ -22,8 +22,8 @@ inline constexpr int kStageBatch = 4;            // requests a thread loads befo
 inline constexpr int kRequestTableThreads = 1024;
 inline constexpr int kGlobalTableThreads = 256;
 // NR <= kMaxWarpTableRequests: tiles whose warps hold the table in their lanes, 256 threads a
-// block, or 128 up to kNarrowWarpTableMaxRows rows (twice the blocks: docs/cuda-performance-log.md,
-// round 15).
+// block, or 128 up to kNarrowWarpTableMaxRows rows (twice the blocks, with no per-block staging to
+// pay: 1.06 against 1.21 us at 2 x 4096, ring kind with PDL; docs/cuda-metadata.md).
 inline constexpr int kWarpTableThreads = 256;
 inline constexpr int kNarrowWarpTableThreads = 128;
 inline constexpr int64_t kNarrowWarpTableMaxRows = 8192;
@@ -81,8 +81,8 @@ struct MetadataParams {
   int32_t work_rows_per_thread;  // 1..kMaxWorkRowsPerThread
   int32_t work_blocks;           // blocks [0, work_blocks) build k-work tiles, the rest row tiles
 
-  // Last, so that the fields above keep their offsets: moving them cost the ring kind 0.05 us a
-  // launch (docs/cuda-performance-log.md, round 8). The request table in the workspace
+  // Last, so that the fields above keep their offsets: moving them by 8-24 bytes cost the ring kind
+  // 0.05 us a launch, with the same SASS only reordered. The request table in the workspace
   // (MetadataRequestTable::kGlobalWorkspace launches; null otherwise): [NR] chunk starts s_j = e_j - q_j, [NR] ring
   // blocks block_table[j][0] (ring kind, W > 0) or -1, [NR + 1] the exclusive prefix of n_j, then
   // their sum (compressed).
@@ -93,7 +93,7 @@ struct MetadataParams {
 /// first 112 bytes, two lines of the constant bank from c[0x0][0x210], the first of them shared
 /// with what every kernel reads at its start. A line's first read in an SM waits for it, on every
 /// tile's chain: 2-5 % less time a plain launch, 9-11 % with PDL at 2 and 4 x 4096
-/// (docs/cuda-performance-log.md, round 17). The compressed kind keeps MetadataParams: the same
+/// (docs/cuda-metadata.md). The compressed kind keeps MetadataParams: the same
 /// order cost it 3-7 % at prefill, although it read as many lines.
 struct RingMetadataParams {
   const int32_t* query_start_loc;

@@ -447,14 +447,15 @@ __global__ void __launch_bounds__(kRequestTableThreads) metadata_request_tables_
 }
 
 /// The tile kernel for the launch's kind (a template parameter, so that each kind's tiles carry
-/// only their own code: docs/cuda-performance-log.md, round 9).
+/// only their own code: no shape slower, the ring kind 0.1-0.2 us faster at decode; docs/decisions.md,
+/// "CUDA metadata kernel, how it is instantiated").
 template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow,
           bool kWarmParameters = false>
 constexpr auto tile_kernel = metadata_staged_tiles_kernel<kVariant, kThreads, kTable, kKind, kOneRow, kWarmParameters>;
 
 /// Launched with PDL, the ring kind's tiles warm the parameter cache before the wait (0.12 us
-/// less at 2 x 4096, 0.18 at 4 x 4096; the compressed kind gained at decode and lost at 4 x 4096:
-/// docs/cuda-performance-log.md, round 16). The planted variants keep the plain prologue, which
+/// less at 2 x 4096, 0.18 at 4 x 4096; the compressed kind gained at decode and lost at 4 x 4096,
+/// and plain launches lost 2-6 %). The planted variants keep the plain prologue, which
 /// computes the same outputs.
 template <MetadataVariant kVariant>
 constexpr bool warms_ring_parameters = kVariant == MetadataVariant::kNoBug;
@@ -485,7 +486,7 @@ cudaError_t launch_tiles_of(const MetadataParams& params, dim3 grid, size_t shar
 
 /// Launches the tiles for one row and one k-work row a thread (the plan's default up to 65 536
 /// rows) without the loops and guards of up to four rows: a third fewer instructions per warp at
-/// prefill (docs/cuda-performance-log.md, round 15).
+/// prefill (the ring kind: 118 instructions a warp instead of 182).
 template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable>
 cudaError_t launch_tiles(const MetadataParams& params, dim3 grid, size_t shared, cudaStream_t stream,
                          bool programmatic) {

@@ -40,7 +40,7 @@ __device__ __forceinline__ void allow_next_grid() {
 /// ptxas reads a parameter where it is used, after the wait, and drops a read nothing needs; a
 /// kernel launched with PDL then takes its constant-cache misses one after another once the wait
 /// returns, where here they overlap the previous kernel. A plain launch would pay every line's
-/// miss before its first load instead (docs/cuda-performance-log.md, round 16): call it only
+/// miss before its first load instead (measured 2-8 % slower plain): call it only
 /// when launched with PDL. `params` must be the kernel's __grid_constant__ parameter (taking the
 /// address of any other parameter copies it to local memory). The fence orders nothing the
 /// kernel relies on; it only makes the reads necessary, and runs when the mix is zero.

@@ -25,7 +25,7 @@ __device__ __forceinline__ float high_bf16(uint32_t pair) { return __uint_as_flo
 // How a Fast-mode vector access treats the caches. kStreaming (ld.global.cs, st.global.cs: evict
 // first) marks the bytes the step streams through once: q in, q out and the keys its groups pool.
 // The three together gain 1.6 to 4.3 % at mixed and prefill (bf16) and up to 4.7 % at decode; the
-// subsets measured do not (change 34 in docs/cuda-performance-log.md). The other reads (the RoPE
+// subsets measured do not (docs/decisions.md, "Cache hints in the step kernel"). The other reads (the RoPE
 // table, positions, metadata, the ring) and the compressed rows, which the indexer reads next,
 // keep the default.
 enum class CacheHint { kDefault, kStreaming };

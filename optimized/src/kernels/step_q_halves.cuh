@@ -64,7 +64,7 @@ __device__ __forceinline__ void halves_team_sum(const float (&rotary)[H], const 
 // The weight of the lane's two pieces as loaded (packed bf16 pairs). A Q block loads it before the
 // PDL wait and q_row_halves turns it into the gain only after issuing its first loads: computed
 // at once, the gain's adds waited for the weight's L2 read before any q or position load issued
-// (round 20).
+// (0.4 to 3.2 % slower; docs/cuda-step-update.md, "The Q prologue's order").
 template <int D>
 struct HalvesWeight {
   uint32_t rotary[HalvesShape<D>::kPiece / 2];

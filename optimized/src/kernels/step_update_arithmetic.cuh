@@ -36,7 +36,8 @@ __device__ __forceinline__ uint8_t bf16_to_e4m3(uint16_t x) {
 // NaN (and, without saturation, for a finite value beyond +-448), and the only e4m3fn codes whose
 // seven low bits are all set are the two NaNs, so clearing the sign bit of those bytes is the rule.
 // A byte's low seven bits plus one carry into its bit 7 exactly when they are all set (and never
-// into the next byte): three integer operations instead of a byte-wise compare (round 11).
+// into the next byte): three integer operations instead of a byte-wise compare, which sm_90
+// emulates in a dozen (SPEC 6.4's NaN rule, bit for bit).
 template <bool Saturate = true>
 __device__ __forceinline__ uint16_t bf16x2_to_e4m3x2(uint32_t x) {
   const float2 f = make_float2(__uint_as_float(x << 16), __uint_as_float(x & 0xFFFF0000u));

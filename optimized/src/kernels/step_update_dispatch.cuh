@@ -41,7 +41,8 @@ void fill_lane_axes(StepParams& p) {
 }
 
 // The latency grid (StepGrid::kLatency): 32-thread blocks, at least 20 of them per SM (at most 96
-// registers), four members per load batch, the item blocks first. Round 3 of docs/cuda-performance-log.md.
+// registers), four members per load batch, the item blocks first: 0.3-0.5 us faster than the
+// streaming grid at every decode shape, 6-18 % slower at prefill (docs/cuda-step-update.md, "Two grids").
 inline constexpr int kLatencyThreads = 32;
 inline constexpr int kLatencyMinBlocks = 20;
 inline constexpr int kLatencyPoolBatch = 4;
@@ -49,8 +50,8 @@ inline constexpr int kLatencyPoolBatch = 4;
 // Launched with PDL, the latency grid's kernel holds at most kLatencyMinBlocks blocks per SM
 // (unused dynamic shared memory sets the cap; its registers allow 24). At decode 1024 x 4 its 2 944
 // blocks then take 1.1 waves, and the PDL launch is 2.2 % faster in bf16 and 8.9 % in fp8; the
-// same cap would make a plain launch 12 % slower (round 18 of docs/cuda-performance-log.md, change
-// 33; why PDL gains is not measured). The streaming grid keeps its own bound.
+// same cap would make a plain launch 12 % slower (docs/decisions.md, "Blocks per SM of the step
+// kernel's latency grid with PDL"; why PDL gains is not measured). The streaming grid keeps its own bound.
 template <int Threads>
 inline constexpr int kPdlBlocksPerSmCap = Threads == kLatencyThreads ? kLatencyMinBlocks : 0;
 
@@ -116,25 +117,24 @@ inline constexpr int kMinBlocksFor = D >= 512 ? 3
                                      : Fast   ? kDefaultMinBlocks
                                               : kGenericMinBlocks;
 
-// The latency grid loads phase B's first batch with phase A's members (item_unit, round 13); in the
-// streaming grid's 64 registers it spills and is slower.
+// The latency grid loads phase B's first batch with phase A's members (item_unit), one memory
+// latency fewer at decode; in the streaming grid's 64 registers it spills and is slower.
 inline constexpr bool kLatencyEarlyRingLoads = true;
 template <int D>
 inline constexpr bool kHasLatencyGrid = D <= kLatencyGridMaxHeadDim;
 
 // The fast streaming grid loads four members at once (no spill in its 64 registers) and spreads
-// its item blocks over the whole grid at every size (change 24 of docs/cuda-performance-log.md:
-// -4.5 % at mixed, -1.2 % at 16 x 4096, +0.5 % at 2 x 4096 against two members with the items
-// first up to 16384 rows; round 14: a shorter span is slower at 16 x 4096 and no faster elsewhere
-// except 4 x 4096).
+// its item blocks over the whole grid at every size (-4.5 % at mixed, -1.2 % at 16 x 4096, +0.5 %
+// at 2 x 4096 against two members with the items first up to 16384 rows; a shorter span is slower
+// at 16 x 4096 and no faster elsewhere except 4 x 4096: docs/performance.md).
 inline constexpr int kStreamingPoolBatch = 4;
 inline constexpr int kStreamingItemsSpan = 100;
 
 // The generic layout's streaming grid (two members at once) puts its item blocks first while the
 // grid is a few waves (at most 16384 rows: about 2.4 waves of eight 128-thread blocks per SM on
 // an H200), where the items' chains end the step; spread among the Q blocks on longer grids,
-// where they would hold the first waves' slots (round 6 of docs/cuda-performance-log.md, measured
-// on the fast layout then: 15.15 against 15.44 µs at 4 × 4096, 52.19 against 49.19 at 16 × 4096).
+// where they would hold the first waves' slots (measured on the fast layout when it had two
+// members: 15.15 against 15.44 µs at 4 × 4096, 52.19 against 49.19 at 16 × 4096).
 inline constexpr int64_t kStreamingItemsFirstMaxTokens = 16384;
 inline int streaming_items_span(const StepParams& p) { return p.num_tokens <= kStreamingItemsFirstMaxTokens ? 0 : 100; }
 

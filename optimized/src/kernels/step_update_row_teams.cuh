@@ -213,7 +213,7 @@ __device__ __forceinline__ void pool_group(const StepParams& p, const Chunk& chu
 
 // One k-work item: its closing group (phase A), then for item (j, 0) the ring commit (phase B).
 // EarlyRingLoads: phase B's first batch is loaded with phase A's members, so that its loads overlap
-// phase A's chain instead of following it (round 13); the registers that hold it are the cost.
+// phase A's chain instead of following it; the registers that hold it are the cost.
 template <int D, int Bug, bool Fast, int PoolBatch, bool EarlyRingLoads>
 __device__ void item_unit(const StepParams& p, int64_t item, uint32_t axes, uint16_t* scratch, int lane) {
   constexpr int E = TeamShape<D>::kElems;

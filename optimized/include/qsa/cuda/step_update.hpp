@@ -83,7 +83,7 @@ struct StepUpdateDeviceArgs {
   // constants, never written by the kernel just before it) before it waits for that kernel, and
   // everything else after. Off: a plain stream-ordered launch.
   bool programmatic_launch = false;
-  // Which grid runs the kernel (docs/cuda-step-update.md, round 3); the same arithmetic either way.
+  // Which grid runs the kernel (docs/cuda-step-update.md, "Two grids"); the same arithmetic either way.
   StepGrid grid = StepGrid::kAuto;
 
   /// Copies the configuration from a host StepConfig (validated by qsa::validate_step()).

@@ -1,5 +1,6 @@
 #pragma once
-// What a benchmark name says: `BM_<Operation>/<backend>/<argname>:<value>/...` (STYLE.md), followed
+// What a benchmark name says: `BM_<Operation>/<backend>/<argname>:<value>/...` (the project's
+// benchmark naming: the operation, the backend timed, then its arguments as name:value), followed
 // by Google Benchmark's run options (`/iterations:30`, `/repeats:5`, `/min_time:0.100`,
 // `/manual_time`, ...), which say how it was timed, not what.
 

@@ -1,7 +1,8 @@
 #pragma once
 // Converts the text a GPU run left before records existed (run_gpu.sh's summary.txt and the
-// benchmarks' console logs, docs/gpu-runs/) into records marked "imported": aggregates only, no
-// repetitions, so `bench compare` refuses them while `report` draws them.
+// benchmarks' console logs; records/tests/fixtures/ keeps the ones records/history/ was made from)
+// into records marked "imported": aggregates only, no repetitions, so `bench compare` refuses them
+// while `report` draws them.
 
 #include <string>
 #include <utility>
