@@ -4,13 +4,12 @@
 #include <map>
 #include <mutex>
 
+#include "own_step_metadata.hpp"
 #include "plugin_instance.hpp"
 #include "plugin_memory.hpp"
 #include "plugin_step_args.hpp"
 #include "qsa/backends/plugin_capabilities.hpp"
 #include "qsa/backends/plugin_library.hpp"
-#include "qsa/reference/metadata.hpp"
-#include "qsa/traces/compare.hpp"
 #include "qsa/validate.hpp"
 
 namespace qsa::backends {
@@ -180,16 +179,8 @@ Status PluginBackend::step_metadata(const StepInput& input, PluginMetadataBuffer
   for (int g = 0; g < 2; ++g) {
     QSA_TRY(run_metadata(groups[g], buffers[g], error));
     MetadataOutput got = download_shape(groups[g]);
-    MetadataOutput expected;
     QSA_TRY(read_metadata(*buffers[g], &got, error));
-    apply_deviations(library_->declaration().deviations, &got);
-    QSA_TRY(reference::build_metadata(groups[g], &expected, error));
-    if (auto m = traces::compare_metadata(groups[g], expected, got)) {
-      *error = Error{"plugin", -1, "step-metadata-differs",
-                     name_ + ": the " + to_string(groups[g].cache.kind) +
-                         " metadata given to its step update differs from the contract: " + m->to_string()};
-      return Status::kInternalError;
-    }
+    QSA_TRY(check_own_step_metadata(name_, groups[g], std::move(got), library_->declaration().deviations, error));
   }
   args->compressed_metadata = &compressed->out;
   args->ring_metadata = &ring->out;

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "adapter_support.hpp"
+#include "own_step_metadata.hpp"
 #include "qsa/backends/plugin_capabilities.hpp"
 #include "qsa/backends/worker_command.hpp"
 #include "qsa/backends/worker_protocol.hpp"
@@ -401,6 +402,17 @@ Status WorkerBackend::step_update(const StepInput& input, StepCaches* caches, St
     return Status::kNotImplemented;
   }
   QSA_TRY(restart_after_fault(error));  // the old shared memory may be half written: nothing is copied
+  // STEP_USES_METADATA: the worker's own metadata of both groups, judged before the step reads it.
+  std::vector<std::pair<const char*, MetadataOutput>> own_metadata;
+  if ((hello_.capabilities.capabilities.features & QSA_PLUGIN_FEATURE_STEP_USES_METADATA) != 0) {
+    for (const auto& [group, prefix] : {std::make_pair(input.compressed_metadata_input(), "compressed_"),
+                                        std::make_pair(input.ring_metadata_input(), "ring_")}) {
+      MetadataOutput got = make_poisoned_metadata_output(group);
+      QSA_TRY(build_metadata(group, &got, error));
+      QSA_TRY(check_own_step_metadata(name_, group, got, hello_.capabilities.deviations, error));
+      own_metadata.emplace_back(prefix, std::move(got));
+    }
+  }
   const StepConfig& c = input.config;
   const int64_t id = ++calls_;
   bool caches_changed = false;
@@ -439,6 +451,17 @@ Status WorkerBackend::step_update(const StepInput& input, StepCaches* caches, St
                                     {}});
   in["w_k"] = to_json(b.add_from(c.w_k.data(), bytes_of(c.w_k), "bfloat16", {c.head_dim}));
   in["w_q"] = to_json(b.add_from(c.w_q.data(), bytes_of(c.w_q), "bfloat16", {c.head_dim}));
+  for (const auto& [prefix, m] : own_metadata) {  // docs/worker-protocol.md, "step"
+    const std::string p = prefix;
+    in[p + "token_to_req"] = to_json(b.add_from(m.token_to_req.data(), bytes_of(m.token_to_req), "int32", {n}));
+    in[p + "logical_positions"] =
+        to_json(b.add_from(m.logical_positions.data(), bytes_of(m.logical_positions), "int64", {n}));
+    in[p + "visible_blocks"] = to_json(b.add_from(m.visible_blocks.data(), bytes_of(m.visible_blocks), "int32", {n}));
+    in[p + "slot_mapping"] = to_json(b.add_from(m.slot_mapping.data(), bytes_of(m.slot_mapping), "int64", {n}));
+    in[p + "k_work_metadata"] =
+        to_json(b.add_from(m.k_work_metadata.data(), bytes_of(m.k_work_metadata), "int32",
+                           {static_cast<int64_t>(m.k_work_metadata.size() / 2), 2}));
+  }
   request["caches"]["ring"] = to_json(cache_ref(caches->ring.layout, persistent_.ring_offset));
   request["caches"]["compressed"] = to_json(cache_ref(caches->compressed.layout, persistent_.compressed_offset));
   const bool fp8 = c.store_dtype == StoreDtype::kFp8E4m3;

@@ -18,7 +18,8 @@ const std::pair<uint32_t, const char*> kFeatures[] = {
     {QSA_PLUGIN_FEATURE_MROPE, "mrope"},
     {QSA_PLUGIN_FEATURE_RING_POSITIONS, "ring_positions"},
     {QSA_PLUGIN_FEATURE_STRIDED_BLOCK_TABLE, "strided_block_table"},
-    {QSA_PLUGIN_FEATURE_PADDED_CACHE_STRIDES, "padded_cache_strides"}};
+    {QSA_PLUGIN_FEATURE_PADDED_CACHE_STRIDES, "padded_cache_strides"},
+    {QSA_PLUGIN_FEATURE_STEP_USES_METADATA, "step_uses_metadata"}};  // protocol 2; never by default
 
 struct RangeField {
   const char* name;
@@ -209,6 +210,13 @@ bool capabilities_from_json(const json& j, int protocol, KernelDeclaration* kern
       !bits_of(j, "features", kFeatures, &caps->features, why))
     return false;
   if (caps->cache_kinds == 0) return *why = "cache_kinds names no cache kind", false;
+  if ((caps->features & QSA_PLUGIN_FEATURE_STEP_USES_METADATA) != 0) {
+    if (protocol < 2) return *why = "step_uses_metadata needs protocol 2", false;
+    if ((caps->features & QSA_PLUGIN_FEATURE_STEP_UPDATE) == 0 ||
+        (caps->cache_kinds & (QSA_PLUGIN_KIND_COMPRESSED | QSA_PLUGIN_KIND_RING)) !=
+            (QSA_PLUGIN_KIND_COMPRESSED | QSA_PLUGIN_KIND_RING))
+      return *why = "step_uses_metadata needs step_update and the compressed and ring kinds", false;
+  }
   if ((caps->features & QSA_PLUGIN_FEATURE_STEP_UPDATE) != 0 && caps->store_dtypes == 0)
     return *why = "step_update without store_dtypes", false;
   for (const RangeField& r : kRanges) {
@@ -239,6 +247,7 @@ KernelDeclaration full_capabilities() {
   for (const auto& [bit, name] : kKinds) caps.cache_kinds |= bit;
   for (const auto& [bit, name] : kDtypes) caps.store_dtypes |= bit;
   for (const auto& [bit, name] : kFeatures) caps.features |= bit;
+  caps.features &= ~uint32_t{QSA_PLUGIN_FEATURE_STEP_USES_METADATA};  // changes the step request: only when named
   caps.features |= QSA_PLUGIN_FEATURE_CONCURRENT_INSTANCES;  // one process per backend
   for (const RangeField& r : kRanges) caps.*r.member = r.whole;
   return kernel;

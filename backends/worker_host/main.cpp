@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
   qsa::backends::ServedBackend served{backend.get(), name, "qsacheck-worker-host", qsa::backends::full_capabilities()};
   if (auto* plugin = dynamic_cast<qsa::backends::PluginBackend*>(backend.get())) {
     served.capabilities = plugin->library()->declaration();
+    // The served plugin backend builds and judges its own step metadata itself.
+    served.capabilities.capabilities.features &= ~uint32_t{QSA_PLUGIN_FEATURE_STEP_USES_METADATA};
     served.name = plugin->library()->table().name;
     if (const char* info = plugin->library()->table().build_info) served.build_info = info;
   }

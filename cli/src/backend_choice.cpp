@@ -1,5 +1,7 @@
 #include "backend_choice.hpp"
 
+#include <algorithm>
+
 namespace qsa::cli {
 
 std::unique_ptr<Backend> open_backend(const std::string& name, Error* error) {
@@ -28,8 +30,16 @@ std::vector<std::string> choose_backends(const std::vector<std::string>& request
                                          std::vector<std::string>* unavailable, Error* error) {
   std::vector<std::string> chosen;
   if (!requested.empty()) {
+    const std::vector<std::string> built_in = BackendRegistry::global().names(/*include_hidden=*/true);
     for (const std::string& name : requested) {
-      if (!open_backend(name, error)) return {};
+      if (!open_backend(name, error)) {
+        // A built-in backend this machine cannot run (cuda without a GPU) is not run (exit 3), not
+        // bad input: the same command is right on another machine (docs/decisions.md).
+        if (error->rule != "unavailable" || std::find(built_in.begin(), built_in.end(), name) == built_in.end())
+          return {};
+        unavailable->push_back(error->message);
+        continue;
+      }
       chosen.push_back(name);
     }
     return chosen;

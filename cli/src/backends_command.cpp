@@ -31,7 +31,7 @@ void print_plugin(const backends::PluginLibrary& library) {
 
 void print_worker(const backends::WorkerBackend& worker) {
   const backends::WorkerHello& h = worker.hello();
-  std::printf("  worker        %s (protocol %d, SPEC %s)\n", h.name.c_str(), backends::kWorkerProtocolVersion,
+  std::printf("  worker        %s (protocol %d, SPEC %s)\n", h.name.c_str(), h.protocol,
               h.spec_version.c_str());
   std::printf("  command       %s\n", worker.command().c_str());
   std::printf("  build         %s\n", h.build_info.c_str());

@@ -94,16 +94,25 @@ void add_declared_limits(const DeclaredLimits& from, std::vector<DeclaredLimits>
   it->excluded_input_space += from.excluded_input_space;
 }
 
+bool checks_no_kernel(const CheckReport& r) { return r.backends.size() == 1 && r.backends[0] == "reference"; }
+
+std::string no_kernel_note(const CheckReport& r) {
+  std::string why;
+  for (const std::string& line : r.unavailable) why += (why.empty() ? "" : "; ") + line;
+  return "no kernel checked" + (why.empty() ? std::string() : " (" + why + ")") +
+         "; to check one pass --backend cuda on a GPU machine, --backend plugin:PATH.so or "
+         "--backend worker:\"python3 my_worker.py\"";
+}
+
 std::string verdict_text(const CheckReport& r) {
   const int code = r.exit_code();
   std::string backends;
   for (const std::string& b : r.backends) backends += (backends.empty() ? "" : ", ") + b;
   // The reference checks itself only against the oracle and the invariants: a green run of it
   // alone says nothing about a kernel, and the verdict line says so.
-  const bool reference_only = r.backends.size() == 1 && r.backends[0] == "reference";
-  const std::string which = reference_only
-                                ? "reference only: checked against the oracle and invariants; no kernel checked"
-                                : "backends checked: " + backends;
+  const std::string which = checks_no_kernel(r) ? "reference only: checked against the oracle and invariants; " +
+                                                      no_kernel_note(r)
+                                                : "backends checked: " + backends;
   // A tolerance-mode run is not an exact result: the verdict says under which comparison it holds.
   const std::string mode =
       r.float_tolerance.exact() ? "" : "; float comparison " + r.float_tolerance.to_string() + ", not bit for bit";
@@ -197,7 +206,9 @@ void print_declared_limits(const CheckReport& r, std::FILE* out) {
 }  // namespace
 
 void print_report(const CheckReport& r, std::FILE* out) {
-  std::fprintf(out, "\nqsacheck check: seed %llu, backends:", static_cast<unsigned long long>(r.seed));
+  std::fprintf(out, "\n");
+  if (checks_no_kernel(r)) std::fprintf(out, "qsacheck check: %s\n", no_kernel_note(r).c_str());
+  std::fprintf(out, "qsacheck check: seed %llu, backends:", static_cast<unsigned long long>(r.seed));
   for (const std::string& b : r.backends) std::fprintf(out, " %s", b.c_str());
   if (r.campaign.shard_count > 1)
     std::fprintf(out, ", shard %lld/%lld", static_cast<long long>(r.campaign.shard_index),

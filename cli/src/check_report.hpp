@@ -168,6 +168,11 @@ void add_declared_limits(const DeclaredLimits& from, std::vector<DeclaredLimits>
 /// The table, coverage, what did not run and the verdict line, on `out` (stdout, or stderr when
 /// stdout carries the JSON). The verdict line names the backends checked.
 void print_report(const CheckReport& report, std::FILE* out);
+/// True when the reference is the only backend checked: no kernel was.
+bool checks_no_kernel(const CheckReport& report);
+/// "no kernel can be checked here (cuda: no CUDA device ...); the reference runs alone ...; to check
+/// a kernel pass --backend ...": the first line and the verdict of such a run.
+std::string no_kernel_note(const CheckReport& report);
 /// "passed (reference only: ...; no kernel checked)", "FAILED", ...: the words after "RESULT: ".
 std::string verdict_text(const CheckReport& report);
 nlohmann::json report_to_json(const CheckReport& report);

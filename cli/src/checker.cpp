@@ -100,9 +100,21 @@ CheckReport Checker::run() {
   }
   report_.float_tolerance = tolerance_;
   report_.backends = choose_backends(options_.backends, &report_.unavailable, &error);
+  if (report_.backends.empty() && !options_.backends.empty() && !report_.unavailable.empty() &&
+      error.rule == "unavailable") {
+    for (const std::string& why : report_.unavailable) report_.not_run.push_back("every check: " + why);
+    return report_;  // exit 3: nothing could run on this machine
+  }
   if (report_.backends.empty()) {
     report_.setup_error = error.field.empty() ? Error{"backend", -1, "none", "no backend can run here"} : error;
     return report_;
+  }
+  if (checks_no_kernel(report_)) {
+    // A pass of the reference alone says nothing about a kernel: the first line says so, the last
+    // (the verdict) too, and --require-kernel makes it "not run" (docs/decisions.md).
+    if (!options_.quiet)
+      std::fprintf(stderr, "qsacheck check: %s\n", no_kernel_note(report_).c_str());
+    if (options_.require_kernel) report_.not_run.push_back("a kernel (--require-kernel): " + no_kernel_note(report_));
   }
   std::vector<CampaignJob> jobs;
   CampaignSettings settings;

@@ -27,6 +27,9 @@ struct CheckOptions {
   /// --allow-excluded FILE: input classes (ids of docs/input-space.md) a kernel's declared
   /// constraints may leave untested; any other class they leave untested fails the run.
   std::optional<std::vector<std::string>> allowed_exclusions;
+  /// --require-kernel: a run in which no kernel can be checked (only the reference can run here)
+  /// is not run (exit 3) instead of a pass of the reference against itself.
+  bool require_kernel = false;
   std::vector<std::string> backends;
   std::string workload;
   std::string requests_csv;

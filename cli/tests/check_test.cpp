@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -13,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qsa/backends/builtin.hpp"
+#include "qsa/backends/registry.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/shrinker.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -31,7 +34,7 @@ TEST(CheckCommand, AWorkloadCampaignPassesOnTheReferenceAndWritesJson) {
       "check --backend reference --workload prefix-sharing --scenarios 2 --steps 80 --batches 200 --json " + dir +
       "/report.json");
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("RESULT: passed (reference only: checked against the oracle and invariants; no kernel checked)"),
+  EXPECT_NE(r.out.find("RESULT: passed (reference only: checked against the oracle and invariants; no kernel checked"),
             std::string::npos)
       << "a green run of the reference alone must not read as a kernel passing: " << r.out;
   EXPECT_NE(r.out.find("prefix hits"), std::string::npos) << r.out;
@@ -52,6 +55,37 @@ TEST(CheckCommand, AWorkloadCampaignPassesOnTheReferenceAndWritesJson) {
   EXPECT_EQ(path_steps, report["coverage"]["steps"].get<int64_t>());
   EXPECT_EQ(grid_steps, report["coverage"]["steps"].get<int64_t>());
   EXPECT_NE(r.out.find("CUDA kernel grids (steps): latency: "), std::string::npos) << r.out;
+}
+
+// Where no kernel can run (no GPU for cuda, no plugin or worker named), a run of the reference
+// alone says so in its first and its last line, and --require-kernel makes it "not run" (exit 3).
+TEST(CheckCommand, WithoutAKernelTheFirstAndLastLinesSaySoAndRequireKernelIsExitThree) {
+  if (backends::cuda_device_count() > 0) GTEST_SKIP() << "a GPU is here: cuda is a kernel to check";
+  const std::string dir = temp_dir();
+  const std::string campaign = "check --workload default --scenarios 1 --steps 10 --batches 10 --out " + dir;
+  const auto plain = run_qsacheck(campaign);
+  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+  EXPECT_EQ(plain.out.find_first_not_of('\n'), plain.out.find("qsacheck check: no kernel checked"))
+      << "the report's first line: " << plain.out;
+  const std::string last = plain.out.substr(plain.out.rfind("RESULT: "));
+  EXPECT_NE(last.find("no kernel checked"), std::string::npos) << last;
+  EXPECT_NE(last.find("--backend plugin:PATH.so"), std::string::npos) << last;
+  const auto required = run_qsacheck(campaign + " --require-kernel");
+  EXPECT_EQ(required.exit_code, 3) << required.out;
+  EXPECT_NE(required.out.find("a kernel (--require-kernel)"), std::string::npos) << required.out;
+}
+
+// Named but unusable on this machine (cuda without a GPU): not run (exit 3), in the CUDA build's
+// words for a machine without a GPU.
+TEST(CheckCommand, ABuiltInBackendThisMachineCannotRunIsNotRun) {
+  const auto names = BackendRegistry::global().names();
+  if (std::find(names.begin(), names.end(), "cuda") == names.end()) GTEST_SKIP() << "built without CUDA";
+  if (backends::cuda_device_count() > 0) GTEST_SKIP() << "a GPU is here";
+  const auto r = run_qsacheck("check --backend cuda --workload default --scenarios 1 --steps 10 --batches 10 --out " +
+                              temp_dir());
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("cuda cannot run here"), std::string::npos) << r.out;
+  if (access("/dev/nvidiactl", F_OK) != 0) EXPECT_NE(r.out.find("no GPU on this machine"), std::string::npos) << r.out;
 }
 
 TEST(CheckCommand, ABrokenBackendIsCaughtWithAMinimalReproducerThatReplayConfirms) {

@@ -1,6 +1,7 @@
 #include "qsa/cuda/device.hpp"
 
 #include <cuda_runtime_api.h>
+#include <unistd.h>
 
 namespace qsa::cuda {
 
@@ -9,6 +10,15 @@ Status probe_device(std::string* reason) {
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err == cudaSuccess && count == 0) {
     if (reason != nullptr) *reason = "no CUDA device (cudaGetDeviceCount returned 0)";
+    return Status::kUnavailable;
+  }
+  // Without a GPU there is no driver either, and the runtime's words ("driver version is
+  // insufficient") would send a user to upgrade a driver that is not there.
+  if ((err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice) && access("/dev/nvidiactl", F_OK) != 0) {
+    if (reason != nullptr)
+      *reason = std::string("no GPU on this machine (no NVIDIA driver is loaded: /dev/nvidiactl is absent; ") +
+                cudaGetErrorName(err) + ")";
+    cudaGetLastError();
     return Status::kUnavailable;
   }
   if (err == cudaSuccess) err = cudaFree(nullptr);  // forces context creation: catches driver mismatches

@@ -3,12 +3,13 @@
 protocol; docs/plugin-quickstart.md, "The Python way", the walk-through.
 """
 
+from .device import from_device, to_device
 from .numerics import bf16_to_f32, e4m3_from_bf16, e4m3_to_f32, f32_to_bf16
 from .protocol import PROTOCOL
 from .server import SPLIT_FIELDS, Capabilities, MetadataCall, StepCall, Unsupported, main, serve
 
 __all__ = ["PROTOCOL", "SPLIT_FIELDS", "Capabilities", "MetadataCall", "StepCall", "Unsupported", "bf16_to_f32",
-           "e4m3_from_bf16", "e4m3_to_f32", "f32_to_bf16", "main", "serve", "torch_view"]
+           "e4m3_from_bf16", "e4m3_to_f32", "f32_to_bf16", "from_device", "main", "serve", "to_device", "torch_view"]
 
 
 def torch_view(array, device=None):

@@ -108,7 +108,9 @@ class StepCall(_Call):
     query_start_loc, seq_lens, common_slot_mapping, block_table, ring_block_table, keys [N, D],
     queries [N, HQ, D], positions [N] or [3, N], cos_sin [max_position, rd], w_k, w_q [D], and the
     caches ring_cache [blocks, R, width] and compressed_cache [blocks, S, D] (strided views,
-    updated in place). caches_changed: qsacheck changed the caches since the last reply (a worker
+    updated in place). With the feature "step_uses_metadata" (protocol 2) also the worker's own
+    metadata of the step, judged by qsacheck first: compressed_token_to_req, ...,
+    compressed_k_work_metadata and ring_token_to_req, ..., ring_k_work_metadata. caches_changed: qsacheck changed the caches since the last reply (a worker
     keeping its own copy, on a GPU say, must load them again)."""
 
     def __init__(self, request, shm):

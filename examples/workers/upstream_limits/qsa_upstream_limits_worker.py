@@ -9,7 +9,9 @@ What it implements, as upstream does:
   - rd = D / 2 only (upstream hard-codes the rotary dim);
   - int32 slots and block ids (below 2^31), and at most 16 384 requests a batch;
   - the passthrough kind copies every common slot as it is, a negative one included (-8 stays -8):
-    the declared deviation "negative-slots-pass-through".
+    the declared deviation "negative-slots-pass-through";
+  - its step update reads its own metadata of the step (feature "step_uses_metadata"), as upstream's
+    pre-indexer reads the metadata kernel's slots.
 Everything else is exact under SPEC 6. The kernel declines (Unsupported) every input outside its
 limits. Declared, qsacheck generates only inputs it admits and lists what it excluded; with
 --no-declarations it declares SPEC's whole range, and qsacheck reports each honest decline as a
@@ -66,6 +68,11 @@ def build_metadata(m):
 
 
 def step_update(s):
+    # Declared step_uses_metadata: like upstream's pre-indexer, the step is given this kernel's own
+    # metadata of both groups (qsacheck judged it against the contract first).
+    n = s.num_actual_tokens
+    if s.compressed_slot_mapping.shape != (n,) or s.ring_slot_mapping.shape != (n,):
+        raise RuntimeError("the step's own metadata is missing or misshapen")
     nr = len(s.query_start_loc) - 1
     blocks = np.concatenate([used_blocks(s.block_table, nr), used_blocks(s.ring_block_table, nr)]).astype(np.int64)
     decline_outside_limits(nr, s.compress_ratio, s.head_dim, s.rotary_dim,
@@ -78,11 +85,13 @@ def main():
     parser.add_argument("--no-declarations", action="store_true",
                         help="declare SPEC's whole range (qsacheck then reports every honest decline)")
     args = parser.parse_args()
+    features = ["mrope", "ring_positions", "strided_block_table", "padded_cache_strides", "step_uses_metadata"]
     limits = {} if args.no_declarations else dict(
         power_of_two=["compress_ratio"], relations=["rotary_dim_is_half_head_dim"], max_requests=MAX_REQUESTS,
         max_slot=INT32_MAX, max_block_id=INT32_MAX, deviations=["negative-slots-pass-through"])
     qw.main(name="upstream-limits-example", build_info="examples/workers/upstream_limits, NumPy " + np.__version__,
-            capabilities=qw.Capabilities(**limits), build_metadata=build_metadata, step_update=step_update)
+            capabilities=qw.Capabilities(features=features, **limits), build_metadata=build_metadata,
+            step_update=step_update)
 
 
 if __name__ == "__main__":
