@@ -253,7 +253,7 @@ std::optional<std::string> PluginBackend::excludes(const MetadataInput& input) c
 }
 
 std::optional<std::string> PluginBackend::excludes(const StepInput& input, const StepCaches& caches) const {
-  return library_ ? missing_for_step(library_->declaration(), input, caches) : std::nullopt;
+  return library_ ? excluded_step(library_->declaration(), input, caches) : std::nullopt;
 }
 
 std::optional<std::string> PluginBackend::excludes(const StepGeometry& geometry) const {

@@ -214,7 +214,8 @@ std::optional<std::string> missing_for_metadata(const KernelDeclaration& k, cons
 
 std::optional<std::string> missing_for_geometry(const KernelDeclaration& k, const StepGeometry& g) {
   const QsaPluginCapabilities& caps = k.capabilities;
-  if (!has(caps.features, QSA_PLUGIN_FEATURE_STEP_UPDATE)) return std::string("the step update");
+  // Without a step update no geometry is better than another: each step's update is declined.
+  if (!has(caps.features, QSA_PLUGIN_FEATURE_STEP_UPDATE)) return std::nullopt;
   if (g.store_dtype == StoreDtype::kBf16 && (caps.store_dtypes & QSA_PLUGIN_DTYPE_BF16) == 0)
     return std::string("store dtype bf16");
   if (g.store_dtype == StoreDtype::kFp8E4m3 && (caps.store_dtypes & QSA_PLUGIN_DTYPE_FP8_E4M3) == 0)
@@ -240,7 +241,9 @@ std::optional<std::string> missing_for_geometry(const KernelDeclaration& k, cons
   return std::nullopt;
 }
 
-std::optional<std::string> missing_for_step(const KernelDeclaration& k, const StepInput& in, const StepCaches& caches) {
+namespace {
+
+StepGeometry geometry_of(const StepInput& in, const StepCaches& caches) {
   const StepConfig& c = in.config;
   StepGeometry g;
   g.head_dim = c.head_dim;
@@ -254,9 +257,20 @@ std::optional<std::string> missing_for_step(const KernelDeclaration& k, const St
   g.ring_positions = c.ring_positions;
   g.strided_block_tables = is_strided(in.block_table) || is_strided(in.ring_block_table);
   g.padded_caches = is_padded(caches.ring.layout) || is_padded(caches.compressed.layout);
-  if (auto m = missing_for_geometry(k, g)) return m;
-  if (auto m = outside_batch_limits(k.constraints, in.batch, in.block_table, c.storage_block_size)) return m;
-  if (auto m = outside_batch_limits(k.constraints, in.batch, in.ring_block_table, c.ring_capacity)) return m;
+  return g;
+}
+
+}  // namespace
+
+std::optional<std::string> excluded_step(const KernelDeclaration& k, const StepInput& in, const StepCaches& caches) {
+  if (auto m = missing_for_geometry(k, geometry_of(in, caches))) return m;
+  if (auto m = outside_batch_limits(k.constraints, in.batch, in.block_table, in.config.storage_block_size)) return m;
+  return outside_batch_limits(k.constraints, in.batch, in.ring_block_table, in.config.ring_capacity);
+}
+
+std::optional<std::string> missing_for_step(const KernelDeclaration& k, const StepInput& in, const StepCaches& caches) {
+  if (!has(k.capabilities.features, QSA_PLUGIN_FEATURE_STEP_UPDATE)) return std::string("the step update");
+  if (auto m = excluded_step(k, in, caches)) return m;
   if (has(k.capabilities.features, QSA_PLUGIN_FEATURE_STEP_USES_METADATA)) {
     if (auto m = missing_for_metadata(k, in.compressed_metadata_input())) return m;
     if (auto m = missing_for_metadata(k, in.ring_metadata_input())) return m;

@@ -223,7 +223,7 @@ std::optional<std::string> WorkerBackend::excludes(const MetadataInput& input) c
 }
 
 std::optional<std::string> WorkerBackend::excludes(const StepInput& input, const StepCaches& caches) const {
-  return ready_ ? missing_for_step(hello_.capabilities, input, caches) : std::nullopt;
+  return ready_ ? excluded_step(hello_.capabilities, input, caches) : std::nullopt;
 }
 
 std::optional<std::string> WorkerBackend::excludes(const StepGeometry& geometry) const {

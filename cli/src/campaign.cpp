@@ -81,25 +81,20 @@ int64_t campaign_extreme_batches(int64_t batches) {
   return batches >= kExtremeBatchesFrom ? traces::kNumExtremeBatches : 0;
 }
 
-JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
-                  const traces::RunOptions& given_options, const std::function<bool()>& cancelled) {
+namespace {
+
+// One draw of a job: its steps run and checked on `backend` until the last, a failure, a stop, or
+// (options.stop_at_exclusion) a step the backend's declared constraints exclude (result.excluded
+// then holds why).
+JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, const ProgressFn& progress,
+                   traces::RunOptions options, const std::function<bool()>& cancelled) {
   const auto start = std::chrono::steady_clock::now();
   JobResult result;
   result.workload = job.workload.name;
-  result.seed = job.seed;
-  // A kernel's declared constraints may exclude this draw's geometry: draw again with another seed
-  // of the same workload, and count what the excluded draws would have generated.
-  for (int attempt = 1; attempt < kMaxRedraws; ++attempt) {
-    const auto why = backend.excludes(traces::step_geometry(traces::resolve_workload(job.workload, result.seed).config));
-    if (!why) break;
-    result.excluded.push_back(*why);
-    result.excluded_input_space += job_input_space(CampaignJob{job.workload, result.seed, job.steps});
-    result.seed = redraw_seed(job.seed, attempt);
-  }
-  traces::Simulator simulator(job.workload, result.seed);
+  result.seed = seed;
+  traces::Simulator simulator(job.workload, seed);
   result.scenario.config = simulator.config();
   result.cuda_kernel_path = backends::cuda_step_kernel_path(simulator.config());
-  traces::RunOptions options = given_options;
   options.input_space = &result.input_space;
   traces::ScenarioRunner runner(simulator.config(), backend, options);
   traces::CoverageCounter coverage(simulator.config());
@@ -110,10 +105,14 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
       break;
     }
     result.scenario.steps.push_back(simulator.next());
+    result.failure = runner.step(result.scenario.steps.back());
+    if (!runner.excluded().empty()) {
+      result.excluded.push_back(runner.excluded());
+      return result;
+    }
     coverage.add(result.scenario.steps.back());
     const std::string grid = backends::cuda_step_grid(grid_choice, result.scenario.steps.back());
     if (!grid.empty()) ++result.cuda_grid_steps[grid];
-    result.failure = runner.step(result.scenario.steps.back());
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (result.failure) break;
     ++result.steps_run;
@@ -124,6 +123,41 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   result.step_update_ran = runner.step_update_supported();
   result.declined.assign(runner.declined().begin(), runner.declined().end());
   return result;
+}
+
+}  // namespace
+
+JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
+                  const traces::RunOptions& given_options, const std::function<bool()>& cancelled) {
+  // A kernel's declared constraints may exclude a draw of this job, by its geometry or at a step
+  // (a block id whose slots pass int32): draw again with another seed of the same workload, count
+  // what each excluded draw would have generated, and give up after kMaxRedraws (the last draw then
+  // runs, and the backend declines what it cannot take: not run).
+  std::vector<std::string> excluded;
+  traces::InputSpaceCoverage excluded_input_space;
+  for (int attempt = 0;; ++attempt) {
+    const uint64_t seed = redraw_seed(job.seed, attempt);
+    const bool last = attempt + 1 == kMaxRedraws;
+    if (!last) {
+      const auto why = backend.excludes(traces::step_geometry(traces::resolve_workload(job.workload, seed).config));
+      if (why) {
+        excluded.push_back(*why);
+        excluded_input_space += job_input_space(CampaignJob{job.workload, seed, job.steps});
+        continue;
+      }
+    }
+    traces::RunOptions options = given_options;
+    options.stop_at_exclusion = !last;
+    JobResult result = run_draw(job, seed, backend, progress, options, cancelled);
+    if (!result.excluded.empty()) {
+      excluded.push_back(result.excluded.back());
+      excluded_input_space += job_input_space(CampaignJob{job.workload, seed, job.steps});
+      continue;
+    }
+    result.excluded = std::move(excluded);
+    result.excluded_input_space = std::move(excluded_input_space);
+    return result;
+  }
 }
 
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,

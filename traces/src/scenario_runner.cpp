@@ -379,6 +379,11 @@ std::optional<RunFailure> ScenarioRunner::step(const StepRecord& record) {
   inputs_[0] = input_.compressed_metadata_input();
   inputs_[1] = input_.ring_metadata_input();
   inputs_[2] = passthrough_input(input_);
+  if (options_.stop_at_exclusion)
+    if (auto why = backend_.excludes(input_, caches_)) {
+      excluded_ = *why;
+      return std::nullopt;
+    }
   if (options_.input_space) options_.input_space->add_step(input_, caches_.compressed.layout, caches_.ring.layout);
   for (bool& ready : expected_ready_) ready = false;
   if (options_.check_metadata)

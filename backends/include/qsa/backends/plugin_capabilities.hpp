@@ -63,8 +63,14 @@ std::optional<std::string> missing_for_metadata(const KernelDeclaration& kernel,
 std::optional<std::string> missing_for_step(const KernelDeclaration& kernel, const StepInput& input,
                                             const StepCaches& caches);
 
-/// The same for every step of a scenario of this geometry.
+/// What a campaign can avoid by drawing a scenario again: the declared ranges, constraints, dtypes
+/// and features of a step's geometry (nothing when the kernel has no step update, whose every step
+/// is declined alike), for every step of a scenario of this geometry ...
 std::optional<std::string> missing_for_geometry(const KernelDeclaration& kernel, const StepGeometry& geometry);
+/// ... and for one step: its geometry and the declared maxima of its batch, tables and slots (not
+/// the cache kinds or the step update, which no draw changes).
+std::optional<std::string> excluded_step(const KernelDeclaration& kernel, const StepInput& input,
+                                         const StepCaches& caches);
 
 /// (name, value) pairs in a fixed order: "memory" -> "cuda", "head_dim" -> "[32, 512]", ...,
 /// then each declared constraint and deviation.

@@ -50,6 +50,10 @@ struct RunOptions {
   StepFloatStatistics* float_statistics = nullptr;
   /// Counts every step's input against the input-space inventory (optional; input_space.hpp).
   InputSpaceCoverage* input_space = nullptr;
+  /// A campaign that can draw the scenario again: a step the backend's declared constraints
+  /// exclude (Backend::excludes, a slot past a kernel's int32 say) is not run; the runner stops
+  /// there and excluded() says why. Off (a replay): the backend declines such a step (not run).
+  bool stop_at_exclusion = false;
 };
 
 struct RunFailure {
@@ -79,6 +83,8 @@ class ScenarioRunner {
   /// What the backend declined as outside its declared capabilities (is_declined(): a plugin's
   /// kNotImplemented with rule "missing-capability"), each with the reason: reported as not run.
   const std::set<std::string>& declined() const { return declined_; }
+  /// Why the last step was excluded (RunOptions::stop_at_exclusion); empty when none was.
+  const std::string& excluded() const { return excluded_; }
   const ScenarioState& state() const { return state_; }
   /// The backend's caches after the steps run so far.
   const StepCaches& caches() const { return caches_; }
@@ -133,6 +139,7 @@ class ScenarioRunner {
   bool step_update_supported_ = true;
   bool backend_is_reference_ = false;  // its metadata is the reference's: built once, not twice
   std::set<std::string> declined_;
+  std::string excluded_;
 };
 
 /// Runs a whole scenario; nullopt when every step passed.
