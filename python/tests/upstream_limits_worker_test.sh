@@ -43,6 +43,9 @@ done
 # The same kernel without its declarations: an honest decline of an admitted input is a finding.
 expect 1 "declined-admitted-input" "$qsacheck" check --backend "$w --no-declarations" --workload default \
   --scenarios 1 --steps 100 --batches 300 --out "$work"
+# The deviation is what makes its passthrough slots equal: undeclared, a -8 slot is a finding.
+expect 1 "padding-inert.*slot -1|metadata-differential slot_mapping" "$qsacheck" check --backend "$w --without-deviation" --workload default \
+  --scenarios 1 --steps 20 --batches 300 --out "$work"
 # A class the declarations leave untested beyond --allow-excluded fails the run; allowed, it passes.
 printf '# C not a power of two: upstream needs one\n' >"$work/none.txt"
 expect 1 "excluded beyond --allow-excluded: compress_ratio_non_power_of_two_batch" "$qsacheck" check --backend "$w" \

@@ -84,11 +84,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-declarations", action="store_true",
                         help="declare SPEC's whole range (qsacheck then reports every honest decline)")
+    parser.add_argument("--without-deviation", action="store_true",
+                        help="declare the limits but not negative-slots-pass-through (its -8 slots are then findings)")
     args = parser.parse_args()
     features = ["mrope", "ring_positions", "strided_block_table", "padded_cache_strides", "step_uses_metadata"]
     limits = {} if args.no_declarations else dict(
         power_of_two=["compress_ratio"], relations=["rotary_dim_is_half_head_dim"], max_requests=MAX_REQUESTS,
-        max_slot=INT32_MAX, max_block_id=INT32_MAX, deviations=["negative-slots-pass-through"])
+        max_slot=INT32_MAX, max_block_id=INT32_MAX,
+        deviations=[] if args.without_deviation else ["negative-slots-pass-through"])
     qw.main(name="upstream-limits-example", build_info="examples/workers/upstream_limits, NumPy " + np.__version__,
             capabilities=qw.Capabilities(features=features, **limits), build_metadata=build_metadata,
             step_update=step_update)
