@@ -6,25 +6,8 @@
 set -u
 qsacheck=$1 python=$2 source=$3
 worker="$source/examples/workers/numpy/qsa_numpy_worker.py"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-# expect CODE PATTERN ARGS...: the exit code and PATTERN (grep -E) in stdout and stderr.
-expect() {
-  local code=$1 pattern=$2
-  shift 2
-  local start=$SECONDS
-  "$@" >"$work/out" 2>&1
-  local rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -Eq -- "$pattern" "$work/out"; then
-    echo "FAIL: $* -> exit $rc (expected $code), output lacks /$pattern/:"
-    sed 's/^/  | /' "$work/out" | tail -20
-    failures=$((failures + 1))
-  else
-    echo "ok: exit $rc in $((SECONDS - start)) s: $*"
-  fi
-}
+# shellcheck source=python/tests/expect.sh
+. "$(dirname "$0")/expect.sh"
 
 w="worker:$python $worker"
 expect 0 "RESULT: passed" "$qsacheck" check --backend "$w" --workload default --scenarios 2 --steps 60 --batches 300 \
