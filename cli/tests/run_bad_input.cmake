@@ -60,6 +60,26 @@ if(NOT no_sparse AND sparse_count GREATER 0)
   endforeach()
 endif()
 
+# Long repetitive files made at run time rather than stored (a 100 000-deep line):
+# {"repeated_files": {"name": [[TEXT, COUNT], ...]}}, each TEXT written COUNT times, in order.
+string(JSON repeated_count ERROR_VARIABLE no_repeated LENGTH "${expect}" repeated_files)
+if(NOT no_repeated AND repeated_count GREATER 0)
+  math(EXPR last "${repeated_count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON file_name MEMBER "${expect}" repeated_files ${i})
+    string(JSON part_count LENGTH "${expect}" repeated_files ${file_name})
+    math(EXPR last_part "${part_count} - 1")
+    set(text "")
+    foreach(p RANGE ${last_part})
+      string(JSON unit GET "${expect}" repeated_files ${file_name} ${p} 0)
+      string(JSON count GET "${expect}" repeated_files ${file_name} ${p} 1)
+      string(REPEAT "${unit}" ${count} body)
+      string(APPEND text "${body}")
+    endforeach()
+    file(WRITE "${WORK}/${file_name}" "${text}")
+  endforeach()
+endif()
+
 # An address-space limit proves the command refuses before allocating. ASan reserves terabytes of
 # address space, so the sanitizer build runs the case without it (the answer must be the same).
 optional_member(limit_as limit_as)

@@ -63,9 +63,38 @@ class KeyTracker {
   std::vector<Frame> frames_;
 };
 
+// Refuses text nested deeper than kMaxJsonDepth before nlohmann builds anything: its tree of a
+// deep array costs a few hundred bytes per level (the key tracker's frame included), and copying
+// or printing such a tree recurses once per level, so 100 000 `[` overflowed the stack of replay's
+// step copy (docs/limits.md, "Nesting depth"). Brackets inside strings do not count; whatever else
+// is wrong with the text is left to the parser.
+void check_nesting(const std::string& text) {
+  int64_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw InputError(Error{"input", static_cast<int64_t>(i), "too-deep",
+                               "arrays and objects nested more than " + std::to_string(kMaxJsonDepth) +
+                                   " deep (no qsacheck input needs more than a few levels)"});
+    } else if (c == ']' || c == '}') {
+      if (depth > 0) --depth;
+    }
+  }
+}
+
 }  // namespace
 
 nlohmann::json parse_json(const std::string& text) {
+  check_nesting(text);
   try {
     return nlohmann::json::parse(text, KeyTracker());
   } catch (const nlohmann::json::parse_error& e) {

@@ -340,9 +340,9 @@ ScenarioFile read_scenario(std::istream& in) {
     json j;
     try {
       j = parse_json(text);
-    } catch (const InputError& e) {  // malformed (the line is the locator) or a duplicate key (named)
+    } catch (const InputError& e) {  // malformed or too deep (the line is the locator) or a duplicate key (named)
       Error error = e.error();
-      if (error.rule == "malformed-json") error.field = "line";
+      if (error.rule == "malformed-json" || error.rule == "too-deep") error.field = "line";
       error.index = line;
       throw InputError(error);
     }
