@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "output_file.hpp"
 #include "qsa/records/comparison.hpp"
 #include "qsa/records/comparison_table.hpp"
 #include "qsa/records/log_import.hpp"
@@ -86,9 +87,8 @@ int import_run(const ImportArgs& args) {
   mkdir(args.out_dir.c_str(), 0755);
   for (const records::ImportedRecord& r : imported) {
     const std::string path = args.out_dir + "/" + stem + "-" + r.binary + ".json";
-    std::ofstream file(path);
-    file << records::record_to_json(r.record).dump(2) << "\n";
-    if (!file) throw traces::InputError(Error{"out-dir", -1, "unwritable", "cannot write " + path});
+    if (auto why = write_output_file(path, records::record_to_json(r.record).dump(2) + "\n"))
+      throw traces::InputError(Error{"out-dir", -1, "unwritable", *why});
     std::cout << "wrote " << path << " (" << r.record.entries.size() << " entries, imported)\n";
   }
   return kExitOk;

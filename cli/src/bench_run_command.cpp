@@ -192,7 +192,7 @@ int run_bench(const BenchPlan& plan) {
   }
   if (!plan.args.out.empty()) {
     const records::Record record = bench_record(all, plan.repetitions, context);
-    if (auto failure = write_file_atomically(plan.args.out, records::record_to_json(record).dump(2) + "\n")) {
+    if (auto failure = write_output_file(plan.args.out, records::record_to_json(record).dump(2) + "\n")) {
       std::fprintf(stderr, "qsacheck bench: the record was NOT written: %s\n", failure->c_str());
       return verdict == kExitOk ? kExitIncomplete : verdict;
     }

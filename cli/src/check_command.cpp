@@ -84,6 +84,8 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   ReportOutput(o.json_path).check();
   if (!o.junit_path.empty()) check_output_file(o.junit_path, "--junit");
   check_output_directory(o.out_dir, "--out");
+  check_distinct_paths({{o.requests_csv, "--requests-csv"}, {a.requests_log.path, "--requests"}},
+                       {{o.json_path, "--json"}, {o.junit_path, "--junit"}});
   return o;
 }
 

@@ -91,7 +91,7 @@ std::string junit_xml(const JunitSuite& suite) {
 }
 
 void write_junit(const std::string& path, const JunitSuite& suite, ReportOutput* output) {
-  if (auto why = write_file_atomically(path, junit_xml(suite)))
+  if (auto why = write_output_file(path, junit_xml(suite)))
     output->lost("the JUnit report " + path + " (" + *why + ")");
 }
 

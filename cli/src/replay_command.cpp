@@ -165,6 +165,9 @@ void add_replay_command(CLI::App& app, CommandJob* job) {
     ReportOutput output(*json_path);
     output.check();
     if (!junit_path->empty()) check_output_file(*junit_path, "--junit");
+    std::vector<NamedPath> inputs;
+    for (const std::string& f : *files) inputs.push_back({f, "files"});
+    check_distinct_paths(inputs, {{*json_path, "--json"}, {*junit_path, "--junit"}});
     *job = [=] { return replay(*files, *backend, flag, *junit_path, output); };
   });
 }

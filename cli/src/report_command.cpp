@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "output_file.hpp"
 #include "qsa/records/program.hpp"
 #include "qsa/records/record.hpp"
 #include "qsa/records/report_data.hpp"
@@ -34,14 +35,8 @@ struct ReportArgs {
   double threshold_percent = 5;
 };
 
-// Writes beside the target, then renames: a reader never sees half a page.
 void write_file(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  std::ofstream file(temp, std::ios::binary);
-  file << text;
-  file.close();
-  if (!file || std::rename(temp.c_str(), path.c_str()) != 0)
-    throw traces::InputError(Error{"out-dir", -1, "unwritable", "cannot write " + path});
+  if (auto why = write_output_file(path, text)) throw traces::InputError(Error{"out-dir", -1, "unwritable", *why});
 }
 
 std::string tail_of(const std::string& path) {
