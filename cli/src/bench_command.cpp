@@ -66,6 +66,12 @@ struct ImportArgs {
 records::TextFile text_file(const std::string& path) { return records::TextFile{path, read_input(path)}; }
 
 int import_run(const ImportArgs& args) {
+  // The name is a file name stem inside --out-dir: a separator or ".." would write elsewhere
+  // (issue 50: --name ../../x wrote two folders above it). Checked before anything is read.
+  if (args.name.find('/') != std::string::npos || args.name.find("..") != std::string::npos)
+    throw traces::InputError(Error{"--name", -1, "not-a-file-name",
+                                   "'" + args.name + "' is not a file name stem (no '/', no '..'); the records "
+                                   "are written inside --out-dir"});
   std::vector<records::TextFile> logs;
   for (const std::string& path : args.logs) logs.push_back(text_file(path));
   if (args.summary.empty() && logs.empty())
