@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "qsa/traces/json_codec.hpp"
@@ -26,6 +29,21 @@ int report_error(const Error& error) {
   print_json(traces::error_to_json(error));
   std::cerr << "qsacheck: " << to_string(error) << "\n";
   return kExitUsage;
+}
+
+int finish_standard_output(int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  const int why = errno;
+  const bool close_failed = std::fclose(stdout) != 0;
+  if (!failed && !close_failed) return code;
+  std::cerr << "qsacheck: could not write standard output"
+            << (why != 0 ? std::string(": ") + std::strerror(why) : std::string()) << "; "
+            << (code == kExitOk ? "exit 3 instead of 0, the report did not reach its reader"
+                                : "the exit code stays " + std::to_string(code))
+            << "\n";
+  return code == kExitOk ? kExitIncomplete : code;
 }
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) != 0; }
