@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -42,8 +43,9 @@ std::string label(const records::Record& r) {
 int compare(const CompareArgs& args) {
   if (!(args.alpha > 0 && args.alpha < 1))
     return report_error(Error{"alpha", -1, "out-of-range", "--alpha must lie in (0, 1)"});
-  if (!(args.threshold_percent >= 0))
-    return report_error(Error{"threshold", -1, "out-of-range", "--threshold must be a non-negative percentage"});
+  if (!(std::isfinite(args.threshold_percent) && args.threshold_percent >= 0))  // inf would gate nothing
+    return report_error(
+        Error{"threshold", -1, "out-of-range", "--threshold must be a finite, non-negative percentage"});
   const records::Record baseline = records::read_record(args.baseline, "baseline");
   const records::Record candidate = records::read_record(args.candidate, "candidate");
   records::CompareOptions options;

@@ -139,8 +139,8 @@ JunitSuite replay_junit(const nlohmann::json& report) {
     JunitCase c{classname, path, file.value("seconds", 0.0), JunitCase::Outcome::kPassed, "", ""};
     if (file.contains("stopped_by")) {
       c.outcome = JunitCase::Outcome::kSkipped;
-      c.message = "stopped by " + file.value("stopped_by", "") + " after " + std::to_string(file.value("steps_run", 0)) +
-                  " steps";
+      c.message = "stopped by " + file.value("stopped_by", "") + " after " +
+                  std::to_string(file.value("steps_run", 0)) + " steps";
     } else if (!file.value("passed", false)) {
       c.outcome = JunitCase::Outcome::kFailed;
       c.message = file.value("failure", "failed");

@@ -25,9 +25,24 @@ std::string json_text(const nlohmann::json& json, int indent) {
 
 void print_json(const nlohmann::json& json) { std::cout << json_text(json) << "\n" << std::flush; }
 
+namespace {
+
+// An error names a field and says what is wrong; it never echoes a huge value whole (issue 50: a
+// 10 MB key came back as the field). A field is cut at 200 bytes and a message at 4 KiB (room for
+// the 2 KiB of a worker's output a handshake error quotes), each with a marker saying so.
+std::string cut(const std::string& text, size_t limit) {
+  if (text.size() <= limit) return text;
+  return text.substr(0, limit) + "... (" + std::to_string(text.size() - limit) + " more bytes)";
+}
+
+}  // namespace
+
 int report_error(const Error& error) {
-  print_json(traces::error_to_json(error));
-  std::cerr << "qsacheck: " << to_string(error) << "\n";
+  Error shown = error;
+  shown.field = cut(error.field, kMaxErrorFieldBytes);
+  shown.message = cut(error.message, kMaxErrorMessageBytes);
+  print_json(traces::error_to_json(shown));
+  std::cerr << "qsacheck: " << to_string(shown) << "\n";
   return kExitUsage;
 }
 

@@ -2,6 +2,7 @@
 // Exit codes, input reading and JSON printing shared by the qsacheck subcommands: the one place
 // that writes to stdout in JSON (docs/json-schema.md, "Errors and exit codes").
 
+#include <cstddef>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,10 @@ std::string json_text(const nlohmann::json& json, int indent = -1);
 
 /// Prints one JSON document on a line of its own on stdout.
 void print_json(const nlohmann::json& json);
+
+/// The longest field and message an error prints; longer ones are cut with a marker.
+inline constexpr size_t kMaxErrorFieldBytes = 200;
+inline constexpr size_t kMaxErrorMessageBytes = 4096;
 
 /// Prints {"status": "error", ...} on stdout, the readable form on stderr; returns kExitUsage.
 /// The one way a command ends with exit 2: stdout then holds exactly this line.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -45,6 +46,11 @@ std::string tail_of(const std::string& path) {
 }
 
 int report(const ReportArgs& args) {
+  if (!(args.alpha > 0 && args.alpha < 1))
+    return report_error(Error{"alpha", -1, "out-of-range", "--alpha must lie in (0, 1)"});
+  if (!(std::isfinite(args.threshold_percent) && args.threshold_percent >= 0))
+    return report_error(
+        Error{"threshold", -1, "out-of-range", "--threshold must be a finite, non-negative percentage"});
   std::vector<records::Record> loaded;
   for (size_t i = 0; i < args.files.size(); ++i)
     loaded.push_back(records::read_record(args.files[i], "records[" + std::to_string(i) + "]"));
@@ -69,9 +75,13 @@ int report(const ReportArgs& args) {
     write_file(script, plots.script);
     std::remove(log.c_str());
     const int rc = records::run_program({gnuplot, script}, log);
-    if (rc != 0)
+    if (rc != 0) {
+      // Exit 2 leaves no half-drawn plot behind (issue 50): the SVGs gnuplot got to are removed;
+      // its script and log are named in the error, so they stay.
+      for (const records::Plot& p : plots.plots) std::remove((args.out_dir + "/" + p.file).c_str());
       return report_error(Error{"gnuplot", rc, "failed",
                                 gnuplot + " " + script + " exited with " + std::to_string(rc) + ": " + tail_of(log)});
+    }
     std::remove(script.c_str());
     std::remove(log.c_str());
     html.plots = plots.plots;
