@@ -151,6 +151,14 @@ const nlohmann::json& JsonObjectReader::lookup(const char* field, bool required)
 
 int64_t JsonObjectReader::integer(const char* field) { return json_integer(lookup(field, true), context_ + field, -1); }
 
+int64_t JsonObjectReader::bounded_integer(const char* field, int64_t lo, int64_t hi) {
+  const int64_t v = integer(field);
+  if (v < lo || v > hi)
+    fail(field, -1, "out-of-range",
+         std::to_string(v) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
 std::optional<int64_t> JsonObjectReader::optional_integer(const char* field) {
   const nlohmann::json& v = lookup(field, false);
   if (v.is_null()) return std::nullopt;

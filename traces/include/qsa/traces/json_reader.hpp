@@ -42,6 +42,8 @@ class JsonObjectReader {
 
   bool has(const char* field) const;
   int64_t integer(const char* field);  // required
+  /// A required integer in [lo, hi], else {field, rule "out-of-range"} naming the range.
+  int64_t bounded_integer(const char* field, int64_t lo, int64_t hi);
   std::optional<int64_t> optional_integer(const char* field);
   double number(const char* field);
   bool boolean(const char* field);
