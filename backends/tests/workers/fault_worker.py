@@ -13,7 +13,8 @@ about the handshake) and then, at the first call, does MODE:
 Mode shrink-after-handshake truncates it right after the handshake, before the first call, then
 answers that call like shrink-in-call (the seal makes both truncations fail; the answer is wrong).
 Handshake modes: silent (prints, never answers), quits (prints, exits 1 before answering),
-protocol-2 (answers with protocol 2), bad-capabilities (an unknown feature).
+protocol-2 (answers with protocol 2), bad-capabilities (an unknown feature), deep-hello (a hello
+whose protocol is an array nested 100 000 deep).
 """
 
 import os
@@ -59,6 +60,10 @@ def main():
     if mode == "quits":
         print("ImportError: No module named 'my_kernel'", file=sys.stderr, flush=True)
         sys.exit(1)
+    if mode == "deep-hello":  # written by hand: json.dumps recurses once per level
+        text = ('{"op": "hello", "protocol": ' + "[" * 100000 + "]" * 100000 + "}").encode()
+        os.write(4, b"QSAW" + struct.pack("<I", len(text)) + text)
+        time.sleep(1000)
     caps = {"cache_kinds": ["compressed", "ring", "passthrough"], "store_dtypes": ["bf16", "fp8_e4m3"],
             "features": ["step_update", "mrope", "ring_positions"]}
     if mode == "bad-capabilities":
