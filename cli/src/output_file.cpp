@@ -29,13 +29,20 @@ std::string folder_of(const std::string& path) {
 
 namespace {
 
+// /proc/self/fd/1, /proc/123/fd/4: a descriptor's magic link (what /dev/stdout and /dev/fd/N lead
+// to). Its text ("pipe:[1234]", a deleted file) is no path; opening the link itself reopens the
+// descriptor's file, so it is written in place and never followed further.
+bool is_descriptor_link(const std::string& path) {
+  return path.rfind("/proc/", 0) == 0 && path.find("/fd/") != std::string::npos;
+}
+
 // The file a path names once symbolic links are followed, dangling ones included: writing through
 // a link writes its target and keeps the link (issue 50: the rename used to replace the link).
 std::string link_target(const std::string& path) {
   std::string at = path;
   for (int hops = 0; hops < 40; ++hops) {  // 40: the kernel's own limit on links in one lookup
     struct stat info {};
-    if (lstat(at.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return at;
+    if (is_descriptor_link(at) || lstat(at.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return at;
     std::string target(static_cast<size_t>(info.st_size > 0 ? info.st_size : 4096) + 1, '\0');
     const ssize_t n = readlink(at.c_str(), target.data(), target.size());
     if (n < 0) return at;
@@ -45,14 +52,13 @@ std::string link_target(const std::string& path) {
   return at;
 }
 
-// Devices, FIFOs, sockets and whatever /dev and /proc name (/dev/stdout, /proc/self/fd/1) are
-// written where they are: a rename would replace the device or the pipe with a regular file.
-bool written_in_place(const std::string& path, const std::string& target) {
+// Devices, FIFOs, sockets and descriptors (/dev/stdout, /proc/self/fd/1) are written where they
+// are: a rename would replace the device or the pipe with a regular file. A regular file under
+// /dev/shm is an ordinary file.
+bool written_in_place(const std::string& target) {
   struct stat info {};
   if (stat(target.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) return true;
-  for (const char* prefix : {"/dev/", "/proc/"})
-    if (path.rfind(prefix, 0) == 0 || target.rfind(prefix, 0) == 0) return true;
-  return false;
+  return is_descriptor_link(target);
 }
 
 std::optional<std::string> write_all(int fd, const std::string& text, const std::string& what) {
@@ -145,7 +151,7 @@ void check_output_file(const std::string& path, const std::string& option) {
     if (access(target.c_str(), W_OK) != 0)
       unwritable(option, "cannot write " + path + ": " + std::strerror(errno));
   }
-  if (!written_in_place(path, target)) check_output_directory(folder_of(target), option);
+  if (!written_in_place(target)) check_output_directory(folder_of(target), option);
 }
 
 void check_output_directory(const std::string& path, const std::string& option) {
@@ -180,7 +186,7 @@ void check_distinct_paths(const std::vector<NamedPath>& inputs, const std::vecto
 
 std::optional<std::string> write_output_file(const std::string& path, const std::string& text) {
   const std::string target = link_target(path);
-  return written_in_place(path, target) ? write_in_place(target, text) : write_atomically(target, text);
+  return written_in_place(target) ? write_in_place(target, text) : write_atomically(target, text);
 }
 
 void ReportOutput::check() const {
