@@ -25,15 +25,11 @@ std::string folder_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-}  // namespace
-
-namespace {
-
-// /proc/self/fd/1, /proc/123/fd/4: a descriptor's magic link (what /dev/stdout and /dev/fd/N lead
+// /proc/self/fd/1, /proc/123/fd/4, /dev/fd/1: a descriptor's magic link (what /dev/stdout leads
 // to). Its text ("pipe:[1234]", a deleted file) is no path; opening the link itself reopens the
 // descriptor's file, so it is written in place and never followed further.
 bool is_descriptor_link(const std::string& path) {
-  return path.rfind("/proc/", 0) == 0 && path.find("/fd/") != std::string::npos;
+  return (path.rfind("/proc/", 0) == 0 && path.find("/fd/") != std::string::npos) || path.rfind("/dev/fd/", 0) == 0;
 }
 
 // The file a path names once symbolic links are followed, dangling ones included: writing through
