@@ -1,9 +1,17 @@
 #include "qsa/backends/plugin_library.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
+#include <optional>
+
+#include "worker_process.hpp"
 #include <map>
 #include <mutex>
 
@@ -15,6 +23,60 @@ Error plugin_error(const std::string& path, const std::string& rule, const std::
 }
 
 bool bad_range(const QsaPluginRange& r, int64_t lo) { return r.min < lo || r.max < r.min; }
+
+// What the probe process tells its parent when the library loaded and its table validated.
+constexpr char kProbeLoaded = 'L';
+
+// Loads the library the way open() does, in a child process first (issue 50): dlopen runs the
+// library's constructors and open() calls its entry function and walks its variant table, and a
+// plugin that aborts or calls exit() there, or declares more variants than its array holds, ended
+// qsacheck, though docs/plugin-abi.md promises exit 2 and never a crash. The child reports success
+// on a pipe before _exit (an exit() of the plugin's, status 0 included, says nothing there); any
+// other end is the plugin's. The parent then loads it for real: the same steps, known to survive.
+std::optional<Error> probe_in_a_child(const std::string& path) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return std::nullopt;  // no probe: load as before
+  std::fflush(nullptr);  // the child must not flush the parent's buffered output a second time
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return std::nullopt;
+  }
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    forget_workers_in_child();  // a plugin's exit() runs the parent's atexit handlers here
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle != nullptr) {
+      void* symbol = dlsym(handle, QSA_PLUGIN_ENTRY_NAME);
+      if (symbol != nullptr) {
+        QsaPluginEntry entry = nullptr;
+        std::memcpy(&entry, &symbol, sizeof entry);
+        if (const QsaPlugin* table = entry()) validate_plugin_table(*table, path);
+      }
+    }
+    const char loaded = kProbeLoaded;  // failures that do not crash are open()'s to report
+    if (write(pipe_fds[1], &loaded, 1) != 1) _exit(1);
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  char got = 0;
+  ssize_t n;
+  do n = read(pipe_fds[0], &got, 1);
+  while (n < 0 && errno == EINTR);
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (n == 1 && got == kProbeLoaded) return std::nullopt;
+  const std::string how = WIFSIGNALED(status) ? "died of signal " + std::to_string(WTERMSIG(status)) + " (" +
+                                                    strsignal(WTERMSIG(status)) + ")"
+                                              : "exited with status " + std::to_string(WEXITSTATUS(status));
+  return plugin_error(path, "crashed-while-loading",
+                      "loading it (its constructors, " + std::string(QSA_PLUGIN_ENTRY_NAME) +
+                          "() and its table) in a probe process " + how +
+                          ": an abort or exit() while loading, or a variant table shorter than num_variants");
+}
 
 // A variant name must survive "plugin:PATH#NAME" on a command line and in a file name.
 bool is_variant_name(const char* name) {
@@ -45,7 +107,13 @@ std::vector<Error> validate_plugin_table(const QsaPlugin& t, const std::string& 
   if (t.build_metadata == nullptr) problem("missing-symbol", "the table has no build_metadata call");
   if (t.num_variants < 0 || (t.num_variants > 0 && t.variants == nullptr))
     problem("bad-table", "num_variants " + std::to_string(t.num_variants) + " without a variants array");
-  for (int32_t i = 0; i < t.num_variants && t.variants != nullptr; ++i) {
+  // More than any plugin plants; the names below are compared pairwise, and past its array a
+  // count's entries are whatever memory follows (the probe in open() survives that, not this).
+  constexpr int32_t kMaxVariants = 4096;
+  if (t.num_variants > kMaxVariants)
+    problem("bad-table", "num_variants " + std::to_string(t.num_variants) + " is more than " +
+                             std::to_string(kMaxVariants));
+  for (int32_t i = 0; i < t.num_variants && t.num_variants <= kMaxVariants && t.variants != nullptr; ++i) {
     if (!is_variant_name(t.variants[i].name))
       problem("bad-table", "variant " + std::to_string(i) + " has no name of [A-Za-z0-9_.-]");
     for (int32_t k = 0; k < i; ++k)
@@ -97,7 +165,10 @@ std::vector<Error> validate_plugin_table(const QsaPlugin& t, const std::string& 
                 {"storage_block_size", c->storage_block_size, 1, (c->cache_kinds & QSA_PLUGIN_KIND_COMPRESSED) != 0},
                 {"ring_capacity", c->ring_capacity, 1, (c->cache_kinds & QSA_PLUGIN_KIND_RING) != 0}};
   for (const auto& r : ranges)
-    if (r.needed && bad_range(r.range, r.lo))
+    if (!r.needed && r.range.max < r.range.min)  // unused, but a table that says so is broken (issue 50)
+      problem("bad-table", std::string("capabilities.") + r.name + " is [" + std::to_string(r.range.min) + ", " +
+                               std::to_string(r.range.max) + "]: its minimum is above its maximum");
+    else if (r.needed && bad_range(r.range, r.lo))
       problem("missing-capability", std::string("capabilities.") + r.name + " is [" + std::to_string(r.range.min) +
                                         ", " + std::to_string(r.range.max) + "]: empty or below " +
                                         std::to_string(r.lo));
@@ -120,6 +191,10 @@ std::shared_ptr<PluginLibrary> PluginLibrary::open(const std::string& path, Erro
   std::lock_guard<std::mutex> lock(mutex);
   if (auto existing = loaded[path].lock()) return existing;
 
+  if (std::optional<Error> crashed = probe_in_a_child(path)) {
+    *error = *crashed;
+    return nullptr;
+  }
   // RTLD_LOCAL: two plugins (or a plugin and qsacheck) may carry symbols of the same name.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {

@@ -11,6 +11,7 @@
 #include "qsa/backends/plugin_capabilities.hpp"
 #include "qsa/backends/worker_command.hpp"
 #include "qsa/backends/worker_protocol.hpp"
+#include "qsa/traces/json_reader.hpp"
 #include "qsa/validate.hpp"
 #include "worker_process.hpp"
 #include "worker_shm.hpp"
@@ -19,6 +20,17 @@ namespace qsa::backends {
 namespace {
 
 using nlohmann::json;
+
+// A worker's reply read by the one JSON reader (traces::parse_json): nesting past its limit, a key
+// given twice or malformed text is a discarded value (a malformed frame), where nlohmann's own
+// parse accepted a 100 000-deep value whose dump() in an error message then overflowed the stack.
+json parse_reply(const std::string& text) {
+  try {
+    return traces::parse_json(text);
+  } catch (const traces::InputError&) {
+    return json(json::value_t::discarded);
+  }
+}
 
 std::atomic<int64_t> g_timeout_ms{60000};
 
@@ -183,7 +195,7 @@ Status WorkerBackend::start(const std::vector<std::string>& argv) {
     load_error_ = Error{"backend", -1, "worker-handshake", "the handshake failed: " + error.message};
     return Status::kUnavailable;
   }
-  const json reply = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const json reply = parse_reply(text);
   if (!reply.is_object() || reply.value("op", "") != "hello")
     return handshake_failed("its first frame is not a hello reply: " + text.substr(0, 200));
   if (!reply.contains("protocol") || !reply["protocol"].is_number_integer() ||
@@ -277,7 +289,7 @@ Status WorkerBackend::call(const json& request, const std::string& what, json* r
     *error = std::move(e);
     return Status::kInternalError;
   }
-  *reply = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  *reply = parse_reply(text);
   if (reply->is_discarded() || !reply->is_object())
     return fail("malformed-frame", "the " + what + " is not a JSON object: " + text.substr(0, 200), error);
   if (reply->value("op", "") != request["op"].get<std::string>() || !reply->contains("id") ||

@@ -95,6 +95,10 @@ void close_fd(int* fd) {
 
 }  // namespace
 
+void forget_workers_in_child() {
+  for (auto& slot : g_groups) slot.store(0);
+}
+
 void end_all_workers_now() {
   for (auto& slot : g_groups) {
     const pid_t pgid = slot.load();

@@ -64,4 +64,8 @@ class WorkerProcess {
   bool crashed_ = false;  // ending() saw a death by a signal
 };
 
+/// In a child forked for another purpose (the plugin probe): forgets the parent's worker groups, so
+/// an exit() there, running the parent's atexit handlers, cannot kill the parent's workers.
+void forget_workers_in_child();
+
 }  // namespace qsa::backends

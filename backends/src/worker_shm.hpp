@@ -1,6 +1,7 @@
 #pragma once
 // The shared memory of a worker (docs/worker-protocol.md, "Shared memory"): one memfd that only
-// grows, mapped here once and mapped again only when a call needs more room; the worker inherits
+// grows (sealed against shrinking, so a worker cannot take pages from under this side's mapping),
+// mapped here once and mapped again only when a call needs more room; the worker inherits
 // the descriptor as fd 5 and maps it again when a request's shm_bytes exceeds its mapping.
 
 #include <cstddef>
@@ -17,7 +18,7 @@ class SharedRegion {
   SharedRegion& operator=(const SharedRegion&) = delete;
   ~SharedRegion();
 
-  /// Creates the memfd with `bytes` (kInternalError naming the call on failure).
+  /// Creates the memfd with `bytes`, sealed F_SEAL_SHRINK (kInternalError naming the call on failure).
   Status create(size_t bytes, Error* error);
   /// Grows to at least `bytes` (by half again at least, so growth is rare); content is kept.
   Status reserve(size_t bytes, Error* error);

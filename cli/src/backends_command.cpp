@@ -43,6 +43,11 @@ int run_backends(const std::vector<std::string>& requested) {
   BackendRegistry& registry = BackendRegistry::global();
   std::vector<std::string> names = requested;
   if (names.empty()) names = registry.names();
+  // Every backend is opened before a line is printed: a named one that cannot be used is exit 2
+  // with the error line alone on stdout (issue 50: the listing came first); in the full listing
+  // (no --backend) one that cannot be opened here is listed as not running, exit 0.
+  std::vector<std::unique_ptr<Backend>> opened;
+  std::vector<std::string> unusable;
   for (const std::string& name : names) {
     Error error;
     auto backend = registry.create(name);
@@ -50,12 +55,23 @@ int run_backends(const std::vector<std::string>& requested) {
     // A valid plugin that cannot run on this machine (no CUDA device) is still listed and validated.
     if (plugin == nullptr || plugin->library() == nullptr) {
       backend = open_backend(name, &error);
-      if (!backend) return report_error(error);
+      if (!backend && !requested.empty()) return report_error(error);
     }
+    unusable.push_back(backend ? "" : error.message);
+    opened.push_back(std::move(backend));
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
     std::printf("%s\n  description   %s\n", name.c_str(), registry.description(name).c_str());
-    if (plugin != nullptr)
+    Backend* backend = opened[i].get();
+    if (backend == nullptr) {
+      std::printf("  runs here     no: %s\n", unusable[i].c_str());
+      continue;
+    }
+    auto* plugin = dynamic_cast<backends::PluginBackend*>(backend);
+    if (plugin != nullptr && plugin->library() != nullptr)
       print_plugin(*plugin->library());
-    else if (auto* worker = dynamic_cast<backends::WorkerBackend*>(backend.get()))
+    else if (auto* worker = dynamic_cast<backends::WorkerBackend*>(backend))
       print_worker(*worker);
     else
       std::printf("  capabilities  built in: every input of the contract\n");

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "output_file.hpp"
 #include "qsa/records/comparison.hpp"
 #include "qsa/records/comparison_table.hpp"
 #include "qsa/records/log_import.hpp"
@@ -41,8 +43,9 @@ std::string label(const records::Record& r) {
 int compare(const CompareArgs& args) {
   if (!(args.alpha > 0 && args.alpha < 1))
     return report_error(Error{"alpha", -1, "out-of-range", "--alpha must lie in (0, 1)"});
-  if (!(args.threshold_percent >= 0))
-    return report_error(Error{"threshold", -1, "out-of-range", "--threshold must be a non-negative percentage"});
+  if (!(std::isfinite(args.threshold_percent) && args.threshold_percent >= 0))  // inf would gate nothing
+    return report_error(
+        Error{"threshold", -1, "out-of-range", "--threshold must be a finite, non-negative percentage"});
   const records::Record baseline = records::read_record(args.baseline, "baseline");
   const records::Record candidate = records::read_record(args.candidate, "candidate");
   records::CompareOptions options;
@@ -65,6 +68,12 @@ struct ImportArgs {
 records::TextFile text_file(const std::string& path) { return records::TextFile{path, read_input(path)}; }
 
 int import_run(const ImportArgs& args) {
+  // The name is a file name stem inside --out-dir: a separator or ".." would write elsewhere
+  // (issue 50: --name ../../x wrote two folders above it). Checked before anything is read.
+  if (args.name.find('/') != std::string::npos || args.name.find("..") != std::string::npos)
+    throw traces::InputError(Error{"--name", -1, "not-a-file-name",
+                                   "'" + args.name + "' is not a file name stem (no '/', no '..'); the records "
+                                   "are written inside --out-dir"});
   std::vector<records::TextFile> logs;
   for (const std::string& path : args.logs) logs.push_back(text_file(path));
   if (args.summary.empty() && logs.empty())
@@ -86,9 +95,8 @@ int import_run(const ImportArgs& args) {
   mkdir(args.out_dir.c_str(), 0755);
   for (const records::ImportedRecord& r : imported) {
     const std::string path = args.out_dir + "/" + stem + "-" + r.binary + ".json";
-    std::ofstream file(path);
-    file << records::record_to_json(r.record).dump(2) << "\n";
-    if (!file) throw traces::InputError(Error{"out-dir", -1, "unwritable", "cannot write " + path});
+    if (auto why = write_output_file(path, records::record_to_json(r.record).dump(2) + "\n"))
+      throw traces::InputError(Error{"out-dir", -1, "unwritable", *why});
     std::cout << "wrote " << path << " (" << r.record.entries.size() << " entries, imported)\n";
   }
   return kExitOk;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend_choice.hpp"
@@ -70,9 +71,18 @@ BenchPlan validated(const BenchArgs& a) {
   if (!parse_float_tolerance_flag(a.float_tolerance, &plan.tolerance, &error)) throw traces::InputError(error);
   // A backend that cannot run here (no GPU, or "cuda" in a build without CUDA) is the run's to report
   // (exit 3); a name nobody knows is bad input.
-  for (const std::string& name : {a.backend, a.against}) {
+  using Named = std::pair<const char*, std::string>;
+  for (const auto& [option, name] : {Named{"--backend", a.backend}, Named{"--against", a.against}}) {
     if (name.empty() || (name == "cuda" && !backends::cuda_support_built())) continue;
     if (!open_backend(name, &error) && error.rule != "unavailable") throw traces::InputError(error);
+    // Only "cuda" and plugins have a step update on the GPU (backends/src/device_step.cpp): any other
+    // backend is bad usage here, on any machine, not a GPU missing (issue 50: --backend reference
+    // said "no GPU").
+    if (name != "cuda" && name.rfind("plugin:", 0) != 0)
+      throw traces::InputError(Error{option, -1, "not-timeable",
+                                     name + " has no step update on the GPU to time (timed: \"cuda\" and CUDA "
+                                            "plugins, plugin:PATH.so, that declare "
+                                            "QSA_PLUGIN_FEATURE_GRAPH_CAPTURABLE)"});
   }
   if (!a.out.empty()) check_output_file(a.out, "--out");
   return plan;
@@ -192,7 +202,7 @@ int run_bench(const BenchPlan& plan) {
   }
   if (!plan.args.out.empty()) {
     const records::Record record = bench_record(all, plan.repetitions, context);
-    if (auto failure = write_file_atomically(plan.args.out, records::record_to_json(record).dump(2) + "\n")) {
+    if (auto failure = write_output_file(plan.args.out, records::record_to_json(record).dump(2) + "\n")) {
       std::fprintf(stderr, "qsacheck bench: the record was NOT written: %s\n", failure->c_str());
       return verdict == kExitOk ? kExitIncomplete : verdict;
     }

@@ -101,6 +101,8 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   ReportOutput(o.json_path).check();
   if (!o.junit_path.empty()) check_output_file(o.junit_path, "--junit");
   check_output_directory(o.out_dir, "--out");
+  check_distinct_paths({{o.requests_csv, "--requests-csv"}, {a.requests_log.path, "--requests"}},
+                       {{o.json_path, "--json"}, {o.junit_path, "--junit"}});
   return o;
 }
 
@@ -128,7 +130,7 @@ void add_check_command(CLI::App& app, CommandJob* job) {
       "the reference after every step. With no arguments: the default campaign, about 30 s on 2 cores.\n"
       "Exit 0: every check ran and passed; 1: a disagreement (a shrunk reproducer is written and\n"
       "the replay command printed); 2: bad usage or input (one JSON line on stdout); 3: what ran\n"
-      "passed but something did not run, or the run was stopped (SIGINT, SIGTERM, --time-budget).\n"
+      "passed but something did not run, or the run was stopped (SIGINT, SIGTERM, SIGHUP, --time-budget).\n"
       "Scale out: --keep-going collects every finding; --shard K/N runs one part of the campaign and\n"
       "`qsacheck merge` joins the parts; --jobs N uses N threads; --devices 0,1 uses two GPUs.\n"
       "  qsacheck check --backend cuda --devices all --json report.json\n"

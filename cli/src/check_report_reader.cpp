@@ -12,6 +12,8 @@ namespace {
 
 using traces::JsonObjectReader;
 
+int64_t report_count(JsonObjectReader& r, const char* field) { return r.bounded_integer(field, 0, kMaxReportCount); }
+
 uint64_t unsigned_field(JsonObjectReader& r, const char* field) {
   const nlohmann::json& value = r.raw(field);
   if (!value.is_number_unsigned()) r.fail(field, -1, "wrong-type", "expected an integer in [0, 2^64-1]");
@@ -42,18 +44,18 @@ std::string item(const std::string& context, const char* field, size_t i) {
 traces::Coverage coverage_from(const nlohmann::json& json, const std::string& context) {
   JsonObjectReader r(json, context);
   traces::Coverage c;
-  c.steps = r.integer("steps");
-  c.rows = r.integer("rows");
-  c.requests = r.integer("requests");
-  c.groups_closed = r.integer("groups_closed");
-  c.ring_wraps = r.integer("ring_wraps");
-  c.drafts_rejected = r.integer("drafts_rejected");
-  c.preemptions = r.integer("preemptions");
-  c.prefix_hits = r.integer("prefix_hits");
-  c.padded_steps = r.integer("padded_steps");
-  c.negative_common_slots = r.integer("negative_common_slots");
-  c.mrope_steps = r.integer("mrope_steps");
-  c.fp8_steps = r.integer("fp8_steps");
+  c.steps = report_count(r, "steps");
+  c.rows = report_count(r, "rows");
+  c.requests = report_count(r, "requests");
+  c.groups_closed = report_count(r, "groups_closed");
+  c.ring_wraps = report_count(r, "ring_wraps");
+  c.drafts_rejected = report_count(r, "drafts_rejected");
+  c.preemptions = report_count(r, "preemptions");
+  c.prefix_hits = report_count(r, "prefix_hits");
+  c.padded_steps = report_count(r, "padded_steps");
+  c.negative_common_slots = report_count(r, "negative_common_slots");
+  c.mrope_steps = report_count(r, "mrope_steps");
+  c.fp8_steps = report_count(r, "fp8_steps");
   r.reject_unknown_fields();
   return c;
 }
@@ -66,6 +68,8 @@ void read_step_counts(const nlohmann::json& json, const std::string& context, st
   for (const auto& [name, count] : steps.items()) {
     if (!count.is_number_integer() || count.get<int64_t>() < 0)
       o.fail("steps." + name, -1, "wrong-type", "expected a count of steps");
+    if (count.get<int64_t>() > kMaxReportCount)
+      o.fail("steps." + name, -1, "out-of-range", "a count lies in [0, 2^47]");
     (*out)[name] = count.get<int64_t>();
   }
 }
@@ -134,8 +138,8 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
     CheckRow row;
     row.check = c.string("check");
     row.backend = c.string("backend");
-    row.cases = c.integer("cases");
-    row.failures = c.integer("failures");
+    row.cases = report_count(c, "cases");
+    row.failures = report_count(c, "failures");
     row.seconds = c.number("seconds");
     row.first_failure = c.string("first_failure");
     row.first_failure_order = c.integer("first_failure_order");
@@ -193,7 +197,7 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
     p.reject_unknown_fields();
   }
   report.campaign = campaign_from(r.raw("campaign"), context + "campaign.");
-  report.findings_total = r.integer("findings_total");
+  report.findings_total = report_count(r, "findings_total");
   const nlohmann::json& findings = array_field(r, "findings");
   for (size_t i = 0; i < findings.size(); ++i) {
     JsonObjectReader f(findings[i], item(context, "findings", i));

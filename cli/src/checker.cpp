@@ -377,7 +377,7 @@ std::optional<std::string> Checker::check_batch(Backend& backend, const Metadata
 
 void Checker::write_batch_reproducer(CheckFinding& finding, const std::string& what, const MetadataInput& input) {
   const std::string file = options_.out_dir + "/qsacheck-failure-" + file_safe(finding.backend) + "-" + what + ".json";
-  if (auto why = write_file_atomically(file, json_text(traces::metadata_input_to_json(input)) + "\n")) {
+  if (auto why = write_output_file(file, json_text(traces::metadata_input_to_json(input)) + "\n")) {
     report_.unwritten.push_back("the reproducer " + file + " (" + *why + ")");
     return;
   }
@@ -682,7 +682,7 @@ void Checker::write_scenario_reproducer(CheckFinding& finding, const JobResult& 
                            std::to_string(result.seed) + ".scenario";
   std::ostringstream text;
   traces::write_scenario(text, small, {}, tolerance_);
-  if (auto why = write_file_atomically(file, text.str())) {
+  if (auto why = write_output_file(file, text.str())) {
     report_.unwritten.push_back("the reproducer " + file + " (" + *why + ")");
     return;
   }

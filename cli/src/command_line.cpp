@@ -49,6 +49,21 @@ void reject_unknown_command(CLI::App& app, int argc, const char* const* argv) {
   }
 }
 
+// An empty value means nothing to any option (an empty path would be taken as a file name or
+// silently as "not given", `--workload ''` as no workload at all: issue 50), so none takes one.
+void refuse_empty_values(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size_max() == 0) continue;  // a flag
+    std::string name = option->get_name();  // --long, -s or the positional's name; "" when hidden
+    if (name.empty()) name = option->get_lnames().empty() ? "arguments" : "--" + option->get_lnames().front();
+    option->each([name](const std::string& value) {
+      if (value.empty())
+        throw traces::InputError(Error{name, -1, "empty-value", name + " was given an empty value"});
+    });
+  }
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) refuse_empty_values(*sub);
+}
+
 }  // namespace
 
 int run_command_line(int argc, const char* const* argv, bool parse_only) {
@@ -77,6 +92,7 @@ int run_command_line(int argc, const char* const* argv, bool parse_only) {
     add_backends_command(app, &job);
     add_merge_command(app, &job);
     add_input_space_command(app, &job);
+    refuse_empty_values(app);
 
     // The limits are read once up front, so a malformed variable is bad usage before any work.
     traces::max_input_bytes();

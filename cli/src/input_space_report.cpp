@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "check_report_reader.hpp"
 #include "output.hpp"
 #include "qsa/traces/json_reader.hpp"
 
@@ -82,8 +83,8 @@ traces::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, con
       o.fail("id", -1, "unknown-class",
              "'" + id + "' is not a class of this version's inventory (docs/input-space.md)");
     traces::InputClassCount& c = coverage.at(row->which);
-    c.count = o.integer("count");
-    c.steps = o.integer("steps");
+    c.count = o.bounded_integer("count", 0, kMaxReportCount);  // summed by merge
+    c.steps = o.bounded_integer("steps", 0, kMaxReportCount);
     if (row->values != traces::ValueSet::kClass) {
       if (c.count > 0) {
         c.min = o.integer("min");

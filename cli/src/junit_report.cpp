@@ -91,7 +91,7 @@ std::string junit_xml(const JunitSuite& suite) {
 }
 
 void write_junit(const std::string& path, const JunitSuite& suite, ReportOutput* output) {
-  if (auto why = write_file_atomically(path, junit_xml(suite)))
+  if (auto why = write_output_file(path, junit_xml(suite)))
     output->lost("the JUnit report " + path + " (" + *why + ")");
 }
 
@@ -142,7 +142,11 @@ JunitSuite replay_junit(const nlohmann::json& report) {
     const std::string tolerance = file.value("float_tolerance", "exact");
     tolerances.insert(tolerance);
     JunitCase c{classname, path, file.value("seconds", 0.0), JunitCase::Outcome::kPassed, "", ""};
-    if (!file.value("passed", false)) {
+    if (file.contains("stopped_by")) {
+      c.outcome = JunitCase::Outcome::kSkipped;
+      c.message = "stopped by " + file.value("stopped_by", "") + " after " +
+                  std::to_string(file.value("steps_run", 0)) + " steps";
+    } else if (!file.value("passed", false)) {
       c.outcome = JunitCase::Outcome::kFailed;
       c.message = file.value("failure", "failed");
       c.details = c.message + "\nreplay: qsacheck replay --backend " + backend +

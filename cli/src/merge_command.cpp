@@ -78,6 +78,9 @@ void add_merge_command(CLI::App& app, CommandJob* job) {
   cmd->callback([=] {
     ReportOutput(a->json_path).check();
     if (!a->junit_path.empty()) check_output_file(a->junit_path, "--junit");
+    std::vector<NamedPath> inputs;
+    for (const std::string& f : a->files) inputs.push_back({f, "files"});
+    check_distinct_paths(inputs, {{a->json_path, "--json"}, {a->junit_path, "--junit"}});
     *job = [a] { return run_merge(*a); };
   });
 }

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "qsa/traces/json_codec.hpp"
@@ -22,10 +25,40 @@ std::string json_text(const nlohmann::json& json, int indent) {
 
 void print_json(const nlohmann::json& json) { std::cout << json_text(json) << "\n" << std::flush; }
 
+namespace {
+
+// An error names a field and says what is wrong; it never echoes a huge value whole (issue 50: a
+// 10 MB key came back as the field). A field is cut at 200 bytes and a message at 4 KiB (room for
+// the 2 KiB of a worker's output a handshake error quotes), each with a marker saying so.
+std::string cut(const std::string& text, size_t limit) {
+  if (text.size() <= limit) return text;
+  return text.substr(0, limit) + "... (" + std::to_string(text.size() - limit) + " more bytes)";
+}
+
+}  // namespace
+
 int report_error(const Error& error) {
-  print_json(traces::error_to_json(error));
-  std::cerr << "qsacheck: " << to_string(error) << "\n";
+  Error shown = error;
+  shown.field = cut(error.field, kMaxErrorFieldBytes);
+  shown.message = cut(error.message, kMaxErrorMessageBytes);
+  print_json(traces::error_to_json(shown));
+  std::cerr << "qsacheck: " << to_string(shown) << "\n";
   return kExitUsage;
+}
+
+int finish_standard_output(int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  const int why = errno;
+  const bool close_failed = std::fclose(stdout) != 0;
+  if (!failed && !close_failed) return code;
+  std::cerr << "qsacheck: could not write standard output"
+            << (why != 0 ? std::string(": ") + std::strerror(why) : std::string()) << "; "
+            << (code == kExitOk ? "exit 3 instead of 0, the report did not reach its reader"
+                                : "the exit code stays " + std::to_string(code))
+            << "\n";
+  return code == kExitOk ? kExitIncomplete : code;
 }
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) != 0; }

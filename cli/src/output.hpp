@@ -2,6 +2,7 @@
 // Exit codes, input reading and JSON printing shared by the qsacheck subcommands: the one place
 // that writes to stdout in JSON (docs/json-schema.md, "Errors and exit codes").
 
+#include <cstddef>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,9 +27,19 @@ std::string json_text(const nlohmann::json& json, int indent = -1);
 /// Prints one JSON document on a line of its own on stdout.
 void print_json(const nlohmann::json& json);
 
+/// The longest field and message an error prints; longer ones are cut with a marker.
+inline constexpr size_t kMaxErrorFieldBytes = 200;
+inline constexpr size_t kMaxErrorMessageBytes = 4096;
+
 /// Prints {"status": "error", ...} on stdout, the readable form on stderr; returns kExitUsage.
 /// The one way a command ends with exit 2: stdout then holds exactly this line.
 int report_error(const Error& error);
+
+/// The last word of every command (issue 50): flushes and closes standard output and, when a write
+/// to it failed (a full disk, a closed pipe: SIGPIPE is ignored so it is an error, not a death),
+/// says so on stderr and turns exit 0 into 3 (the report did not reach its reader); any other
+/// code is kept. Returns the exit code.
+int finish_standard_output(int code);
 
 /// True when stderr is a terminal (progress redraws in place) rather than a log or pipe.
 bool stderr_is_terminal();

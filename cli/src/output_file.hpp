@@ -1,6 +1,7 @@
 #pragma once
-// Files a command writes (reports, reproducers): checked before the work starts, written
-// atomically (a temporary file beside the target, then a rename) at the end, and a failed write
+// Files a command writes (reports, reproducers): checked before the work starts (never one of the
+// inputs or another output), written atomically (a temporary file beside the target, then a
+// rename; special files in place) at the end, and a failed write
 // never changes the verdict's exit code: it is said on stderr and in the JSON report.
 
 #include <cstdio>
@@ -14,15 +15,30 @@
 namespace qsa::cli {
 
 /// Throws InputError {field `option`, rule "unwritable"} unless a file can be created or replaced
-/// at `path`: its folder exists and is writable, and the path is not a folder. Writes nothing.
+/// at `path`: its folder exists and is writable, and the path is not a folder, not empty and not
+/// "-" (standard output is --json's alone). Links are followed. Writes nothing.
 void check_output_file(const std::string& path, const std::string& option);
 
 /// Throws InputError {field `option`, rule "unwritable"} unless `path` is a writable folder.
 void check_output_directory(const std::string& path, const std::string& option);
 
-/// Writes `text` to `path` through a temporary file and a rename; a reader never sees half a file.
-/// Returns why it failed, or nullopt.
-std::optional<std::string> write_file_atomically(const std::string& path, const std::string& text);
+/// The one way a command writes a file (issue 50). A regular file, or a new one, through a temporary
+/// file beside it and a rename, so a reader never sees half a file; through a symbolic link, its
+/// target (the link stays); a FIFO, a device or a path under /dev or /proc (/dev/stdout) in place,
+/// appended to, since a rename would replace it with a regular file. Returns why it failed, or nullopt.
+std::optional<std::string> write_output_file(const std::string& path, const std::string& text);
+
+/// A path a command reads or writes and the option or argument that named it (`--json`, `files`).
+struct NamedPath {
+  std::string path;
+  std::string field;
+};
+
+/// Throws InputError {field = the output's option, rule "output-is-input" or "same-output"} when an
+/// output would overwrite one of the inputs or another output: existing files compared by
+/// (st_dev, st_ino), new ones by their canonical path, links followed. "-", FIFOs and devices are
+/// left out (nothing is destroyed by writing them). Checked before any work, with the other checks.
+void check_distinct_paths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
 
 /// Where a command's report goes. Without --json: the human text on stdout. With --json PATH: the
 /// text on stdout and the JSON report to PATH at the end. With --json -: the JSON alone on stdout,

@@ -49,7 +49,7 @@ int record_expected(const std::vector<std::string>& paths, ReportOutput output) 
       changed += i >= named.file.digests.size() || named.file.digests[i] != digests[i] ? 1 : 0;
     std::ostringstream text;
     traces::write_scenario(text, s, digests);
-    if (auto why = write_file_atomically(named.path, text.str())) {
+    if (auto why = write_output_file(named.path, text.str())) {
       output.lost(named.path + " (" + *why + ")");
       if (exit_code == kExitOk) exit_code = kExitIncomplete;
       results.push_back({{"file", named.path}, {"recorded", false}, {"failure", *why}});
@@ -82,7 +82,15 @@ void add_record_expected_command(CLI::App& app, CommandJob* job) {
   cmd->callback([=] {
     ReportOutput output(*json_path);
     output.check();
-    for (const std::string& path : *files) check_output_file(path, "files");
+    // The files are rewritten in place on purpose: they are this command's outputs, so --json
+    // must be none of them, and a file given twice would be rewritten twice.
+    std::vector<NamedPath> outputs;
+    for (const std::string& path : *files) {
+      check_output_file(path, "files");
+      outputs.push_back({path, "files"});
+    }
+    outputs.push_back({*json_path, "--json"});
+    check_distinct_paths({}, outputs);
     *job = [=] { return record_expected(*files, output); };
   });
 }

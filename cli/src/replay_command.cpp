@@ -16,6 +16,7 @@
 #include "junit_report.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "stop_request.hpp"
 #include "qsa/traces/float_statistics.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_runner.hpp"
@@ -37,6 +38,9 @@ traces::FloatTolerance tolerance_for(const std::optional<traces::FloatTolerance>
 
 int replay(const std::vector<std::string>& paths, const std::string& backend_name,
            const std::optional<traces::FloatTolerance>& flag, const std::string& junit_path, ReportOutput output) {
+  // SIGINT, SIGTERM, SIGHUP: stop between steps and write the partial report, as check does
+  // (docs/limits.md, "Stopping early"; issue 50: replay used to die with no report).
+  install_stop_handlers();
   Error error;
   auto backend = open_backend(backend_name, &error);
   if (!backend) return report_error(error);
@@ -52,6 +56,10 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
   nlohmann::json results = nlohmann::json::array();
   int exit_code = kExitOk;
   for (const MetadataInputFile& input : inputs) {
+    if (stop_requested()) {
+      results.push_back({{"file", input.path}, {"stopped_by", stop_reason()}, {"steps_run", 0}});
+      continue;
+    }
     nlohmann::json result;
     if (const int code = replay_metadata_input(input, *backend, out, &result); code != kExitOk) exit_code = code;
     results.push_back(std::move(result));
@@ -76,15 +84,29 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     traces::ScenarioRunner runner(s.config, *backend, options);
     std::optional<traces::RunFailure> failure;
     const auto start = std::chrono::steady_clock::now();
-    for (const traces::StepRecord& step : s.steps)
+    size_t steps_run = 0;
+    for (const traces::StepRecord& step : s.steps) {
+      if (stop_requested()) break;
+      ++steps_run;
       if ((failure = runner.step(step))) break;
-    if (!failure) failure = runner.finish();
+    }
+    const bool stopped = !failure && steps_run < s.steps.size();
+    if (!failure && !stopped) failure = runner.finish();
     nlohmann::json result = {
         {"file", named.path},
         {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()},
         {"steps", s.steps.size()},
         {"digests", digests},
         {"float_tolerance", tolerance.to_string()}};
+    if (stopped) {
+      out << "STOPPED by " << stop_reason() << " after " << steps_run << " of " << s.steps.size()
+          << " steps, each passed; the rest not run" << std::endl;
+      result["stopped_by"] = stop_reason();
+      result["steps_run"] = steps_run;
+      results.push_back(std::move(result));
+      if (exit_code == kExitOk) exit_code = kExitIncomplete;
+      continue;
+    }
     if (!tolerance.exact() && runner.step_update_supported()) {
       out << "  " << statistics.compressed.to_string("compressed cache") << "\n  "
           << statistics.q_out.to_string("q_out") << std::endl;
@@ -118,6 +140,10 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
   }
   nlohmann::json report = {
       {"command", "replay"}, {"backend", backend_name}, {"exit_code", exit_code}, {"files", results}};
+  if (stop_requested()) {
+    if (exit_code == kExitOk) report["exit_code"] = exit_code = kExitIncomplete;
+    report["stopped_by"] = stop_reason();
+  }
   if (!junit_path.empty()) write_junit(junit_path, replay_junit(report), &output);
   return output.finish(std::move(report), exit_code);
 }
@@ -133,7 +159,8 @@ void add_replay_command(CLI::App& app, CommandJob* job) {
       "A FILE.json is one metadata input (the reproducer `check` writes for a failing batch), judged\n"
       "against the reference: status, error (field, index, rule), untouched output, every output.\n"
       "Every file is read and checked before any runs. Exit 0 all passed, 1 a check failed, 2 a file\n"
-      "is unreadable or contradicts SPEC 7 (nothing runs), 3 passed but the backend has no step update.\n"
+      "is unreadable or contradicts SPEC 7 (nothing runs), 3 passed but the backend has no step update\n"
+      "or the run was stopped (SIGINT, SIGTERM, SIGHUP: the partial report lists each file's steps run).\n"
       "Example: qsacheck replay --backend reference qsacheck-repro-cuda-default-1000003.scenario");
   auto files = std::make_shared<std::vector<std::string>>();
   auto backend = std::make_shared<std::string>("reference");
@@ -165,6 +192,9 @@ void add_replay_command(CLI::App& app, CommandJob* job) {
     ReportOutput output(*json_path);
     output.check();
     if (!junit_path->empty()) check_output_file(*junit_path, "--junit");
+    std::vector<NamedPath> inputs;
+    for (const std::string& f : *files) inputs.push_back({f, "files"});
+    check_distinct_paths(inputs, {{*json_path, "--json"}, {*junit_path, "--junit"}});
     *job = [=] { return replay(*files, *backend, flag, *junit_path, output); };
   });
 }

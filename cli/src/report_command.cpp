@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,7 @@
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "output_file.hpp"
 #include "qsa/records/program.hpp"
 #include "qsa/records/record.hpp"
 #include "qsa/records/report_data.hpp"
@@ -34,14 +36,8 @@ struct ReportArgs {
   double threshold_percent = 5;
 };
 
-// Writes beside the target, then renames: a reader never sees half a page.
 void write_file(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  std::ofstream file(temp, std::ios::binary);
-  file << text;
-  file.close();
-  if (!file || std::rename(temp.c_str(), path.c_str()) != 0)
-    throw traces::InputError(Error{"out-dir", -1, "unwritable", "cannot write " + path});
+  if (auto why = write_output_file(path, text)) throw traces::InputError(Error{"out-dir", -1, "unwritable", *why});
 }
 
 std::string tail_of(const std::string& path) {
@@ -50,6 +46,11 @@ std::string tail_of(const std::string& path) {
 }
 
 int report(const ReportArgs& args) {
+  if (!(args.alpha > 0 && args.alpha < 1))
+    return report_error(Error{"alpha", -1, "out-of-range", "--alpha must lie in (0, 1)"});
+  if (!(std::isfinite(args.threshold_percent) && args.threshold_percent >= 0))
+    return report_error(
+        Error{"threshold", -1, "out-of-range", "--threshold must be a finite, non-negative percentage"});
   std::vector<records::Record> loaded;
   for (size_t i = 0; i < args.files.size(); ++i)
     loaded.push_back(records::read_record(args.files[i], "records[" + std::to_string(i) + "]"));
@@ -74,9 +75,13 @@ int report(const ReportArgs& args) {
     write_file(script, plots.script);
     std::remove(log.c_str());
     const int rc = records::run_program({gnuplot, script}, log);
-    if (rc != 0)
+    if (rc != 0) {
+      // Exit 2 leaves no half-drawn plot behind (issue 50): the SVGs gnuplot got to are removed;
+      // its script and log are named in the error, so they stay.
+      for (const records::Plot& p : plots.plots) std::remove((args.out_dir + "/" + p.file).c_str());
       return report_error(Error{"gnuplot", rc, "failed",
                                 gnuplot + " " + script + " exited with " + std::to_string(rc) + ": " + tail_of(log)});
+    }
     std::remove(script.c_str());
     std::remove(log.c_str());
     html.plots = plots.plots;

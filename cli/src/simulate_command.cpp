@@ -40,7 +40,7 @@ int simulate(const SimulateJob& job, ReportOutput output) {
   const traces::Scenario s = traces::simulate(w, job.seed, steps);
   std::ostringstream text;
   traces::write_scenario(text, s);
-  if (auto why = write_file_atomically(job.path, text.str()))
+  if (auto why = write_output_file(job.path, text.str()))
     return report_error(Error{"file", -1, "unwritable", *why});  // the file is the whole result
   const traces::Coverage c = traces::coverage_of(s);
   const std::string source = replay ? "the request log " + job.log.path : "workload " + job.workload;
@@ -113,6 +113,7 @@ void add_simulate_command(CLI::App& app, CommandJob* job) {
     check_output_file(*file, "file");
     ReportOutput output(*json_path);
     output.check();
+    check_distinct_paths({{log->path, "--requests"}}, {{*file, "file"}, {*json_path, "--json"}});
     *job = [=] { return simulate(j, output); };
   });
 }

@@ -28,6 +28,7 @@ extern "C" void on_stop_signal(int signal) {
 void install_stop_handlers() {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGHUP, on_stop_signal);  // a closed terminal or an ssh session gone: like SIGTERM (issue 50)
 }
 
 void set_time_budget(double seconds) {
@@ -41,6 +42,7 @@ bool stop_requested() { return g_signal != 0 || (g_deadline && std::chrono::stea
 std::string stop_reason() {
   if (g_signal == SIGINT) return "SIGINT";
   if (g_signal == SIGTERM) return "SIGTERM";
+  if (g_signal == SIGHUP) return "SIGHUP";
   if (g_deadline && std::chrono::steady_clock::now() >= *g_deadline) {
     char text[64];
     std::snprintf(text, sizeof text, "the time budget of %g s", g_budget_seconds);

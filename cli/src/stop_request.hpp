@@ -1,5 +1,5 @@
 #pragma once
-// Stopping a long command early without losing what it found: SIGINT, SIGTERM or the
+// Stopping a long command early without losing what it found: SIGINT, SIGTERM, SIGHUP or the
 // --time-budget deadline set a flag that the campaign polls between steps; the command then
 // writes its partial report (exit 1 if something was found, else 3). A second SIGINT ends the
 // process at once.
@@ -8,7 +8,7 @@
 
 namespace qsa::cli {
 
-/// Installs the SIGINT and SIGTERM handlers.
+/// Installs the SIGINT, SIGTERM and SIGHUP handlers.
 void install_stop_handlers();
 
 /// Stops the work `seconds` after this call.
@@ -17,7 +17,7 @@ void set_time_budget(double seconds);
 /// True once a signal arrived or the time budget is spent.
 bool stop_requested();
 
-/// Why: "SIGINT", "SIGTERM" or "the time budget of 30 s"; empty when not stopped.
+/// Why: "SIGINT", "SIGTERM", "SIGHUP" or "the time budget of 30 s"; empty when not stopped.
 std::string stop_reason();
 
 }  // namespace qsa::cli

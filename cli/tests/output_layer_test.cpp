@@ -40,7 +40,7 @@ TEST(OutputLayer, AtomicWriteReplacesTheWholeFileAndLeavesNoTemporary) {
   const std::string dir = temp_dir();
   const std::string path = dir + "/report.json";
   std::ofstream(path) << "an older and much longer report that must not survive in part\n";
-  ASSERT_FALSE(cli::write_file_atomically(path, "{}\n").has_value());
+  ASSERT_FALSE(cli::write_output_file(path, "{}\n").has_value());
   EXPECT_EQ(read_file(path), "{}\n");
   size_t files = 0;
   for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir)) ++files;
@@ -51,7 +51,7 @@ TEST(OutputLayer, AtomicWriteReplacesTheWholeFileAndLeavesNoTemporary) {
 }
 
 TEST(OutputLayer, AFailedWriteSaysWhyAndKeepsTheVerdict) {
-  EXPECT_TRUE(cli::write_file_atomically("/nonexistent-folder/report.json", "{}").has_value());
+  EXPECT_TRUE(cli::write_output_file("/nonexistent-folder/report.json", "{}").has_value());
   cli::ReportOutput output("/nonexistent-folder/report.json");
   EXPECT_EQ(output.finish({{"exit_code", 1}}, 1), 1) << "a disagreement stays exit 1 when the report is lost";
   ASSERT_EQ(output.lost_outputs().size(), 1u);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/limits.hpp"
 
 namespace qsa::records {
 namespace {
@@ -168,9 +169,16 @@ Record parse_record(const std::string& text, const std::string& field, const std
 }
 
 Record read_record(const std::string& path, const std::string& field) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) fail(field, -1, "unreadable", "cannot open " + path);
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  // The one bounded reader (docs/limits.md): a folder is not-a-file, /dev/zero too-large, where a
+  // plain stream read the folder as an internal error and /dev/zero without end (issue 50).
+  std::string text;
+  try {
+    text = traces::read_input_text(path);
+  } catch (const traces::InputError& e) {
+    Error error = e.error();
+    error.field = field;
+    throw traces::InputError(error);
+  }
   return parse_record(text, field, path);
 }
 

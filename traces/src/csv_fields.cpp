@@ -71,7 +71,16 @@ int64_t parse_timestamp_us(const LineContext& ctx, const std::string& text, int6
                           (text.size() == 19 || text[19] == '.');
   if (!separators)
     ctx.fail("TIMESTAMP", line, "malformed-timestamp", "expected YYYY-MM-DD HH:MM:SS[.fraction], got '" + text + "'");
-  const int64_t days = days_from_civil(digits(0, 4, 0, 9999), digits(5, 2, 1, 12), digits(8, 2, 1, 31));
+  const int64_t year = digits(0, 4, 0, 9999), month = digits(5, 2, 1, 12), day = digits(8, 2, 1, 31);
+  // The month's own length, leap years included: days_from_civil would carry Feb 30 into March 1
+  // and the log would pass with a date it does not hold (issue 50).
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  const int64_t month_days[12] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (day > month_days[month - 1])
+    ctx.fail("TIMESTAMP", line, "malformed-timestamp",
+             "no such date in '" + text + "': month " + std::to_string(month) + " has " +
+                 std::to_string(month_days[month - 1]) + " days");
+  const int64_t days = days_from_civil(year, month, day);
   const int64_t seconds = days * 86400 + digits(11, 2, 0, 23) * 3600 + digits(14, 2, 0, 59) * 60 + digits(17, 2, 0, 60);
   int64_t micros = 0;
   const size_t fraction = text.size() > 20 ? text.size() - 20 : 0;
@@ -94,6 +103,14 @@ CsvLines read_csv_lines(const std::string& text, const LineContext& ctx) {
   if (line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
   CsvLines csv;
   csv.header = split_fields(line);
+  // A column named twice: readers differ on which one counts, so neither is taken (as a JSON key
+  // given twice, docs/json-schema.md; issue 50: the second was silently ignored).
+  for (size_t i = 0; i < csv.header.size(); ++i)
+    for (size_t k = 0; k < i; ++k)
+      if (csv.header[i] == csv.header[k] && !csv.header[i].empty())
+        ctx.fail(csv.header[i], 1, "duplicate-column",
+                 "the header names " + csv.header[i] + " twice (columns " + std::to_string(k + 1) + " and " +
+                     std::to_string(i + 1) + "); neither is taken");
   for (int64_t number = 2; std::getline(file, line); ++number) {
     if (trim(line).empty()) continue;
     std::vector<std::string> fields = split_fields(line);

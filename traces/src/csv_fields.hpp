@@ -28,7 +28,7 @@ class LineContext {
 
 /// A CSV's header and its non-blank lines, each with as many fields as the header (else
 /// {input, line, wrong-field-count}); a byte-order mark before the header is skipped, no header
-/// is {input, 1, empty}.
+/// is {input, 1, empty}, a column named twice {that name, 1, duplicate-column}.
 struct CsvLines {
   std::vector<std::string> header;
   std::vector<std::pair<int64_t, std::vector<std::string>>> rows;  // (1-based line, fields)
@@ -45,7 +45,8 @@ std::optional<size_t> column_of(const std::vector<std::string>& header, const st
 int64_t parse_tokens(const LineContext& ctx, const std::string& text, const std::string& column, int64_t line);
 
 /// "YYYY-MM-DD HH:MM:SS[.fraction]" (Azure's format, a T allowed for the blank) to microseconds
-/// since 1970; fraction digits past 6 dropped. Rule malformed-timestamp, column TIMESTAMP.
+/// since 1970; fraction digits past 6 dropped. Rule malformed-timestamp, column TIMESTAMP, also for
+/// a day past its month's end (Feb 30, Feb 29 outside a leap year).
 int64_t parse_timestamp_us(const LineContext& ctx, const std::string& text, int64_t line);
 
 }  // namespace qsa::traces

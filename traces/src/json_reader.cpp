@@ -63,9 +63,38 @@ class KeyTracker {
   std::vector<Frame> frames_;
 };
 
+// Refuses text nested deeper than kMaxJsonDepth before nlohmann builds anything: its tree of a
+// deep array costs a few hundred bytes per level (the key tracker's frame included), and copying
+// or printing such a tree recurses once per level, so 100 000 `[` overflowed the stack of replay's
+// step copy (docs/limits.md, "Nesting depth"). Brackets inside strings do not count; whatever else
+// is wrong with the text is left to the parser.
+void check_nesting(const std::string& text) {
+  int64_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw InputError(Error{"input", static_cast<int64_t>(i), "too-deep",
+                               "arrays and objects nested more than " + std::to_string(kMaxJsonDepth) +
+                                   " deep (no qsacheck input needs more than a few levels)"});
+    } else if (c == ']' || c == '}') {
+      if (depth > 0) --depth;
+    }
+  }
+}
+
 }  // namespace
 
 nlohmann::json parse_json(const std::string& text) {
+  check_nesting(text);
   try {
     return nlohmann::json::parse(text, KeyTracker());
   } catch (const nlohmann::json::parse_error& e) {
@@ -86,6 +115,13 @@ int64_t json_integer(const nlohmann::json& value, const std::string& field, int6
     return static_cast<int64_t>(v);
   }
   if (value.is_number_integer()) return value.get<int64_t>();
+  // nlohmann reads an integer beyond uint64 (18446744073709551616) as a double: it is an integer
+  // that does not fit, not a wrong type (issue 50). Integral doubles within range stay wrong-type.
+  if (value.is_number_float()) {
+    const double v = value.get<double>();
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) >= 9223372036854775808.0)
+      throw InputError(Error{field, index, "out-of-range", "integer does not fit int64"});
+  }
   throw InputError(Error{field, index, "wrong-type", std::string("expected an integer, got ") + value.type_name()});
 }
 
@@ -114,6 +150,14 @@ const nlohmann::json& JsonObjectReader::lookup(const char* field, bool required)
 }
 
 int64_t JsonObjectReader::integer(const char* field) { return json_integer(lookup(field, true), context_ + field, -1); }
+
+int64_t JsonObjectReader::bounded_integer(const char* field, int64_t lo, int64_t hi) {
+  const int64_t v = integer(field);
+  if (v < lo || v > hi)
+    fail(field, -1, "out-of-range",
+         std::to_string(v) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
 
 std::optional<int64_t> JsonObjectReader::optional_integer(const char* field) {
   const nlohmann::json& v = lookup(field, false);

@@ -147,16 +147,29 @@ int64_t dense_cache_bytes(const ScenarioConfig& c) {
   return sum > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(sum);
 }
 
+int64_t step_buffer_bytes(const ScenarioConfig& c) {
+  // Per row: the queries and two q_out (the backend's and the expected), HQ x D bf16 each, the key
+  // (D bf16) and its expected copy, and 64 bytes of positions, slots and metadata.
+  const int64_t per_row = saturating_product({3, c.num_heads, c.head_dim, 2}) + 4 * c.head_dim + 64;
+  return saturating_product({c.max_num_batched_tokens, per_row});
+}
+
 void check_cache_budget(const ScenarioConfig& c, const std::string& field, int64_t index, const std::string& why) {
   const int64_t limit = max_cache_bytes();
-  const int64_t total = dense_cache_bytes(c);
+  const int64_t steps = step_buffer_bytes(c);
+  const __int128 sum = static_cast<__int128>(dense_cache_bytes(c)) + steps;
+  const int64_t total = sum > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max()
+                                                                   : static_cast<int64_t>(sum);
   if (total <= limit) return;
   const CacheParts p = cache_parts(c);
   fail(field, index, "too-large",
-       (why.empty() ? std::string() : why + ": ") + "the dense caches would need " + bytes_text(total) +
-           " (compressed cache " + bytes_text(p.compressed) + " in " + std::to_string(c.num_compressed_blocks) +
-           " blocks, ring cache " + bytes_text(p.ring) + ", RoPE table " + bytes_text(p.rope) + " for " +
-           std::to_string(c.max_position) + " positions); " + limit_hint(limit, kMaxCacheBytesVariable));
+       (why.empty() ? std::string() : why + ": ") + "the dense caches and a step's buffers would need " +
+           bytes_text(total) + " (compressed cache " + bytes_text(p.compressed) + " in " +
+           std::to_string(c.num_compressed_blocks) + " blocks, ring cache " + bytes_text(p.ring) + ", RoPE table " +
+           bytes_text(p.rope) + " for " + std::to_string(c.max_position) + " positions, step buffers " +
+           bytes_text(steps) + " for up to " + std::to_string(c.max_num_batched_tokens) + " rows of " +
+           std::to_string(c.num_heads) + " heads x " + std::to_string(c.head_dim) + "); " +
+           limit_hint(limit, kMaxCacheBytesVariable));
 }
 
 json config_to_json(const ScenarioConfig& c) {
@@ -340,9 +353,9 @@ ScenarioFile read_scenario(std::istream& in) {
     json j;
     try {
       j = parse_json(text);
-    } catch (const InputError& e) {  // malformed (the line is the locator) or a duplicate key (named)
+    } catch (const InputError& e) {  // malformed or too deep (the line is the locator) or a duplicate key (named)
       Error error = e.error();
-      if (error.rule == "malformed-json") error.field = "line";
+      if (error.rule == "malformed-json" || error.rule == "too-deep") error.field = "line";
       error.index = line;
       throw InputError(error);
     }

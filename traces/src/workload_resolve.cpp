@@ -88,8 +88,8 @@ Workload resolve(const Workload& workload, Rng& rng, uint64_t seed) {
   } catch (const InputError& e) {
     Error budget = e.error();
     budget.message +=
-        ". SPEC 1.3 allows such requests: they become possible once the caches are sparse (sized by the blocks "
-        "in use, not by a pool of whole-length requests); until then shorten the requests or raise the limit";
+        ". SPEC 1.3 allows such requests and token budgets: the caches are sparse (memory follows the blocks "
+        "in use), so raising the limit admits them; or shorten the requests or lower the token budget";
     throw InputError(budget);
   }
   return w;

@@ -26,9 +26,13 @@ class InputError : public std::runtime_error {
   Error error_;
 };
 
+/// Arrays and objects nested deeper than this are refused before parsing (docs/limits.md).
+inline constexpr int64_t kMaxJsonDepth = 512;
+
 /// Parses text as JSON; malformed text (invalid UTF-8 included) throws {field "input", index = byte
-/// offset, rule "malformed-json"}; a key repeated in one object throws {field = its path, e.g.
-/// "config.seed", rule "duplicate-key"}.
+/// offset, rule "malformed-json"}; nesting past kMaxJsonDepth throws {field "input", index = byte
+/// offset of the bracket that passes it, rule "too-deep"}; a key repeated in one object throws
+/// {field = its path, e.g. "config.seed", rule "duplicate-key"}.
 nlohmann::json parse_json(const std::string& text);
 
 class JsonObjectReader {
@@ -38,6 +42,8 @@ class JsonObjectReader {
 
   bool has(const char* field) const;
   int64_t integer(const char* field);  // required
+  /// A required integer in [lo, hi], else {field, rule "out-of-range"} naming the range.
+  int64_t bounded_integer(const char* field, int64_t lo, int64_t hi);
   std::optional<int64_t> optional_integer(const char* field);
   double number(const char* field);
   bool boolean(const char* field);

@@ -49,8 +49,14 @@ void validate_config(const ScenarioConfig& config);
 /// and the RoPE table (saturates at INT64_MAX instead of overflowing).
 int64_t dense_cache_bytes(const ScenarioConfig& config);
 
-/// Throws InputError {field, rule "too-large"} when dense_cache_bytes(config) passes
-/// max_cache_bytes(); the message gives each part, the limit, `why` and how to change the limit.
+/// Bytes of one step's buffers at the configuration's token budget (max_num_batched_tokens rows):
+/// the queries, the backend's and the expected q_out, the keys and the per-row metadata.
+int64_t step_buffer_bytes(const ScenarioConfig& config);
+
+/// Throws InputError {field, rule "too-large"} when dense_cache_bytes(config) plus
+/// step_buffer_bytes(config) passes max_cache_bytes(), before anything is allocated (issue 50: a
+/// token budget of 2^20 rows at 64 heads x 512 was not priced and ran out of memory); the message
+/// gives each part, the limit, `why` and how to change the limit.
 void check_cache_budget(const ScenarioConfig& config, const std::string& field, int64_t index, const std::string& why);
 
 nlohmann::json config_to_json(const ScenarioConfig& config);
