@@ -5,7 +5,8 @@
 - a kernel class run as a worker: `python3 -m qsacheck.run_kernel module:Class` (qsacheck.kernel);
 - run_campaign(): `qsacheck check --json -` from Python; the pytest fixture `qsacheck_campaign`
   (qsacheck.pytest_plugin, registered through the pytest11 entry point);
-- qsacheck.reference: the C++ reference in process (SPEC 2 metadata, SPEC 5 step update).
+- qsacheck.reference: the C++ reference in process (SPEC 2 metadata, SPEC 5 step update, SPEC 6
+  comparison); qsacheck.strategies: Hypothesis strategies through the project's generator.
 
 docs/python-quickstart.md is the walk-through.
 """

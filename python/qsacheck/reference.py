@@ -188,3 +188,27 @@ def assert_metadata_matches(batch, actual):
     for key in SPLIT_FIELDS:
         if int(actual["split"][key]) != expected["split"][key]:
             raise AssertionError("split.%s: expected %d, actual %d" % (key, expected["split"][key], actual["split"][key]))
+
+
+class _Batch:
+    """A MetadataCall's attributes from a batch dict, for calling a kernel's metadata() directly."""
+
+
+def metadata_call(batch):
+    """A batch (dict or JSON text, `eval metadata`'s input) as the object a kernel's metadata()
+    gets from the worker (qsacheck_worker.MetadataCall's attributes and dtypes), so a unit test
+    calls the kernel and the reference on the same input."""
+    raw = json.loads(batch) if isinstance(batch, str) else batch
+    call = _Batch()
+    call.kind = raw["kind"]
+    call.compress_ratio = int(raw.get("compress_ratio", 1)) if raw["kind"] != "passthrough" else 1
+    call.storage_block_size = int(raw.get("storage_block_size", 0))
+    call.ring_capacity = int(raw.get("ring_capacity", 0))
+    call.num_actual_tokens = int(raw["num_actual_tokens"])
+    call.reorder_batch_threshold = int(raw.get("reorder_batch_threshold", 1))
+    call.query_start_loc = np.asarray(raw["query_start_loc"], np.int32)
+    call.seq_lens = np.asarray(raw["seq_lens"], np.int32)
+    call.common_slot_mapping = np.asarray(raw["common_slot_mapping"], np.int64)
+    rows = raw.get("block_table", [])
+    call.block_table = np.asarray(rows, np.int32).reshape(len(rows), len(rows[0]) if rows else 0)
+    return call

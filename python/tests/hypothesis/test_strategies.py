@@ -1,0 +1,65 @@
+"""qsacheck.strategies: Hypothesis drawing through the project's generator. A planted bug of the
+NumPy example (k-work-without-minimum) is found and shrunk to the smallest batch it allows; the
+clean example passes; the draws reach the generator's shape families (derandomize=True,
+database=None: the same examples every run).
+Run: QSACHECK=build/bin/qsacheck python3 python/tests/hypothesis/test_strategies.py (exit 77 without
+Debian's python3-hypothesis)"""
+
+import os
+import sys
+import unittest
+
+SOURCE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE, "python"))
+sys.path.insert(0, os.path.join(SOURCE, "examples", "workers", "numpy"))
+
+try:
+    from hypothesis import HealthCheck, find, given, settings
+except ImportError:
+    print("no python3-hypothesis (apt-get install python3-hypothesis)")
+    sys.exit(77)
+
+import qsa_numpy_worker as example  # noqa: E402
+from qsacheck import reference, strategies  # noqa: E402
+
+FIXED = settings(derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def disagrees(batch, bug):
+    try:
+        reference.assert_metadata_matches(batch, example.build_metadata(reference.metadata_call(batch), bug))
+        return False
+    except AssertionError:
+        return True
+
+
+class StrategiesDrawThroughTheProjectsGenerator(unittest.TestCase):
+    def test_a_planted_bug_is_found_and_shrunk_to_the_smallest_batch_it_allows(self):
+        # The bug drops the k-work item of a request that closes no group: that needs C >= 2 and
+        # one request of one row whose sequence ends before its first group closes.
+        smallest = find(strategies.metadata_batches(kind="compressed"), lambda b: disagrees(b, "k-work-without-minimum"),
+                        settings=settings(FIXED, max_examples=1000))
+        self.assertEqual(smallest["query_start_loc"], [0, 1], smallest)
+        self.assertEqual(smallest["seq_lens"], [1], smallest)
+        self.assertEqual(smallest["num_actual_tokens"], 1, smallest)
+        self.assertEqual(smallest["compress_ratio"], 2, smallest)
+
+    def test_the_clean_example_passes_and_the_shape_families_are_reached(self):
+        shapes = set()
+
+        @settings(FIXED, max_examples=300)
+        @given(strategies.generated_batches())
+        def check(batch):
+            shapes.add(batch["shape"])
+            self.assertFalse(disagrees(batch["input"], None), batch)
+
+        check()
+        # Every family of traces::BatchShape but many-requests, which pads past max_tokens with more
+        # than 1024 requests: a draw these 300 examples make once (the campaign reaches it every run).
+        expected = {"single-token", "all-padding", "uniform-decode", "mixed", "zero-length-inside", "long-prefill",
+                    "token-padding", "random", "zero-length-first", "int32-limits"}
+        self.assertLessEqual(expected - shapes, set(), "not reached: %s" % sorted(expected - shapes))
+
+
+if __name__ == "__main__":
+    unittest.main()
