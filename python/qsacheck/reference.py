@@ -14,6 +14,7 @@ lib/ folder beside its bin/ (an installed prefix).
 """
 
 import ctypes
+import glob
 import json
 import os
 
@@ -46,9 +47,10 @@ def library_path():
     if named:
         return named
     folder = os.path.dirname(os.path.realpath(qsacheck_binary()))
-    for candidate in (os.path.join(folder, "libqsacheck_capi.so"),
-                      os.path.join(folder, "..", "lib", "libqsacheck_capi.so"),
-                      os.path.join(folder, "..", "lib64", "libqsacheck_capi.so")):
+    # Beside it (a build tree), or in the prefix's library folder (lib, lib64, Debian's multiarch lib/<triplet>).
+    for candidate in [os.path.join(folder, "libqsacheck_capi.so")] + sorted(
+            glob.glob(os.path.join(folder, "..", "lib*", "libqsacheck_capi.so"))
+            + glob.glob(os.path.join(folder, "..", "lib", "*", "libqsacheck_capi.so"))):
         if os.path.exists(candidate):
             return os.path.normpath(candidate)
     raise FileNotFoundError("no libqsacheck_capi.so beside %s: set QSACHECK_CAPI=/path/to/libqsacheck_capi.so" % folder)
