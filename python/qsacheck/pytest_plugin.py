@@ -21,7 +21,7 @@ def pytest_configure(config):
 
 @pytest.fixture
 def qsacheck_campaign(request, tmp_path):
-    from .binary import NotFound
+    from .binary import NotFound, pasteable
     from .campaign import run_campaign
 
     request.node.add_marker("qsacheck")
@@ -33,7 +33,7 @@ def qsacheck_campaign(request, tmp_path):
         except NotFound as e:
             pytest.fail(str(e), pytrace=False)
         for finding in result.findings:
-            request.node.user_properties.append(("qsacheck_replay", finding.get("replay", "")))
+            request.node.user_properties.append(("qsacheck_replay", pasteable(finding.get("replay") or "")))
             request.node.user_properties.append(("qsacheck_reproducer", finding.get("reproducer", "")))
         if result.returncode == 3:
             warnings.warn("qsacheck: passed, but something did not run (exit 3):\n" + result.stderr[-1500:])
