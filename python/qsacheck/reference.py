@@ -69,6 +69,7 @@ def library():
                                             ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p)]
         lib.qsa_capi_generate_batch.argtypes = [ctypes.c_uint64, ctypes.c_char_p, ctypes.c_int64,
                                                 ctypes.POINTER(ctypes.c_void_p)]
+        lib.qsa_capi_batch_coverage.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
         lib.qsa_capi_free.argtypes = [ctypes.c_void_p]
         _library = lib
     return _library
@@ -133,6 +134,12 @@ def spec_examples():
 def generated_batch(seed, kind=None, max_tokens=0):
     """Batch `seed` of the project's generator on its Rng: {"shape", "input"}."""
     return json.loads(_call("qsa_capi_generate_batch", int(seed), (kind or "").encode(), int(max_tokens)))
+
+
+def batch_coverage(batches):
+    """The input-space inventory's counters (docs/input-space.md) over metadata batches (dicts):
+    [{"id", "scope", "count", "missed_edges"}] for every row a metadata batch can reach."""
+    return json.loads(_call("qsa_capi_batch_coverage", json.dumps(list(batches)).encode()))
 
 
 class Comparison:

@@ -16,6 +16,8 @@
 #include "qsa/traces/choice.hpp"
 #include "qsa/traces/edge_batch_generator.hpp"
 #include "qsa/traces/float_comparator.hpp"
+#include "qsa/traces/input_space.hpp"
+#include "qsa/traces/input_space_coverage.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/step_json.hpp"
@@ -190,6 +192,24 @@ extern "C" int qsa_capi_compare_rows(const uint8_t* expected, const uint8_t* act
     }
     result["unit"] = mode->exact() ? "elements" : "elements beyond " + std::to_string(mode->ulps) + " row-ulps";
     *text = dump(result);
+    return true;
+  });
+}
+
+extern "C" int qsa_capi_batch_coverage(const char* json_array, char** out) {
+  return guarded(out, [&](std::string* text, qsa::Error*) {
+    qsa::traces::InputSpaceCoverage coverage;
+    for (const auto& batch : qsa::traces::parse_json(json_array == nullptr ? "" : json_array))
+      coverage.add_batch(qsa::traces::metadata_input_from_json(batch));
+    nlohmann::json rows = nlohmann::json::array();
+    for (int i = 0; i < qsa::traces::kNumInputClasses; ++i) {
+      const auto id = static_cast<qsa::traces::InputClassId>(i);
+      const qsa::traces::InputClass& row = qsa::traces::input_class(id);
+      if (row.scope == qsa::traces::InputScope::kStep) continue;
+      rows.push_back({{"id", row.id}, {"scope", qsa::traces::to_string(row.scope)}, {"count", coverage.at(id).count},
+                      {"missed_edges", coverage.missed_edges(id)}});
+    }
+    *text = dump(rows);
     return true;
   });
 }

@@ -47,6 +47,11 @@ QSACHECK_CAPI int qsa_capi_draw_batch(qsa_capi_range_fn range, qsa_capi_chance_f
 /* The same generator on the project's Rng (the campaign's source): batch `seed`. */
 QSACHECK_CAPI int qsa_capi_generate_batch(uint64_t seed, const char* kind, int64_t max_tokens, char** out);
 
+/* The input-space inventory's counters (traces/input_space_coverage.hpp, docs/input-space.md) over
+ * a JSON array of `eval metadata` inputs: [{"id", "scope", "count", "missed_edges": [...]}] for
+ * every row of scope "batch" or "both", in table order. */
+QSACHECK_CAPI int qsa_capi_batch_coverage(const char* json_array, char** out);
+
 QSACHECK_CAPI void qsa_capi_free(char* text);
 
 #ifdef __cplusplus
