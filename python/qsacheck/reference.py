@@ -69,6 +69,7 @@ def library():
                                             ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p)]
         lib.qsa_capi_generate_batch.argtypes = [ctypes.c_uint64, ctypes.c_char_p, ctypes.c_int64,
                                                 ctypes.POINTER(ctypes.c_void_p)]
+        lib.qsa_capi_scenario_steps.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p)]
         lib.qsa_capi_batch_coverage.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
         lib.qsa_capi_free.argtypes = [ctypes.c_void_p]
         _library = lib
@@ -134,6 +135,12 @@ def spec_examples():
 def generated_batch(seed, kind=None, max_tokens=0):
     """Batch `seed` of the project's generator on its Rng: {"shape", "input"}."""
     return json.loads(_call("qsa_capi_generate_batch", int(seed), (kind or "").encode(), int(max_tokens)))
+
+
+def scenario_steps(path, steps=20):
+    """The first `steps` step inputs of a scenario file (a recorded trace, a reproducer) as the
+    reference runs it: `eval step` inputs (dicts), each with the caches before its step."""
+    return json.loads(_call("qsa_capi_scenario_steps", os.fsencode(path), int(steps)))
 
 
 def batch_coverage(batches):

@@ -12,7 +12,9 @@
 
 #include "qsa/reference/metadata.hpp"
 #include "qsa/reference/step_update.hpp"
+#include "qsa/reference/backend.hpp"
 #include "qsa/spec_examples.hpp"
+#include "qsa/step_types.hpp"
 #include "qsa/traces/choice.hpp"
 #include "qsa/traces/edge_batch_generator.hpp"
 #include "qsa/traces/float_comparator.hpp"
@@ -20,6 +22,8 @@
 #include "qsa/traces/input_space_coverage.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/scenario_file.hpp"
+#include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/step_json.hpp"
 #include "qsa/validate.hpp"
 
@@ -101,7 +105,37 @@ bool batch_json(qsa::traces::Choice& choice, const char* kind, int64_t max_token
   return true;
 }
 
+// The reference, recording each step's input and caches as `eval step` JSON before it runs.
+class RecordingReference final : public qsa::reference::ReferenceBackend {
+ public:
+  explicit RecordingReference(nlohmann::json* steps) : steps_(steps) {}
+  qsa::Status step_update(const qsa::StepInput& input, qsa::StepCaches* caches, qsa::StepOutput* output,
+                          qsa::Error* error) override {
+    steps_->push_back(qsa::traces::step_case_to_json(qsa::traces::StepCase{input, *caches}));
+    return ReferenceBackend::step_update(input, caches, output, error);
+  }
+
+ private:
+  nlohmann::json* steps_;
+};
+
 }  // namespace
+
+extern "C" int qsa_capi_scenario_steps(const char* path, int64_t steps, char** out) {
+  return guarded(out, [&](std::string* text, qsa::Error* error) {
+    qsa::traces::ScenarioFile file = qsa::traces::read_scenario_file(path == nullptr ? "" : path);
+    if (steps >= 0 && static_cast<size_t>(steps) < file.scenario.steps.size())
+      file.scenario.steps.resize(static_cast<size_t>(steps));
+    nlohmann::json cases = nlohmann::json::array();
+    RecordingReference backend(&cases);
+    if (const auto failure = qsa::traces::run_scenario(file.scenario, backend)) {
+      *error = qsa::Error{"scenario", -1, "run-failed", qsa::traces::to_string(*failure)};
+      return false;
+    }
+    *text = dump(cases);
+    return true;
+  });
+}
 
 extern "C" int qsa_capi_spec_examples(char** out) {
   return guarded(out, [&](std::string* text, qsa::Error*) {

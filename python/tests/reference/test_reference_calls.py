@@ -1,6 +1,6 @@
 """qsacheck.reference (libqsacheck_capi.so through ctypes) against `qsacheck eval`: byte-equal
 output on SPEC 8's examples, 300 batches of the project's generator, the worked step example
-(bf16 and fp8, with and without --pooled) and every `eval metadata` / `eval step` bad input of
+(bf16 and fp8, with and without --pooled), the first 20 steps of every recorded trace and every `eval metadata` / `eval step` bad input of
 cli/tests/bad_inputs (the error line); the comparison's readable diff.
 Run: QSACHECK=build/bin/qsacheck python3 -m unittest discover -s python/tests/reference"""
 
@@ -57,6 +57,19 @@ class ReferenceCallsMatchQsacheckEval(unittest.TestCase):
                 self.assertEqual(reference.step_json(text, pooled=bool(flags)), printed)
             out = reference.step(text)
             self.assertEqual(out["q_out"].dtype, np.uint8 if dtype == "fp8_e4m3" else np.uint16)
+
+    def test_the_first_20_steps_of_every_recorded_trace(self):
+        folder = os.path.join(SOURCE, "traces", "recorded")
+        traces = sorted(f for f in os.listdir(folder) if f.endswith(".scenario"))
+        self.assertGreaterEqual(len(traces), 8)
+        for name in traces:
+            cases = reference.scenario_steps(os.path.join(folder, name), 20)
+            self.assertEqual(len(cases), 20, name)
+            for step, case in enumerate(cases):
+                text = json.dumps(case)
+                code, printed = qsacheck_eval("step", text)
+                self.assertEqual(code, 0, "%s step %d: %s" % (name, step, printed))
+                self.assertEqual(reference.step_json(text), printed, "%s step %d" % (name, step))
 
     def test_bad_inputs_give_qsacheck_s_error_line(self):
         folder = os.path.join(SOURCE, "cli", "tests", "bad_inputs")

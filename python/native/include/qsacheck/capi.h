@@ -47,6 +47,10 @@ QSACHECK_CAPI int qsa_capi_draw_batch(qsa_capi_range_fn range, qsa_capi_chance_f
 /* The same generator on the project's Rng (the campaign's source): batch `seed`. */
 QSACHECK_CAPI int qsa_capi_generate_batch(uint64_t seed, const char* kind, int64_t max_tokens, char** out);
 
+/* The first `steps` step updates of a scenario file (a recorded trace, a reproducer) as the reference
+ * runs it: a JSON array of `eval step` inputs, each the step's input and its caches before the step. */
+QSACHECK_CAPI int qsa_capi_scenario_steps(const char* path, int64_t steps, char** out);
+
 /* The input-space inventory's counters (traces/input_space_coverage.hpp, docs/input-space.md) over
  * a JSON array of `eval metadata` inputs: [{"id", "scope", "count", "missed_edges": [...]}] for
  * every row of scope "batch" or "both", in table order. */
