@@ -37,8 +37,9 @@ ALLOWED = {
     # fuzz_command_line fuzzes the command line itself, so it links the CLI's library.
     "fuzz": {"fuzz", "cli", "backends", "traces", "reference"},
     "properties": {"properties", "backends", "traces", "reference", "optimized-public"},
-    # python/native: the reference and the codecs behind a C ABI for ctypes (qsacheck.reference).
-    "python": {"python", "traces", "reference"},
+    # python/native: the reference and the codecs behind a C ABI for ctypes (qsacheck.reference),
+    # and the CPU set of planted bugs, for showing a Python test finding one.
+    "python": {"python", "traces", "reference", "planted"},
     "bench": {"bench", "timing", "backends", "traces", "reference", "optimized-public", "optimized-detail"},
 }
 # Private headers another layer may include, each for a stated reason.

@@ -69,6 +69,7 @@ def library():
                                             ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p)]
         lib.qsa_capi_generate_batch.argtypes = [ctypes.c_uint64, ctypes.c_char_p, ctypes.c_int64,
                                                 ctypes.POINTER(ctypes.c_void_p)]
+        lib.qsa_capi_eval_metadata_planted.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
         lib.qsa_capi_scenario_steps.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p)]
         lib.qsa_capi_batch_coverage.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
         lib.qsa_capi_free.argtypes = [ctypes.c_void_p]
@@ -99,6 +100,12 @@ def metadata_json(batch):
     return _call("qsa_capi_eval_metadata", _text(batch).encode())
 
 
+def planted_metadata(name, batch):
+    """SPEC 2 on a planted-bug backend of `qsacheck mutants` (CPU set, docs/mutants.md; name as
+    "bug:slot-int32-overflow"), as metadata() gives it: for showing that a test finds a bug."""
+    return _metadata_arrays(json.loads(_call("qsa_capi_eval_metadata_planted", name.encode(), _text(batch).encode())))
+
+
 def step_json(case, pooled=False):
     """`qsacheck eval step [--pooled]`'s exact output for a step input (a dict or JSON text)."""
     return _call("qsa_capi_eval_step", _text(case).encode(), 1 if pooled else 0)
@@ -107,7 +114,10 @@ def step_json(case, pooled=False):
 def metadata(batch):
     """SPEC 2 on the reference: token_to_req, logical_positions, visible_blocks, slot_mapping and
     k_work_metadata ([K, 2]) as NumPy arrays of the protocol's dtypes, and split (a dict)."""
-    raw = json.loads(metadata_json(batch))
+    return _metadata_arrays(json.loads(metadata_json(batch)))
+
+
+def _metadata_arrays(raw):
     out = {name: np.asarray(raw[name], dtype) for name, dtype in _METADATA_DTYPES.items()}
     out["k_work_metadata"] = np.asarray(raw["k_work_metadata"], np.int32).reshape(-1, 2)
     out["split"] = {k: raw[k] for k in SPLIT_FIELDS}

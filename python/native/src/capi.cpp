@@ -12,6 +12,7 @@
 
 #include "qsa/reference/metadata.hpp"
 #include "qsa/reference/step_update.hpp"
+#include "qsa/planted/mutant_catalog.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/step_types.hpp"
@@ -162,20 +163,43 @@ extern "C" int qsa_capi_generate_batch(uint64_t seed, const char* kind, int64_t 
   });
 }
 
+namespace {
+
+bool metadata_json(qsa::Backend& backend, const char* json, std::string* text, qsa::Error* error) {
+  const qsa::MetadataInput input =
+      qsa::traces::metadata_input_from_json(qsa::traces::parse_json(json == nullptr ? "" : json));
+  qsa::MetadataOutput output = qsa::make_poisoned_metadata_output(input);
+  const qsa::Status status = backend.build_metadata(input, &output, error);
+  if (status != qsa::Status::kOk) {
+    if (error->field.empty()) *error = qsa::Error{"backend", -1, qsa::to_string(status), backend.name() + " failed"};
+    return false;
+  }
+  std::ostringstream stream;
+  qsa::traces::write_metadata_output_json(stream, output);
+  *text = stream.str() + "\n";
+  return true;
+}
+
+}  // namespace
+
 extern "C" int qsa_capi_eval_metadata(const char* json, char** out) {
   return guarded(out, [&](std::string* text, qsa::Error* error) {
-    const qsa::MetadataInput input =
-        qsa::traces::metadata_input_from_json(qsa::traces::parse_json(json == nullptr ? "" : json));
-    qsa::MetadataOutput output = qsa::make_poisoned_metadata_output(input);
-    const qsa::Status status = qsa::reference::build_metadata(input, &output, error);
-    if (status != qsa::Status::kOk) {
-      if (error->field.empty()) *error = qsa::Error{"backend", -1, qsa::to_string(status), "reference failed"};
-      return false;
+    qsa::reference::ReferenceBackend reference;
+    return metadata_json(reference, json, text, error);
+  });
+}
+
+extern "C" int qsa_capi_eval_metadata_planted(const char* name, const char* json, char** out) {
+  return guarded(out, [&](std::string* text, qsa::Error* error) {
+    for (const auto& mutant : qsa::mutants::mutant_catalog()) {
+      if (name != nullptr && mutant.name == name) {
+        const auto backend = qsa::mutants::make_mutant_backend(mutant.bug);
+        return metadata_json(*backend, json, text, error);
+      }
     }
-    std::ostringstream stream;
-    qsa::traces::write_metadata_output_json(stream, output);
-    *text = stream.str() + "\n";
-    return true;
+    *error = qsa::Error{"backend", -1, "unknown-backend", "no planted bug of the CPU set named " +
+                                                             std::string(name == nullptr ? "" : name)};
+    return false;
   });
 }
 

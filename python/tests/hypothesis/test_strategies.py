@@ -1,5 +1,7 @@
 """qsacheck.strategies: Hypothesis drawing through the project's generator. A planted bug of the
-NumPy example (k-work-without-minimum) is found and shrunk to the smallest batch it allows; the
+NumPy example (k-work-without-minimum) is found and shrunk to the smallest batch it allows; one of
+`qsacheck mutants` (slot-int32-overflow), which a plain st.lists strategy misses in 1000 examples,
+is found and shrunk to one request and one group; the
 clean example passes; the draws reach the generator's shape families and every batch class of the
 input-space inventory but those listed with their reason (derandomize=True, database=None: the
 same examples every run).
@@ -16,6 +18,8 @@ sys.path.insert(0, os.path.join(SOURCE, "examples", "workers", "numpy"))
 
 try:
     from hypothesis import HealthCheck, find, given, settings
+    from hypothesis import strategies as st
+    from hypothesis.errors import NoSuchExample
 except ImportError:
     print("no python3-hypothesis (apt-get install python3-hypothesis)")
     sys.exit(77)
@@ -34,7 +38,48 @@ def disagrees(batch, bug):
         return True
 
 
+def planted_disagrees(batch, bug):
+    try:
+        reference.assert_metadata_matches(batch, reference.planted_metadata(bug, batch))
+        return False
+    except AssertionError:
+        return True
+
+
+@st.composite
+def plain_compressed_batches(draw):
+    """What a test writer would write with st.lists: valid compressed batches of up to 8 requests,
+    block ids of a cache of 100 000 blocks."""
+    q = draw(st.lists(st.integers(0, 16), min_size=1, max_size=8))
+    seq = [x + draw(st.integers(0, 4096)) for x in q]
+    c, s = draw(st.integers(2, 16)), draw(st.integers(1, 1024))
+    qsl = [0]
+    for x in q:
+        qsl.append(qsl[-1] + x)
+    width = max(seq) // c // s + 1
+    table = draw(st.lists(st.lists(st.integers(-1, 100000), min_size=width, max_size=width), min_size=len(q),
+                          max_size=len(q)))
+    common = draw(st.lists(st.integers(0, 2 ** 40), min_size=qsl[-1], max_size=qsl[-1]))
+    return {"kind": "compressed", "compress_ratio": c, "storage_block_size": s, "num_actual_tokens": qsl[-1],
+            "query_start_loc": qsl, "seq_lens": seq, "common_slot_mapping": common, "block_table": table}
+
+
 class StrategiesDrawThroughTheProjectsGenerator(unittest.TestCase):
+    def test_a_planted_bug_a_plain_strategy_misses_is_found_and_shrunk(self):
+        # `qsacheck mutants`' slot-int32-overflow: the compressed slot b*S + g % S in int32. Plain
+        # lists never leave int32 in 1000 examples; the generator's int32-limits shape does at once.
+        bug = "bug:slot-int32-overflow"
+        with self.assertRaises(NoSuchExample):
+            find(plain_compressed_batches(), lambda b: planted_disagrees(b, bug), settings=settings(FIXED, max_examples=1000))
+        smallest = find(strategies.metadata_batches(kind="compressed"), lambda b: planted_disagrees(b, bug),
+                        settings=settings(FIXED, max_examples=1000))
+        # One request whose rows close exactly one group (N = C) in one block near INT32_MAX: the
+        # smallest batch of the generator's shape that overflows.
+        self.assertEqual(len(smallest["seq_lens"]), 1, smallest)
+        self.assertEqual(smallest["num_actual_tokens"], smallest["compress_ratio"], smallest)
+        self.assertEqual(smallest["block_table"], [[2 ** 31 - 1]], smallest)
+
+
     def test_a_planted_bug_is_found_and_shrunk_to_the_smallest_batch_it_allows(self):
         # The bug drops the k-work item of a request that closes no group: that needs C >= 2 and
         # one request of one row whose sequence ends before its first group closes.
