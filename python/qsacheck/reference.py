@@ -67,6 +67,7 @@ def library():
         lib.qsa_capi_spec_examples.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
         lib.qsa_capi_draw_batch.argtypes = [RANGE_FN, CHANCE_FN, SEED_FN, ctypes.c_void_p, ctypes.c_char_p,
                                             ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p)]
+        lib.qsa_capi_draw_invalid_batch.argtypes = lib.qsa_capi_draw_batch.argtypes
         lib.qsa_capi_generate_batch.argtypes = [ctypes.c_uint64, ctypes.c_char_p, ctypes.c_int64,
                                                 ctypes.POINTER(ctypes.c_void_p)]
         lib.qsa_capi_eval_metadata_planted.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]

@@ -15,6 +15,8 @@ Each decision shrinks toward its simplest value: an integer toward the range's l
 generator puts the small case there), a chance toward False, a bulk seed toward 0.
 """
 
+import json
+
 from hypothesis import strategies as st
 
 from . import reference
@@ -53,18 +55,32 @@ class _Draws:
         return self._guard(lambda: self.draw(st.integers(0, _SEED_MAX)), 0)
 
 
+def _drawn(draw, function, kind, max_tokens):
+    draws = _Draws(draw)
+    try:
+        text = reference._call(function, draws.range, draws.chance, draws.seed, None, (kind or "").encode(),
+                               int(max_tokens))
+    except reference.ReferenceError:
+        if draws.error is None:
+            raise
+        text = None
+    if draws.error is not None:
+        raise draws.error
+    return json.loads(text)
+
+
 @st.composite
 def generated_batches(draw, kind=None, max_tokens=256):
     """{"shape": the generator's shape family, "input": an `eval metadata` batch}. kind:
     "compressed", "ring", "passthrough" or None (any); max_tokens bounds the rows with a request."""
-    draws = _Draws(draw)
-    text = reference._call("qsa_capi_draw_batch", draws.range, draws.chance, draws.seed, None,
-                           (kind or "").encode(), int(max_tokens))
-    if draws.error is not None:
-        raise draws.error
-    import json
+    return _drawn(draw, "qsa_capi_draw_batch", kind, max_tokens)
 
-    return json.loads(text)
+
+@st.composite
+def invalid_batches(draw, kind=None, max_tokens=256):
+    """Batches that break one rule of SPEC 1.4 (the campaign's invalid-batch generator through the
+    same choices): a kernel must refuse each with the reference's error (field, index, rule)."""
+    return _drawn(draw, "qsa_capi_draw_invalid_batch", kind, max_tokens)["input"]
 
 
 def metadata_batches(kind=None, max_tokens=256):

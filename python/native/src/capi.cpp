@@ -21,6 +21,7 @@
 #include "qsa/traces/float_comparator.hpp"
 #include "qsa/traces/input_space.hpp"
 #include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
@@ -90,7 +91,7 @@ class CallbackChoice final : public qsa::traces::Choice {
 };
 
 bool batch_json(qsa::traces::Choice& choice, const char* kind, int64_t max_tokens, std::string* text,
-                qsa::Error* error) {
+                qsa::Error* error, bool invalid = false) {
   qsa::traces::EdgeBatchOptions options;
   if (kind != nullptr && *kind != '\0') {
     options.kind = qsa::parse_cache_kind(kind);
@@ -100,7 +101,11 @@ bool batch_json(qsa::traces::Choice& choice, const char* kind, int64_t max_token
     }
   }
   if (max_tokens > 0) options.max_tokens = max_tokens;
-  const qsa::traces::GeneratedBatch batch = qsa::traces::edge_metadata_batch(choice, options);
+  qsa::traces::GeneratedBatch batch = qsa::traces::edge_metadata_batch(choice, options);
+  if (invalid && !qsa::traces::break_one_rule(choice, &batch.input)) {
+    *error = qsa::Error{"batch", -1, "not-broken", "no rule of SPEC 1.4 could be broken in the drawn batch"};
+    return false;
+  }
   *text = dump({{"shape", qsa::traces::to_string(batch.shape)},
                 {"input", qsa::traces::metadata_input_to_json(batch.input)}});
   return true;
@@ -152,6 +157,14 @@ extern "C" int qsa_capi_draw_batch(qsa_capi_range_fn range, qsa_capi_chance_fn c
   return guarded(out, [&](std::string* text, qsa::Error* error) {
     CallbackChoice choice(range, chance, seed, context);
     return batch_json(choice, kind, max_tokens, text, error);
+  });
+}
+
+extern "C" int qsa_capi_draw_invalid_batch(qsa_capi_range_fn range, qsa_capi_chance_fn chance, qsa_capi_seed_fn seed,
+                                           void* context, const char* kind, int64_t max_tokens, char** out) {
+  return guarded(out, [&](std::string* text, qsa::Error* error) {
+    CallbackChoice choice(range, chance, seed, context);
+    return batch_json(choice, kind, max_tokens, text, error, true);
   });
 }
 

@@ -2,8 +2,9 @@
 NumPy example (k-work-without-minimum) is found and shrunk to the smallest batch it allows; one of
 `qsacheck mutants` (slot-int32-overflow), which a plain st.lists strategy misses in 1000 examples,
 is found and shrunk to one request and one group; the
-clean example passes; the draws reach the generator's shape families and every batch class of the
-input-space inventory but those listed with their reason (derandomize=True, database=None: the
+clean example passes; invalid batches are refused; the draws reach the generator's shape families
+and every batch class of the input-space inventory (SPEC 1.4's rules included) but those listed
+with their reason (derandomize=True, database=None: the
 same examples every run).
 Run: QSACHECK=build/bin/qsacheck python3 python/tests/hypothesis/test_strategies.py (exit 77 without
 Debian's python3-hypothesis)"""
@@ -90,6 +91,15 @@ class StrategiesDrawThroughTheProjectsGenerator(unittest.TestCase):
         self.assertEqual(smallest["num_actual_tokens"], 1, smallest)
         self.assertEqual(smallest["compress_ratio"], 2, smallest)
 
+    def test_invalid_batches_are_refused_with_the_rule_they_break(self):
+        @settings(FIXED, max_examples=100)
+        @given(strategies.invalid_batches())
+        def check(batch):
+            with self.assertRaises(reference.ReferenceError):
+                reference.metadata_json(batch)
+
+        check()
+
     def test_the_clean_example_passes_and_the_shape_families_are_reached(self):
         shapes = set()
 
@@ -114,16 +124,15 @@ class StrategiesDrawThroughTheProjectsGenerator(unittest.TestCase):
             "block_table_column_major": "layout", "block_table_column_slice": "layout",
         }
         batches = []
-        for kind in (None, "compressed", "ring", "passthrough"):
+        for strategy in [strategies.metadata_batches(kind=k) for k in (None, "compressed", "ring", "passthrough")] + \
+                [strategies.invalid_batches()]:
             @settings(FIXED, max_examples=200)
-            @given(strategies.metadata_batches(kind=kind))
+            @given(strategy)
             def collect(batch):
                 batches.append(batch)
             collect()
         rows = reference.batch_coverage(batches)
-        # invalid_*: SPEC 1.4's rejected batches; the strategies draw valid ones only.
-        missed = [r["id"] for r in rows if r["count"] == 0 and not r["id"].startswith("invalid_")
-                  and r["id"] not in unreachable]
+        missed = [r["id"] for r in rows if r["count"] == 0 and r["id"] not in unreachable]
         self.assertEqual(missed, [], "batch classes not reached by %d examples" % len(batches))
         # The range edges at SPEC 1.3's limits (N = 2^24, ...) are the campaign's extreme batches'; a
         # strategy bounds max_tokens, so they are listed, not asserted.

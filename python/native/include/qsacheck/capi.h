@@ -49,6 +49,10 @@ typedef int (*qsa_capi_chance_fn)(void* context, uint64_t numerator, uint64_t de
 typedef uint64_t (*qsa_capi_seed_fn)(void* context);
 QSACHECK_CAPI int qsa_capi_draw_batch(qsa_capi_range_fn range, qsa_capi_chance_fn chance, qsa_capi_seed_fn seed,
                                       void* context, const char* kind, int64_t max_tokens, char** out);
+/* As qsa_capi_draw_batch, then one rule of SPEC 1.4 broken through the same choices
+ * (traces/invalid_batch.hpp, the campaign's and RapidCheck's): an input the reference rejects. */
+QSACHECK_CAPI int qsa_capi_draw_invalid_batch(qsa_capi_range_fn range, qsa_capi_chance_fn chance, qsa_capi_seed_fn seed,
+                                              void* context, const char* kind, int64_t max_tokens, char** out);
 /* The same generator on the project's Rng (the campaign's source): batch `seed`. */
 QSACHECK_CAPI int qsa_capi_generate_batch(uint64_t seed, const char* kind, int64_t max_tokens, char** out);
 
