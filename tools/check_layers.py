@@ -37,6 +37,9 @@ ALLOWED = {
     # fuzz_command_line fuzzes the command line itself, so it links the CLI's library.
     "fuzz": {"fuzz", "cli", "backends", "traces", "reference"},
     "properties": {"properties", "backends", "traces", "reference", "optimized-public"},
+    # python/native: the reference and the codecs behind a C ABI for ctypes (qsacheck.reference),
+    # and the CPU set of planted bugs, for showing a Python test finding one.
+    "python": {"python", "traces", "reference", "planted"},
     "bench": {"bench", "timing", "backends", "traces", "reference", "optimized-public", "optimized-detail"},
 }
 # Private headers another layer may include, each for a stated reason.
@@ -46,7 +49,7 @@ PUBLISHED_PRIVATE = {
 # Where quoted includes are looked up after the including file's own folder (CMake include dirs).
 INCLUDE_ROOTS = ["plugin/include", "reference/include", "traces/include", "traces/tests", "optimized/include",
                  "optimized/src", "planted/include", "planted/src", "backends/include", "timing/include", "records/include",
-                 "properties", "bench", "fuzz", "cli/src"]
+                 "properties", "bench", "fuzz", "cli/src", "python/native/include"]
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".cc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 
