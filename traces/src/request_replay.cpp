@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
+
+#include "qsa/traces/rng.hpp"
 
 #include "qsa/traces/json_reader.hpp"
 
@@ -21,6 +24,31 @@ int64_t window_bound(const std::string& text, const std::string& whole) {
   if (value > kMaxWindowIndex)
     throw InputError(Error{"--window", -1, "out-of-range", "request index " + text + " is beyond 2^40"});
   return value;
+}
+
+// content_hashes and family_len (request_replay.hpp): from the last arrival back, each strict
+// prefix of a request's hashes maps to the earliest later request that extends it.
+void extend_by_later_turns(RequestSchedule& s) {
+  std::unordered_map<uint64_t, size_t> extended_by;  // chain of the first k hashes -> a request with more
+  const int64_t h = s.hash_block_positions;
+  for (size_t i = s.arrivals.size(); i-- > 0;) {
+    LoggedArrival& a = s.arrivals[i];
+    a.content_hashes = a.whole_hashes;
+    std::vector<uint64_t> chains;
+    uint64_t chain = 0x6c6f67ull;
+    for (int64_t hash : a.whole_hashes) chains.push_back(chain = hash_words(chain, static_cast<uint64_t>(hash)));
+    if (a.family >= 0 && !chains.empty()) {
+      const auto it = extended_by.find(chains.back());
+      if (it != extended_by.end()) {
+        const std::vector<int64_t>& longer = s.arrivals[it->second].whole_hashes;
+        const auto committed = static_cast<size_t>((a.prompt_len + a.output_len - 1) / h);
+        const size_t n = std::min(longer.size(), committed);
+        if (n > a.content_hashes.size()) a.content_hashes.assign(longer.begin(), longer.begin() + static_cast<std::ptrdiff_t>(n));
+        if (static_cast<int64_t>(n) * h > a.prompt_len) a.family_len = static_cast<int64_t>(n) * h;
+      }
+    }
+    for (size_t k = 0; k + 1 < chains.size(); ++k) extended_by[chains[k]] = i;
+  }
 }
 
 }  // namespace
@@ -89,6 +117,7 @@ Workload workload_from_request_log(const RequestLog& log, const ReplayOptions& o
     schedule->arrivals.push_back(std::move(a));
   }
   schedule->step_limit *= 2;
+  extend_by_later_turns(*schedule);
 
   Workload w = workload_by_name("default");
   w.name = "requests";

@@ -69,7 +69,9 @@ void Simulator::State::add_logged_request(size_t index) {
   r.family = a.family;
   r.prompt_len = a.prompt_len;
   r.final_len = a.prompt_len + a.output_len - 1;
+  r.family_len = a.family_len;
   r.prefill_target = r.prompt_len;
+  chain_family_blocks(r);
   waiting.push_back(std::move(r));
 }
 
@@ -99,6 +101,7 @@ void Simulator::State::add_request() {
   }
   r.final_len = r.prompt_len + output_len - 1;
   r.prefill_target = r.prompt_len;
+  chain_family_blocks(r);
   waiting.push_back(std::move(r));
 }
 

@@ -8,9 +8,10 @@
 //   - lengths divided by length_scale (floor, at least 1); a hash block of H tokens covers
 //     H / length_scale positions, so length_scale must divide H when the log has hashes;
 //   - a request's family is its first whole hash block, where another request of the window
-//     starts with the same one; a prefix hit takes the longest run of leading whole hash blocks it
-//     shares with a running peer, in positions, rounded down to a multiple of the block size B
-//     (and, as for every hit, below both committed prompts and the own prompt's last token).
+//     starts with the same one; a full block of B positions is known to the prefix cache by the
+//     chain of hash blocks up to its end, and a prefix hit takes the longest run of leading cached
+//     blocks (below the own prompt's last token), written by a running, finished or preempted
+//     request (docs/decisions.md "Prefix cache").
 
 #include <cstdint>
 #include <memory>
@@ -52,6 +53,11 @@ struct LoggedArrival {
   int64_t output_len = 0;  // scaled
   int64_t family = -1;     // first whole hash block shared with another request of the window; -1: none
   std::vector<int64_t> whole_hashes;  // the hashes of its whole hash blocks
+  /// whole_hashes, then those of the first later request of the window whose prompt starts with all
+  /// of them, as far as this request commits (prompt + output - 1 positions): that turn's prompt
+  /// holds this one's output, so its content is the family's up to family_len.
+  std::vector<int64_t> content_hashes;
+  int64_t family_len = 0;  // ChunkRecord::family_len: content_hashes' positions when past the prompt, else 0
 };
 
 struct RequestSchedule {
