@@ -15,7 +15,7 @@ PrefixHitCounts& PrefixHitCounts::operator+=(const PrefixHitCounts& o) {
   return *this;
 }
 
-void PrefixHitTracker::classify(const ChunkRecord& chunk) {
+void PrefixHitTracker::classify(const ChunkRecord& chunk, PrefixHitCounts& into) const {
   const auto shared = static_cast<size_t>(chunk.start / block_size_);
   bool other = false, finished = false, evicted = false, crowded = false;
   for (size_t i = 0; i < shared && i < chunk.blocks.size(); ++i) {
@@ -28,13 +28,13 @@ void PrefixHitTracker::classify(const ChunkRecord& chunk) {
     crowded |= h.holders.size() - h.holders.count(chunk.request) >= 2;
   }
   if (!other) return;  // a recompute reading only what it wrote itself
-  ++counts_.hits;
-  counts_.hit_blocks += static_cast<int64_t>(shared);
-  counts_.on_finished += finished;
-  counts_.deeper_than_one += shared >= 2;
-  counts_.after_eviction += evicted;
-  counts_.shared_by_live += crowded;
-  ++counts_.depth[static_cast<int64_t>(shared)];
+  ++into.hits;
+  into.hit_blocks += static_cast<int64_t>(shared);
+  into.on_finished += finished;
+  into.deeper_than_one += shared >= 2;
+  into.after_eviction += evicted;
+  into.shared_by_live += crowded;
+  ++into.depth[static_cast<int64_t>(shared)];
 }
 
 void PrefixHitTracker::drop(int64_t request) {
@@ -44,10 +44,12 @@ void PrefixHitTracker::drop(int64_t request) {
   held_.erase(it);
 }
 
-void PrefixHitTracker::add(const StepRecord& step) {
-  if (block_size_ <= 0) return;
+PrefixHitCounts PrefixHitTracker::add(const StepRecord& step) {
+  PrefixHitCounts now;
+  if (block_size_ <= 0) return now;
   for (const ChunkRecord& chunk : step.chunks)  // hits read the blocks as they were before the step
-    if (chunk.start > 0 && !chunk.prefilled && held_.count(chunk.request) == 0) classify(chunk);
+    if (chunk.start > 0 && !chunk.prefilled && held_.count(chunk.request) == 0) classify(chunk, now);
+  counts_ += now;
   for (const ChunkRecord& chunk : step.chunks) {
     std::vector<int32_t>& row = held_[chunk.request];
     for (int32_t block : row) blocks_[block].holders.erase(chunk.request);
@@ -64,6 +66,7 @@ void PrefixHitTracker::add(const StepRecord& step) {
   }
   for (int64_t id : step.finished) drop(id);
   for (int64_t id : step.preempted) drop(id);
+  return now;
 }
 
 }  // namespace qsa::traces

@@ -29,8 +29,8 @@ struct PrefixHitCounts {
 class PrefixHitTracker {
  public:
   explicit PrefixHitTracker(const ScenarioConfig& config) : block_size_(config.block_size) {}
-  /// One step, in order (its chunks, then its finished and preempted requests).
-  void add(const StepRecord& step);
+  /// One step, in order (its chunks, then its finished and preempted requests); the step's own hits.
+  PrefixHitCounts add(const StepRecord& step);
   const PrefixHitCounts& counts() const { return counts_; }
 
  private:
@@ -39,7 +39,7 @@ class PrefixHitTracker {
     int64_t owners = 0;   // requests that have written it, one after another
     std::set<int64_t> holders;  // live requests whose table holds it
   };
-  void classify(const ChunkRecord& chunk);
+  void classify(const ChunkRecord& chunk, PrefixHitCounts& into) const;
   void drop(int64_t request);
 
   int64_t block_size_;
