@@ -36,6 +36,10 @@ CLI::Option* add_request_log_options(CLI::App* cmd, RequestLogArguments* a) {
       ->capture_default_str();
   cmd->add_option("--token-budget", a->token_budget, "Tokens per step (max_num_batched_tokens), 8 ... 2^20")
       ->capture_default_str();
+  cmd->add_option("--max-num-seqs", a->max_num_seqs,
+                  "Requests per step at most (max_num_seqs), 1 ... 65536; the block pool holds this many\n"
+                  "requests of the window's longest length")
+      ->capture_default_str();
   cmd->add_option("--preempt-per-mille", a->preempt_per_mille,
                   "Chance per step, in thousandths, of preempting one more running request, 0 ... 1000")
       ->capture_default_str();
@@ -56,6 +60,7 @@ RequestLogChoice parse_request_log_arguments(const RequestLogArguments& a) {
   c.replay.time_compression = parse_integer_option("--time-compression", a.time_compression, 1, 1000000);
   c.replay.length_scale = parse_integer_option("--length-scale", a.length_scale, 1, int64_t{1} << 20);
   c.replay.token_budget = parse_integer_option("--token-budget", a.token_budget, 8, int64_t{1} << 20);
+  c.replay.max_num_seqs = parse_integer_option("--max-num-seqs", a.max_num_seqs, 1, 65536);
   c.replay.preempt_per_mille = parse_integer_option("--preempt-per-mille", a.preempt_per_mille, 0, 1000);
   c.replay.prefilled_context = parse_integer_option("--prefilled-context", a.prefilled_context, 0, int64_t{1} << 20);
   return c;
@@ -159,7 +164,7 @@ std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& 
   for (size_t i = 0; i < r.rows_by_position.size(); ++i)
     os << (i == 0 ? " <64 " : " <" + std::to_string(int64_t{64} << i) + " ") << r.rows_by_position[i];
   os << "; a step is " << traces::kReplayStepMs << " ms x " << o.time_compression << ", lengths / " << o.length_scale
-     << ", budget " << o.token_budget << " tokens, preemption " << o.preempt_per_mille << " per mille";
+     << ", budget " << o.token_budget << " tokens, " << o.max_num_seqs << " sequences, preemption " << o.preempt_per_mille << " per mille";
   if (o.prefilled_context > 0)
     os << ", each request starts with up to " << o.prefilled_context << " positions pre-filled";
   os << "\n";
@@ -182,6 +187,7 @@ nlohmann::json replay_summary_json(const traces::Workload& w, const ReplaySummar
             {"step_ms", traces::kReplayStepMs * o.time_compression},
             {"length_scale", o.length_scale},
             {"token_budget", o.token_budget},
+            {"max_num_seqs", o.max_num_seqs},
             {"preempt_per_mille", o.preempt_per_mille},
             {"prefilled_context", o.prefilled_context}}}};
 }

@@ -19,7 +19,7 @@ namespace qsa::cli {
 struct RequestLogArguments {
   std::string path;  // --requests; empty: no log
   std::string format, hash_block = "512", window = ":", time_compression = "1", length_scale = "1";
-  std::string token_budget = "512", preempt_per_mille = "5", prefilled_context = "0";
+  std::string token_budget = "8192", max_num_seqs = "1024", preempt_per_mille = "5", prefilled_context = "0";
 };
 
 /// Adds --requests and the replay options to `cmd`; returns the --requests option (for excludes()).

@@ -105,6 +105,7 @@ Workload workload_from_request_log(const RequestLog& log, const ReplayOptions& o
     LoggedArrival a;
     a.index = from + static_cast<int64_t>(i);
     a.step = (q.arrival_ms - window.front().arrival_ms) / ms_per_step;
+    a.arrival_us = (q.arrival_ms - window.front().arrival_ms) * 1000 / options.time_compression;
     a.prompt_len = scaled_length(q.prompt_tokens, options.length_scale);
     a.output_len = scaled_length(q.output_tokens, options.length_scale);
     const auto whole = static_cast<size_t>(q.prompt_tokens / log.hash_block_tokens);

@@ -85,7 +85,7 @@ struct Simulator::State {
   std::vector<int64_t> family_prompt_len;  // [num_families] base prompt length, 0 until first drawn
   int64_t next_id = 0;
   int64_t arrived = 0;
-  int64_t clock = 0;         // steps since the first, idle ones included (a replayed log's time)
+  int64_t clock_us = 0;      // a replayed log's simulated time: replay_step_us per step, idle time included
   size_t next_logged = 0;    // the replayed log's next arrival
   std::unordered_map<uint64_t, int32_t> prefix_cache;  // chain key -> the block holding that content
   std::unordered_map<int32_t, uint64_t> cached_key;    // the inverse, for eviction
