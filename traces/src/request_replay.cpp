@@ -123,7 +123,19 @@ Workload workload_from_request_log(const RequestLog& log, const ReplayOptions& o
   Workload w = workload_by_name("default");
   w.name = "requests";
   w.description = "requests " + std::to_string(from) + ":" + std::to_string(to) + " of " + log.path;
-  w.geometries = {{4, 3, 16}, {4, 3, 64}};
+  // B no larger than a hash block's positions, so that one shared hash block is a hit (with
+  // B > H a single shared block, a system prompt say, would share nothing).
+  w.geometries.clear();
+  for (const int64_t b : {16, 64})
+    if (!hashes || b <= schedule->hash_block_positions) w.geometries.push_back({4, 3, b});
+  if (w.geometries.empty())
+    throw InputError(Error{"--length-scale", -1, "hash-block-below-B",
+                           "the log's hash block of " + std::to_string(log.hash_block_tokens) + " tokens covers " +
+                               std::to_string(schedule->hash_block_positions) + " positions at --length-scale " +
+                               std::to_string(options.length_scale) +
+                               ", fewer than the smallest block size B = 16: no prefix could be shared. Use a "
+                               "--length-scale of at most " + std::to_string(std::max<int64_t>(1, log.hash_block_tokens / 16)) +
+                               " (or check --hash-block)"});
   w.prompt_tokens = LengthTable::from_samples(prompts);  // sizes max_position and the pool
   w.output_tokens = LengthTable::from_samples(outputs);
   w.prompt_length_scale = options.length_scale;

@@ -56,17 +56,17 @@ TEST(BlockPool, CachedBlocksAreEvictedOnlyWhenNoOtherIsFreeOldestFirst) {
   EXPECT_THROW(pool.allocate(), std::logic_error);
 }
 
-// Hash blocks of 16 tokens. Turn 1 (prompt 64: hashes 1-4) decodes 70 tokens and has finished long
+// Hash blocks of 64 tokens. Turn 1 (prompt 256: hashes 1-4) decodes 280 tokens and has finished long
 // before turn 2 arrives; turn 2's prompt is turn 1's prompt, its output and a new message (hashes
-// 1-10, 160 tokens). Turn 1 commits 133 positions: 8 whole hash blocks, so positions 64-127 of its
-// output are the family's content and turn 2 hits 128 positions, past turn 1's prompt.
+// 1-10, 640 tokens). Turn 1 commits 535 positions: 8 whole hash blocks, so positions 256-511 of its
+// output are the family's content and turn 2 hits 512 positions, past turn 1's prompt.
 const char* const kTwoTurns =
-    R"({"timestamp": 0, "input_length": 64, "output_length": 70, "hash_ids": [1, 2, 3, 4]}
-{"timestamp": 60000, "input_length": 160, "output_length": 8, "hash_ids": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}
+    R"({"timestamp": 0, "input_length": 256, "output_length": 280, "hash_ids": [1, 2, 3, 4]}
+{"timestamp": 600000, "input_length": 640, "output_length": 8, "hash_ids": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}
 )";
 
 TEST(PrefixCache, ALaterTurnHitsTheBlocksAnEarlierTurnDecoded) {
-  const RequestLog log = parse_request_log(kTwoTurns, "two-turns.jsonl", RequestLogFormat::kJsonl, 16);
+  const RequestLog log = parse_request_log(kTwoTurns, "two-turns.jsonl", RequestLogFormat::kJsonl, 64);
   std::set<int64_t> block_sizes;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     const Scenario s = simulate(workload_from_request_log(log, {}), seed, 10000);
@@ -74,11 +74,11 @@ TEST(PrefixCache, ALaterTurnHitsTheBlocksAnEarlierTurnDecoded) {
     bool turn1_finished = false, hit_seen = false;
     for (const StepRecord& st : s.steps) {
       for (const ChunkRecord& c : st.chunks) {
-        if (c.request == 0) EXPECT_EQ(c.family_len, 128);
+        if (c.request == 0) EXPECT_EQ(c.family_len, 512);
         if (c.request == 1 && !hit_seen) {
           hit_seen = true;
           EXPECT_TRUE(turn1_finished);
-          EXPECT_EQ(c.start, 128) << "B " << s.config.block_size;
+          EXPECT_EQ(c.start, 512) << "B " << s.config.block_size;
         }
       }
       turn1_finished |= std::count(st.finished.begin(), st.finished.end(), 0) > 0;
@@ -93,11 +93,11 @@ TEST(PrefixCache, ALaterTurnHitsTheBlocksAnEarlierTurnDecoded) {
 
   // What turn 2 reads at a position turn 1 decoded is the key turn 1 committed there.
   RequestLedger turn1, turn2;
-  turn1.request = 0, turn1.family = 0, turn1.prompt_len = 64, turn1.family_len = 128;
-  turn2.request = 1, turn2.family = 0, turn2.prompt_len = 160;
-  EXPECT_EQ(turn1.committed_origin(100), turn2.committed_origin(100));
+  turn1.request = 0, turn1.family = 0, turn1.prompt_len = 256, turn1.family_len = 512;
+  turn2.request = 1, turn2.family = 0, turn2.prompt_len = 640;
+  EXPECT_EQ(turn1.committed_origin(400), turn2.committed_origin(400));
   turn1.family_len = 0;  // without it the decoded token would be turn 1's own
-  EXPECT_FALSE(turn1.committed_origin(100) == turn2.committed_origin(100));
+  EXPECT_FALSE(turn1.committed_origin(400) == turn2.committed_origin(400));
 }
 
 TEST(PrefixCache, FamilyWorkloadsHitFinishedDeepReusedAndCrowdedBlocksAndPassTheReference) {
