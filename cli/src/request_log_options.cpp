@@ -84,12 +84,19 @@ ReplaySummary summarize_replay(const traces::Workload& w, const traces::Scenario
   ReplaySummary r;
   r.window_requests = static_cast<int64_t>(w.schedule->arrivals.size());
   r.step_limit = w.schedule->step_limit;
+  r.block_size = s.config.block_size;
   r.steps = static_cast<int64_t>(s.steps.size());
   r.coverage = traces::coverage_of(s);
+  traces::PrefixHitTracker tracker(s.config);
+  for (const traces::StepRecord& step : s.steps) tracker.add(step);
+  r.hits = tracker.counts();
   std::set<int64_t> finished;
+  r.first_start.assign(w.schedule->arrivals.size(), -1);  // request id k is arrival k of the window
   for (const traces::StepRecord& step : s.steps) {
     finished.insert(step.finished.begin(), step.finished.end());
     for (const traces::ChunkRecord& chunk : step.chunks) {
+      int64_t& first = r.first_start[static_cast<size_t>(chunk.request)];
+      if (first < 0) first = chunk.prefilled ? 0 : chunk.start;
       r.largest_position = std::max(r.largest_position, chunk.start + chunk.length - 1);
       for (int64_t p = chunk.start; p < chunk.start + chunk.length;) {  // one bin at a time
         size_t bin = 0;
@@ -107,6 +114,13 @@ ReplaySummary summarize_replay(const traces::Workload& w, const traces::Scenario
   }
   r.finished = static_cast<int64_t>(finished.size());
   return r;
+}
+
+int64_t ReplaySummary::reused_of_implied() const {
+  int64_t reused = 0;
+  for (size_t k = 0; k < reuse.per_request.size() && k < first_start.size(); ++k)
+    reused += std::min(reuse.per_request[k], std::max<int64_t>(0, first_start[k]));
+  return reused;
 }
 
 namespace {
@@ -156,11 +170,18 @@ std::string request_log_figures_text(const nlohmann::json& log) {
 
 std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& r) {
   const traces::ReplayOptions& o = w.schedule->options;
+  const int64_t b = r.block_size;
   std::ostringstream os;
   os << request_log_figures_text(request_log_figures_json(*w.schedule)) << "replayed: " << r.finished << " of " << r.window_requests << " requests finished in " << r.steps
      << " steps (limit " << r.step_limit << "); " << r.coverage.prefix_hits << " prefix hits ("
      << share(r.coverage.prefix_hits, r.window_requests) << " of the requests), " << r.coverage.preemptions
-     << " preemptions, largest position " << r.largest_position << "; rows written by position:";
+     << " preemptions, largest position " << r.largest_position << "; shared " << r.hits.hit_blocks * b
+     << " positions in " << r.hits.hit_blocks << " blocks of " << b << "; reused " << r.reused_of_implied() << " of the log-implied reusable "
+     << r.reuse.reusable_positions << " (" << share(r.reused_of_implied(), r.reuse.reusable_positions)
+     << "; the log implies " << share(r.reuse.reusable_positions, r.reuse.prompt_positions)
+     << " of " << r.reuse.prompt_positions << " prompt positions); hit depth in blocks:";
+  for (const auto& [depth, n] : r.hits.depth) os << " " << depth << "x" << n;
+  os << "; rows written by position:";
   for (size_t i = 0; i < r.rows_by_position.size(); ++i)
     os << (i == 0 ? " <64 " : " <" + std::to_string(int64_t{64} << i) + " ") << r.rows_by_position[i];
   os << "; a step is " << traces::kReplayStepMs << " ms x " << o.time_compression << ", lengths / " << o.length_scale
@@ -174,6 +195,8 @@ std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& 
 nlohmann::json replay_summary_json(const traces::Workload& w, const ReplaySummary& r) {
   const traces::RequestSchedule& s = *w.schedule;
   const traces::ReplayOptions& o = s.options;
+  nlohmann::json depth = nlohmann::json::object();
+  for (const auto& [blocks, n] : r.hits.depth) depth[std::to_string(blocks)] = n;
   return {{"log", request_log_figures_json(s)},
           {"replayed",
            {{"requests", r.window_requests},
@@ -181,6 +204,12 @@ nlohmann::json replay_summary_json(const traces::Workload& w, const ReplaySummar
             {"steps", r.steps},
             {"step_limit", r.step_limit},
             {"prefix_hits", r.coverage.prefix_hits},
+            {"shared_blocks", r.hits.hit_blocks},
+            {"shared_positions", r.hits.hit_blocks * r.block_size},
+            {"log_implied_reusable_positions", r.reuse.reusable_positions},
+            {"log_implied_reused_positions", r.reused_of_implied()},
+            {"prompt_positions", r.reuse.prompt_positions},
+            {"hit_depth_blocks", depth},
             {"preemptions", r.coverage.preemptions},
             {"largest_position", r.largest_position},
             {"rows_by_position", r.rows_by_position},

@@ -10,6 +10,7 @@
 
 #include "qsa/reference/backend.hpp"
 #include "qsa/traces/block_pool.hpp"
+#include "qsa/traces/log_reuse.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/request_replay.hpp"
 #include "qsa/traces/scenario_runner.hpp"
@@ -98,6 +99,15 @@ TEST(PrefixCache, ALaterTurnHitsTheBlocksAnEarlierTurnDecoded) {
   EXPECT_EQ(turn1.committed_origin(400), turn2.committed_origin(400));
   turn1.family_len = 0;  // without it the decoded token would be turn 1's own
   EXPECT_FALSE(turn1.committed_origin(400) == turn2.committed_origin(400));
+}
+
+TEST(PrefixCache, LogImpliedReuseCountsLeadingHashBlocksOfEarlierPromptsOnly) {
+  const RequestLog log = parse_request_log(kTwoTurns, "two-turns.jsonl", RequestLogFormat::kJsonl, 64);
+  const LogReuse reuse = log_implied_reuse(log, {}, 16);
+  // Turn 2 starts with turn 1's 4 prompt hash blocks; the blocks of turn 1's output are in no
+  // earlier prompt, so the replay (512) reuses more than the log implies (256).
+  EXPECT_EQ(reuse.per_request, (std::vector<int64_t>{0, 256}));
+  EXPECT_EQ(reuse.prompt_positions, 256 + 640);
 }
 
 TEST(PrefixCache, FamilyWorkloadsHitFinishedDeepReusedAndCrowdedBlocksAndPassTheReference) {
