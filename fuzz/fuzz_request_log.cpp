@@ -74,7 +74,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_log(log, text);
     traces::ReplayOptions options;
     options.length_scale = (data[0] >> 3) & 1 ? block : 1;  // divides the hash block
-    traces::Workload workload = traces::workload_from_request_log(log, options);
+    traces::Workload workload;
+    try {
+      workload = traces::workload_from_request_log(log, options);
+    } catch (const traces::InputError& e) {  // hashes of fewer positions than any B: refused
+      check_error(e.error(), text);
+      if (e.error().rule != "hash-block-below-B")
+        finding(kTarget, "replay-refused", "a scale that divides the hash block was refused: " + to_string(e.error()));
+      return;
+    }
     int64_t step = 0;
     for (const traces::LoggedArrival& a : workload.schedule->arrivals) {
       if (a.step < step) finding(kTarget, "arrival-order", "request " + std::to_string(a.index) + " maps to an earlier step");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "campaign_inputs.hpp"
 #include "output.hpp"
@@ -11,6 +12,7 @@
 #include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
+#include "qsa/traces/request_replay.hpp"
 #include "stop_request.hpp"
 
 namespace qsa::cli {
@@ -119,6 +121,14 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
     if (progress) progress(job, i + 1, coverage.coverage(), result.seconds);
   }
   if (!result.failure && !result.stopped) result.failure = runner.finish();  // the last full comparison
+  if (!result.failure && !result.stopped && job.workload.schedule && !simulator.done()) {
+    // Request ids follow the log's arrivals: id k is arrival k of the window.
+    std::set<int64_t> finished;
+    for (const traces::StepRecord& step : result.scenario.steps) finished.insert(step.finished.begin(), step.finished.end());
+    const std::vector<traces::LoggedArrival>& arrivals = job.workload.schedule->arrivals;
+    for (size_t k = 0; k < arrivals.size(); ++k)
+      if (finished.count(static_cast<int64_t>(k)) == 0) result.unfinished.push_back(arrivals[k].index);
+  }
   result.coverage = coverage.coverage();
   result.step_update_ran = runner.step_update_supported();
   result.declined.assign(runner.declined().begin(), runner.declined().end());

@@ -46,6 +46,9 @@ struct JobResult {
   std::map<std::string, int64_t> cuda_grid_steps;  // backends::cuda_step_grid of each step
   bool step_update_ran = true;
   bool stopped = false;               // a stop request (signal, time budget) ended it before its last step
+  /// A replayed log's requests (their 0-based indices in the log) that had not finished when the
+  /// step limit ended the job: what did not run (exit 3).
+  std::vector<int64_t> unfinished;
   std::vector<std::string> declined;  // left out by the backend's capabilities (ScenarioRunner::declined)
   /// Draws of this job whose geometry the backend's declared constraints exclude, each drawn again
   /// with another seed (redraw_seed): why each was excluded, and what its steps would have been.

@@ -3,6 +3,7 @@
 #include "job_pool.hpp"
 #include "qsa/traces/large_buffer_reuse.hpp"
 #include "qsa/traces/extreme_batches.hpp"
+#include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -14,11 +15,13 @@ traces::InputSpaceCoverage job_input_space(const CampaignJob& job) {
   traces::Simulator simulator(job.workload, job.seed);
   const traces::ScenarioConfig& config = simulator.config();
   traces::ScenarioState state(config);
+  traces::PrefixHitTracker prefix_hits(config);
   const CacheLayout compressed = traces::compressed_cache_layout(config);
   const CacheLayout ring = traces::ring_cache_layout(config);
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {  // run_job's loop, less the backend
     const traces::StepRecord record = simulator.next();
     coverage.add_step(state.step_input(record, i), compressed, ring);
+    coverage.add_prefix_hits(prefix_hits.add(record));
     state.apply(record, i);
   }
   return coverage;

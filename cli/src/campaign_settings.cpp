@@ -7,6 +7,7 @@
 
 #include "number_options.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/simulator.hpp"
 #include "qsa/traces/step_digest.hpp"
 
 namespace qsa::cli {
@@ -71,6 +72,8 @@ std::string settings_hash(const CampaignSettings& s) {
                                     {"max_findings", s.max_findings}};
   if (!s.requests_log_text.empty()) canonical["requests_log"] = s.requests_log_text;  // absent: hashes stay as before
   if (!s.geometry.empty()) canonical["geometry"] = s.geometry;  // so hashes without it stay as they were
+  // The same jobs give other scenarios under another simulator (version 1 had no key).
+  if (traces::kSimulatorVersion > 1) canonical["simulator"] = traces::kSimulatorVersion;
   const std::string text = canonical.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return traces::digest_hex(traces::digest_bytes(text.data(), text.size()));
 }

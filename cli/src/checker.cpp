@@ -561,6 +561,14 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
     if (fail(row, std::move(f)) && replayable) add_pending(std::nullopt, "", std::move(result));
     return;
   }
+  if (!result.unfinished.empty()) {
+    std::string list;
+    for (size_t k = 0; k < result.unfinished.size() && k < 20; ++k) list += (k ? ", " : "") + std::to_string(result.unfinished[k]);
+    if (result.unfinished.size() > 20) list += ", ...";
+    report_.not_run.push_back("seed " + std::to_string(result.seed) + " of " + result.workload + " on " + name + ": " +
+                              std::to_string(result.unfinished.size()) + " requests of the window did not finish in " +
+                              std::to_string(result.steps_run) + " steps (raise --steps): log indices " + list);
+  }
   if (result.stopped)
     note_stop("seed " + std::to_string(result.seed) + " of " + result.workload + " from step " +
               std::to_string(result.steps_run) + " on " + name);

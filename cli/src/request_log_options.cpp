@@ -36,6 +36,10 @@ CLI::Option* add_request_log_options(CLI::App* cmd, RequestLogArguments* a) {
       ->capture_default_str();
   cmd->add_option("--token-budget", a->token_budget, "Tokens per step (max_num_batched_tokens), 8 ... 2^20")
       ->capture_default_str();
+  cmd->add_option("--max-num-seqs", a->max_num_seqs,
+                  "Requests per step at most (max_num_seqs), 1 ... 65536; the block pool holds this many\n"
+                  "requests of the window's longest length")
+      ->capture_default_str();
   cmd->add_option("--preempt-per-mille", a->preempt_per_mille,
                   "Chance per step, in thousandths, of preempting one more running request, 0 ... 1000")
       ->capture_default_str();
@@ -56,6 +60,7 @@ RequestLogChoice parse_request_log_arguments(const RequestLogArguments& a) {
   c.replay.time_compression = parse_integer_option("--time-compression", a.time_compression, 1, 1000000);
   c.replay.length_scale = parse_integer_option("--length-scale", a.length_scale, 1, int64_t{1} << 20);
   c.replay.token_budget = parse_integer_option("--token-budget", a.token_budget, 8, int64_t{1} << 20);
+  c.replay.max_num_seqs = parse_integer_option("--max-num-seqs", a.max_num_seqs, 1, 65536);
   c.replay.preempt_per_mille = parse_integer_option("--preempt-per-mille", a.preempt_per_mille, 0, 1000);
   c.replay.prefilled_context = parse_integer_option("--prefilled-context", a.prefilled_context, 0, int64_t{1} << 20);
   return c;
@@ -79,12 +84,19 @@ ReplaySummary summarize_replay(const traces::Workload& w, const traces::Scenario
   ReplaySummary r;
   r.window_requests = static_cast<int64_t>(w.schedule->arrivals.size());
   r.step_limit = w.schedule->step_limit;
+  r.block_size = s.config.block_size;
   r.steps = static_cast<int64_t>(s.steps.size());
   r.coverage = traces::coverage_of(s);
+  traces::PrefixHitTracker tracker(s.config);
+  for (const traces::StepRecord& step : s.steps) tracker.add(step);
+  r.hits = tracker.counts();
   std::set<int64_t> finished;
+  r.first_start.assign(w.schedule->arrivals.size(), -1);  // request id k is arrival k of the window
   for (const traces::StepRecord& step : s.steps) {
     finished.insert(step.finished.begin(), step.finished.end());
     for (const traces::ChunkRecord& chunk : step.chunks) {
+      int64_t& first = r.first_start[static_cast<size_t>(chunk.request)];
+      if (first < 0) first = chunk.prefilled ? 0 : chunk.start;
       r.largest_position = std::max(r.largest_position, chunk.start + chunk.length - 1);
       for (int64_t p = chunk.start; p < chunk.start + chunk.length;) {  // one bin at a time
         size_t bin = 0;
@@ -102,6 +114,13 @@ ReplaySummary summarize_replay(const traces::Workload& w, const traces::Scenario
   }
   r.finished = static_cast<int64_t>(finished.size());
   return r;
+}
+
+int64_t ReplaySummary::reused_of_implied() const {
+  int64_t reused = 0;
+  for (size_t k = 0; k < reuse.per_request.size() && k < first_start.size(); ++k)
+    reused += std::min(reuse.per_request[k], std::max<int64_t>(0, first_start[k]));
+  return reused;
 }
 
 namespace {
@@ -151,15 +170,22 @@ std::string request_log_figures_text(const nlohmann::json& log) {
 
 std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& r) {
   const traces::ReplayOptions& o = w.schedule->options;
+  const int64_t b = r.block_size;
   std::ostringstream os;
   os << request_log_figures_text(request_log_figures_json(*w.schedule)) << "replayed: " << r.finished << " of " << r.window_requests << " requests finished in " << r.steps
      << " steps (limit " << r.step_limit << "); " << r.coverage.prefix_hits << " prefix hits ("
      << share(r.coverage.prefix_hits, r.window_requests) << " of the requests), " << r.coverage.preemptions
-     << " preemptions, largest position " << r.largest_position << "; rows written by position:";
+     << " preemptions, largest position " << r.largest_position << "; shared " << r.hits.hit_blocks * b
+     << " positions in " << r.hits.hit_blocks << " blocks of " << b << "; reused " << r.reused_of_implied() << " of the log-implied reusable "
+     << r.reuse.reusable_positions << " (" << share(r.reused_of_implied(), r.reuse.reusable_positions)
+     << "; the log implies " << share(r.reuse.reusable_positions, r.reuse.prompt_positions)
+     << " of " << r.reuse.prompt_positions << " prompt positions); hit depth in blocks:";
+  for (const auto& [depth, n] : r.hits.depth) os << " " << depth << "x" << n;
+  os << "; rows written by position:";
   for (size_t i = 0; i < r.rows_by_position.size(); ++i)
     os << (i == 0 ? " <64 " : " <" + std::to_string(int64_t{64} << i) + " ") << r.rows_by_position[i];
   os << "; a step is " << traces::kReplayStepMs << " ms x " << o.time_compression << ", lengths / " << o.length_scale
-     << ", budget " << o.token_budget << " tokens, preemption " << o.preempt_per_mille << " per mille";
+     << ", budget " << o.token_budget << " tokens, " << o.max_num_seqs << " sequences, preemption " << o.preempt_per_mille << " per mille";
   if (o.prefilled_context > 0)
     os << ", each request starts with up to " << o.prefilled_context << " positions pre-filled";
   os << "\n";
@@ -169,6 +195,8 @@ std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& 
 nlohmann::json replay_summary_json(const traces::Workload& w, const ReplaySummary& r) {
   const traces::RequestSchedule& s = *w.schedule;
   const traces::ReplayOptions& o = s.options;
+  nlohmann::json depth = nlohmann::json::object();
+  for (const auto& [blocks, n] : r.hits.depth) depth[std::to_string(blocks)] = n;
   return {{"log", request_log_figures_json(s)},
           {"replayed",
            {{"requests", r.window_requests},
@@ -176,12 +204,19 @@ nlohmann::json replay_summary_json(const traces::Workload& w, const ReplaySummar
             {"steps", r.steps},
             {"step_limit", r.step_limit},
             {"prefix_hits", r.coverage.prefix_hits},
+            {"shared_blocks", r.hits.hit_blocks},
+            {"shared_positions", r.hits.hit_blocks * r.block_size},
+            {"log_implied_reusable_positions", r.reuse.reusable_positions},
+            {"log_implied_reused_positions", r.reused_of_implied()},
+            {"prompt_positions", r.reuse.prompt_positions},
+            {"hit_depth_blocks", depth},
             {"preemptions", r.coverage.preemptions},
             {"largest_position", r.largest_position},
             {"rows_by_position", r.rows_by_position},
             {"step_ms", traces::kReplayStepMs * o.time_compression},
             {"length_scale", o.length_scale},
             {"token_budget", o.token_budget},
+            {"max_num_seqs", o.max_num_seqs},
             {"preempt_per_mille", o.preempt_per_mille},
             {"prefilled_context", o.prefilled_context}}}};
 }

@@ -13,13 +13,15 @@
 
 #include "qsa/traces/request_replay.hpp"
 #include "qsa/traces/scenario.hpp"
+#include "qsa/traces/log_reuse.hpp"
+#include "qsa/traces/prefix_hits.hpp"
 
 namespace qsa::cli {
 
 struct RequestLogArguments {
   std::string path;  // --requests; empty: no log
   std::string format, hash_block = "512", window = ":", time_compression = "1", length_scale = "1";
-  std::string token_budget = "512", preempt_per_mille = "5", prefilled_context = "0";
+  std::string token_budget = "8192", max_num_seqs = "1024", preempt_per_mille = "5", prefilled_context = "0";
 };
 
 /// Adds --requests and the replay options to `cmd`; returns the --requests option (for excludes()).
@@ -47,10 +49,16 @@ struct ReplaySummary {
   int64_t finished = 0;  // requests of the window that finished within the steps run
   int64_t steps = 0;
   int64_t step_limit = 0;
+  int64_t block_size = 0;  // the scenario's B
   int64_t largest_position = -1;  // the largest position a chunk wrote
   /// Rows written by position: [0] positions 0-63, then [i] positions 2^(i+5) ... 2^(i+6)-1.
   std::vector<int64_t> rows_by_position;
   traces::Coverage coverage;
+  traces::PrefixHitCounts hits;  // what the hits shared (PrefixHitTracker)
+  traces::LogReuse reuse;        // what the log implies an infinite cache could share (log_reuse.hpp)
+  std::vector<int64_t> first_start;  // [window size] where each request's first chunk started (-1: never ran)
+  /// Of reuse.reusable_positions, those the replay reused: sum over requests of min(hit, implied).
+  int64_t reused_of_implied() const;
 };
 ReplaySummary summarize_replay(const traces::Workload& workload, const traces::Scenario& scenario);
 

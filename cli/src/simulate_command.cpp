@@ -54,7 +54,9 @@ int simulate(const SimulateJob& job, ReportOutput output) {
                             {"requests", c.requests},   {"rows", c.rows},
                             {"coverage", coverage_to_json(c)}};
   if (!replay) return output.finish(summary, kExitOk);
-  const ReplaySummary r = summarize_replay(w, s);
+  ReplaySummary r = summarize_replay(w, s);
+  r.reuse = traces::log_implied_reuse(traces::read_request_log(job.log.path, job.log.format, job.log.hash_block_tokens),
+                                      job.log.replay, s.config.block_size);
   output.human() << replay_summary_text(w, r) << std::flush;
   summary["request_log"] = replay_summary_json(w, r);
   if (r.finished < r.window_requests) {

@@ -138,6 +138,15 @@ TEST(SimulateRequests, SaysSoAndExitsThreeWhenAWindowDoesNotFinishWithinTheSteps
   EXPECT_NE(r.out.find("NOT COMPLETE"), std::string::npos) << r.out;
 }
 
+TEST(CheckRequests, ExitsThreeListingTheRequestsAStepLimitLeftUnfinished) {
+  const auto r = run_qsacheck("check --backend reference --requests " + kLog +
+                              " --hash-block 64 --window 0:3 --scenarios 1 --batches 0 --steps 5");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("requests of the window did not finish in 5 steps (raise --steps): log indices 0"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(CheckRequests, RunsTheLogAsACampaignWorkload) {
   const std::string dir = temp_dir();
   const auto r = run_qsacheck("check --backend reference --requests " + kLog +

@@ -199,6 +199,17 @@ std::vector<InputClass> make_table() {
                   "not all equal (MRoPE)", kStep),
       value_class(I::kGroupReachesBackIntoRing, "group_reaches_back_into_ring", "5",
                   "the first group closing in a chunk", "s_j mod C != 0: members before s_j come from the ring", kStep),
+      // ---- prefix-cache hits (7): what a (re)started request's first chunk reads below s_j
+      value_class(I::kPrefixHitOnFinishedRequest, "prefix_hit_on_finished_request", "7", "a prefix hit's shared blocks",
+                  "a block whose writer has finished or been preempted (kept by the prefix cache)", kStep,
+                  "counted per hit by PrefixHitTracker over the scenario's records (traces/prefix_hits.hpp)"),
+      value_class(I::kPrefixHitDeeperThanOneBlock, "prefix_hit_deeper_than_one_block", "7", "a prefix hit's depth",
+                  "s_j >= 2B: two or more shared blocks", kStep),
+      value_class(I::kPrefixHitAfterBlockReuse, "prefix_hit_after_block_reuse", "7", "a prefix hit's shared blocks",
+                  "a block id an earlier owner wrote before the block's writer did (freed or evicted, then reused)",
+                  kStep),
+      value_class(I::kPrefixHitSharedByLiveRequests, "prefix_hit_shared_by_live_requests", "7",
+                  "a prefix hit's shared blocks", "a block two or more other live requests hold", kStep),
       // ---- special float values (6)
       value_class(I::kKeyNan, "key_nan", "6", "a key element (bf16)", "NaN", kStep),
       value_class(I::kKeyPositiveInfinity, "key_positive_infinity", "6", "a key element", "+inf", kStep),

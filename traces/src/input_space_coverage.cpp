@@ -335,6 +335,15 @@ void InputSpaceCoverage::count_special_values(const std::vector<Bf16>& values, I
   for (int k = 0; k < 5; ++k) hit(offset(nan, k), found[k]);
 }
 
+void InputSpaceCoverage::add_prefix_hits(const PrefixHitCounts& h) {
+  in_step_ = true;
+  if (h.on_finished > 0) hit(I::kPrefixHitOnFinishedRequest, h.on_finished);
+  if (h.deeper_than_one > 0) hit(I::kPrefixHitDeeperThanOneBlock, h.deeper_than_one);
+  if (h.after_eviction > 0) hit(I::kPrefixHitAfterBlockReuse, h.after_eviction);
+  if (h.shared_by_live > 0) hit(I::kPrefixHitSharedByLiveRequests, h.shared_by_live);
+  in_step_ = false;
+}
+
 void InputSpaceCoverage::add_step(const StepInput& in, const CacheLayout& compressed, const CacheLayout& ring) {
   const StepConfig& c = in.config;
   const Batch& b = in.batch;

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
+
+#include "qsa/traces/rng.hpp"
 
 #include "qsa/traces/json_reader.hpp"
 
@@ -21,6 +24,31 @@ int64_t window_bound(const std::string& text, const std::string& whole) {
   if (value > kMaxWindowIndex)
     throw InputError(Error{"--window", -1, "out-of-range", "request index " + text + " is beyond 2^40"});
   return value;
+}
+
+// content_hashes and family_len (request_replay.hpp): from the last arrival back, each strict
+// prefix of a request's hashes maps to the earliest later request that extends it.
+void extend_by_later_turns(RequestSchedule& s) {
+  std::unordered_map<uint64_t, size_t> extended_by;  // chain of the first k hashes -> a request with more
+  const int64_t h = s.hash_block_positions;
+  for (size_t i = s.arrivals.size(); i-- > 0;) {
+    LoggedArrival& a = s.arrivals[i];
+    a.content_hashes = a.whole_hashes;
+    std::vector<uint64_t> chains;
+    uint64_t chain = 0x6c6f67ull;
+    for (int64_t hash : a.whole_hashes) chains.push_back(chain = hash_words(chain, static_cast<uint64_t>(hash)));
+    if (a.family >= 0 && !chains.empty()) {
+      const auto it = extended_by.find(chains.back());
+      if (it != extended_by.end()) {
+        const std::vector<int64_t>& longer = s.arrivals[it->second].whole_hashes;
+        const auto committed = static_cast<size_t>((a.prompt_len + a.output_len - 1) / h);
+        const size_t n = std::min(longer.size(), committed);
+        if (n > a.content_hashes.size()) a.content_hashes.assign(longer.begin(), longer.begin() + static_cast<std::ptrdiff_t>(n));
+        if (static_cast<int64_t>(n) * h > a.prompt_len) a.family_len = static_cast<int64_t>(n) * h;
+      }
+    }
+    for (size_t k = 0; k + 1 < chains.size(); ++k) extended_by[chains[k]] = i;
+  }
 }
 
 }  // namespace
@@ -77,6 +105,7 @@ Workload workload_from_request_log(const RequestLog& log, const ReplayOptions& o
     LoggedArrival a;
     a.index = from + static_cast<int64_t>(i);
     a.step = (q.arrival_ms - window.front().arrival_ms) / ms_per_step;
+    a.arrival_us = (q.arrival_ms - window.front().arrival_ms) * 1000 / options.time_compression;
     a.prompt_len = scaled_length(q.prompt_tokens, options.length_scale);
     a.output_len = scaled_length(q.output_tokens, options.length_scale);
     const auto whole = static_cast<size_t>(q.prompt_tokens / log.hash_block_tokens);
@@ -89,11 +118,24 @@ Workload workload_from_request_log(const RequestLog& log, const ReplayOptions& o
     schedule->arrivals.push_back(std::move(a));
   }
   schedule->step_limit *= 2;
+  extend_by_later_turns(*schedule);
 
   Workload w = workload_by_name("default");
   w.name = "requests";
   w.description = "requests " + std::to_string(from) + ":" + std::to_string(to) + " of " + log.path;
-  w.geometries = {{4, 3, 16}, {4, 3, 64}};
+  // B no larger than a hash block's positions, so that one shared hash block is a hit (with
+  // B > H a single shared block, a system prompt say, would share nothing).
+  w.geometries.clear();
+  for (const int64_t b : {16, 64})
+    if (!hashes || b <= schedule->hash_block_positions) w.geometries.push_back({4, 3, b});
+  if (w.geometries.empty())
+    throw InputError(Error{"--length-scale", -1, "hash-block-below-B",
+                           "the log's hash block of " + std::to_string(log.hash_block_tokens) + " tokens covers " +
+                               std::to_string(schedule->hash_block_positions) + " positions at --length-scale " +
+                               std::to_string(options.length_scale) +
+                               ", fewer than the smallest block size B = 16: no prefix could be shared. Use a "
+                               "--length-scale of at most " + std::to_string(std::max<int64_t>(1, log.hash_block_tokens / 16)) +
+                               " (or check --hash-block)"});
   w.prompt_tokens = LengthTable::from_samples(prompts);  // sizes max_position and the pool
   w.output_tokens = LengthTable::from_samples(outputs);
   w.prompt_length_scale = options.length_scale;

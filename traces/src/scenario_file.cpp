@@ -278,6 +278,7 @@ json step_to_json(const StepRecord& step, int64_t index) {
                   {"length", c.length},        {"accepted", c.accepted},     {"blocks", c.blocks},
                   {"ring_block", c.ring_block}};
     if (c.family >= 0) chunk["family"] = c.family;
+    if (c.family_len > 0) chunk["family_len"] = c.family_len;
     if (!c.negative_common_slots.empty()) chunk["negative_common_slots"] = c.negative_common_slots;
     if (c.prefilled) chunk["prefilled"] = true;
     chunks.push_back(std::move(chunk));
@@ -315,6 +316,8 @@ StepRecord step_from_json(const json& j, int64_t line) {
     check_range(context + "family", c.family, -1, int64_t{1} << 24, line);
     c.prompt_len = cr.integer("prompt_len");
     check_range(context + "prompt_len", c.prompt_len, 0, int64_t{1} << 20, line);
+    c.family_len = cr.optional_integer("family_len").value_or(0);
+    check_range(context + "family_len", c.family_len, 0, int64_t{1} << 20, line);
     c.start = cr.integer("start");
     check_range(context + "start", c.start, 0, int64_t{1} << 20, line);
     c.length = cr.integer("length");
@@ -453,7 +456,8 @@ void write_scenario_file(const std::string& path, const Scenario& scenario, cons
 }
 
 bool operator==(const ChunkRecord& a, const ChunkRecord& b) {
-  return a.request == b.request && a.family == b.family && a.prompt_len == b.prompt_len && a.start == b.start &&
+  return a.request == b.request && a.family == b.family && a.prompt_len == b.prompt_len &&
+         a.family_len == b.family_len && a.start == b.start &&
          a.length == b.length && a.accepted == b.accepted && a.blocks == b.blocks && a.ring_block == b.ring_block &&
          a.negative_common_slots == b.negative_common_slots && a.prefilled == b.prefilled;
 }

@@ -110,6 +110,7 @@ void ScenarioRunner::poison_new_blocks(const BlockTable& table, BlockPoison& poi
 
 ScenarioRunner::ScenarioRunner(const ScenarioConfig& config, Backend& backend, RunOptions options)
     : state_(config),
+      prefix_hits_(config),
       oracle_(state_.step_config()),
       backend_(backend),
       reference_(std::make_unique<reference::ReferenceBackend>()),
@@ -384,7 +385,10 @@ std::optional<RunFailure> ScenarioRunner::step(const StepRecord& record) {
       excluded_ = *why;
       return std::nullopt;
     }
-  if (options_.input_space) options_.input_space->add_step(input_, caches_.compressed.layout, caches_.ring.layout);
+  if (options_.input_space) {
+    options_.input_space->add_step(input_, caches_.compressed.layout, caches_.ring.layout);
+    options_.input_space->add_prefix_hits(prefix_hits_.add(record));
+  }
   for (bool& ready : expected_ready_) ready = false;
   if (options_.check_metadata)
     if (auto f = check_metadata(record)) return f;

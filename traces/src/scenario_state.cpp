@@ -32,6 +32,8 @@ BlockTable laid_out(std::vector<std::vector<int32_t>> rows, const ScenarioConfig
 }  // namespace
 
 Origin RequestLedger::committed_origin(int64_t position) const {
+  if (family >= 0 && position < std::max(prompt_len, family_len))
+    return Origin{OriginKind::kFamilyPrompt, family, position, 0};
   if (position < prompt_len)
     return family >= 0 ? Origin{OriginKind::kFamilyPrompt, family, position, 0}
                        : Origin{OriginKind::kOwnPrompt, request, position, 0};
@@ -53,6 +55,7 @@ RequestLedger ScenarioState::ledger_for(const ChunkRecord& chunk) const {
   fresh.request = chunk.request;
   fresh.family = chunk.family;
   fresh.prompt_len = chunk.prompt_len;
+  fresh.family_len = chunk.family_len;
   return fresh;
 }
 
@@ -73,8 +76,8 @@ void ScenarioState::check_chunk(const ChunkRecord& chunk, int64_t index) const {
   if (chunk.start != ledger.committed && !prefix_hit && !chunk.prefilled)
     fail("starts at " + std::to_string(chunk.start) + " but its committed length is " +
          std::to_string(ledger.committed));
-  if (chunk.prompt_len != ledger.prompt_len || chunk.family != ledger.family)
-    fail("changes its family or prompt length");
+  if (chunk.prompt_len != ledger.prompt_len || chunk.family != ledger.family || chunk.family_len != ledger.family_len)
+    fail("changes its family, family length or prompt length");
   // Text positions are the logical ones; MRoPE ones run up to 64 past them (model_position()).
   const int64_t spare = config_.mrope ? 64 : 0;
   if (chunk.start + chunk.length + spare > config_.max_position)

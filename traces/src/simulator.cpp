@@ -49,7 +49,7 @@ Simulator::State::State(const Workload& w, uint64_t seed)
 void Simulator::State::arrive() {
   if (workload.schedule) {  // a replayed log: everything logged up to this step's time
     const std::vector<LoggedArrival>& log = workload.schedule->arrivals;
-    while (next_logged < log.size() && log[next_logged].step <= clock) add_logged_request(next_logged++);
+    while (next_logged < log.size() && log[next_logged].arrival_us <= clock_us) add_logged_request(next_logged++);
     return;
   }
   // Binomial(n, mean / n) with n >= 8: close to Poisson, in integer arithmetic only.
@@ -69,14 +69,16 @@ void Simulator::State::add_logged_request(size_t index) {
   r.family = a.family;
   r.prompt_len = a.prompt_len;
   r.final_len = a.prompt_len + a.output_len - 1;
+  r.family_len = a.family_len;
   r.prefill_target = r.prompt_len;
+  chain_family_blocks(r);
   waiting.push_back(std::move(r));
 }
 
 void Simulator::State::add_request() {
   if (workload.schedule) {  // idle: time passes to the log's next arrival
     const std::vector<LoggedArrival>& log = workload.schedule->arrivals;
-    if (next_logged < log.size()) clock = std::max(clock, log[next_logged].step);
+    if (next_logged < log.size()) clock_us = std::max(clock_us, log[next_logged].arrival_us);
     arrive();
     return;
   }
@@ -99,6 +101,7 @@ void Simulator::State::add_request() {
   }
   r.final_len = r.prompt_len + output_len - 1;
   r.prefill_target = r.prompt_len;
+  chain_family_blocks(r);
   waiting.push_back(std::move(r));
 }
 
@@ -136,7 +139,9 @@ StepRecord Simulator::next() {
                         [&](const ChunkRecord& c) { return c.length <= step.reorder_batch_threshold; });
   pad_for_cuda_graphs(step, s.workload.padding, s.capture_sizes, s.config.max_num_seqs, s.padding_rng);
   s.shape_step_edges(step);
-  ++s.clock;
+  int64_t rows = 0;
+  for (const ChunkRecord& chunk : step.chunks) rows += chunk.length;
+  s.clock_us += replay_step_us(rows);  // only a replayed log reads it
   return step;
 }
 

@@ -23,12 +23,14 @@ void Simulator::State::verify(StepRecord& step, const std::vector<Planned>& plan
     }
     r.committed += chunk.accepted;
     r.started = true;
+    cache_full_blocks(r);
   }
 }
 
 void Simulator::State::mark_negative_common_slots(ChunkRecord& chunk) {
-  // Only generated positions: prompt groups must be written, a prefix hit reads them.
-  const int64_t first = std::max(chunk.start, chunk.prompt_len);
+  // Only generated positions past the family's content: those groups must be written, a prefix hit
+  // reads them.
+  const int64_t first = std::max({chunk.start, chunk.prompt_len, chunk.family < 0 ? 0 : chunk.family_len});
   const int64_t end = chunk.start + chunk.length;
   if (first >= end) return;
   if (!negative_rng.chance(static_cast<uint64_t>(workload.negative_slot_per_mille), 1000)) return;
@@ -85,6 +87,7 @@ void Simulator::State::preempt_at(StepRecord& step, size_t index) {
   // prefilled again on new blocks.
   r.prefill_target = std::max(r.prompt_len, r.committed);
   r.committed = 0;
+  r.cached_blocks = 0;
   step.preempted.push_back(r.id);
   waiting.push_front(std::move(r));
 }

@@ -13,6 +13,7 @@ ChunkRecord chunk_of(const SimRequest& r, int64_t length, bool prefilled = false
   c.request = r.id;
   c.family = r.family;
   c.prompt_len = r.prompt_len;
+  c.family_len = r.family_len;
   c.start = r.committed;
   c.length = length;
   c.blocks = r.blocks;
@@ -35,36 +36,9 @@ int64_t Simulator::State::grow_blocks(SimRequest& r, int64_t rows) {
       continue;
     }
     r.blocks.push_back(compressed_pool.allocate());
+    forget_evicted(r.blocks.back());
   }
   return std::min(rows, static_cast<int64_t>(r.blocks.size()) * b - r.committed);
-}
-
-void Simulator::State::take_prefix_hit(SimRequest& r) {
-  // vLLM hashes full blocks of the prompt; a hit reuses the longest run of full blocks that a
-  // running peer of the same family has committed, but always leaves at least the last prompt
-  // token to compute. Only positions below both prompts are shared content.
-  const int64_t b = config.block_size;
-  const SimRequest* peer = nullptr;
-  int64_t best = 0;
-  for (const SimRequest& p : running) {
-    if (p.family != r.family) continue;
-    int64_t hit = std::min({p.committed, p.prompt_len, r.prompt_len - 1});
-    if (r.logged >= 0 && p.logged >= 0) {  // a replayed log: only the leading hash blocks both logged
-      const RequestSchedule& log = *workload.schedule;
-      hit = std::min(hit, shared_prefix_positions(log, log.arrivals[static_cast<size_t>(r.logged)],
-                                                  log.arrivals[static_cast<size_t>(p.logged)]));
-    }
-    hit = hit / b * b;
-    if (hit > best) {
-      best = hit;
-      peer = &p;
-    }
-  }
-  if (peer == nullptr) return;
-  r.blocks.assign(peer->blocks.begin(), peer->blocks.begin() + best / b);
-  for (int32_t block : r.blocks)
-    if (in_pool(block)) compressed_pool.share(block);
-  r.committed = best;
 }
 
 void Simulator::State::schedule(StepRecord& step, std::vector<Planned>& planned) {
@@ -115,7 +89,7 @@ void Simulator::State::schedule(StepRecord& step, std::vector<Planned>& planned)
     const int64_t prefilled = std::min(workload.prefilled_context, r.prefill_target - 1);
     if (prefilled > 0)
       r.committed = prefilled;
-    else if (!r.started && r.family >= 0)
+    else if (r.family >= 0)  // a recompute too: its own blocks may still be cached (vLLM)
       take_prefix_hit(r);
     const int64_t rows = grow_blocks(r, std::min(r.prefill_target - r.committed, budget));
     if (rows <= 0) {  // the pool is dry: admit nobody else (vLLM stops at the first that does not fit)

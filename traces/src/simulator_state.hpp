@@ -2,6 +2,7 @@
 // Private to the simulator's sources: the state of the simulated scheduler between steps.
 
 #include <deque>
+#include <unordered_map>
 #include <vector>
 
 #include "qsa/traces/block_pool.hpp"
@@ -14,14 +15,17 @@ struct SimRequest {
   int64_t id = 0;
   int64_t family = -1;
   int64_t prompt_len = 0;
+  int64_t family_len = 0;       // ChunkRecord::family_len: family content past the prompt (a log's next turn)
   int64_t final_len = 0;        // committed length once every output token is produced: prompt + output - 1
   int64_t committed = 0;        // L
   int64_t prefill_target = 0;   // positions below are prefilled in chunks: the prompt, or after a
                                 // preemption everything committed before it (the recompute)
-  bool started = false;         // scheduled before (a recompute never takes a prefix hit)
+  bool started = false;         // scheduled before
   int64_t logged = -1;          // index into the replayed log's arrivals, -1 for a drawn request
   std::vector<int32_t> blocks;  // [>= ceil(L / B)] compressed block table row
   int32_t ring_block = -1;      // held while running
+  std::vector<uint64_t> chain;  // prefix-cache key of each full block of family content (its token chain)
+  size_t cached_blocks = 0;     // leading blocks offered to the prefix cache since the last (re)start
 };
 
 /// One scheduled chunk before verification.
@@ -42,7 +46,13 @@ struct Simulator::State {
   // simulator_schedule.cpp: fills step.chunks (in scheduling order) and `planned`.
   void schedule(StepRecord& step, std::vector<Planned>& planned);
   int64_t grow_blocks(SimRequest& request, int64_t rows);  // rows coverable from the committed length
+
+  // simulator_prefix_cache.cpp: vLLM's prefix cache (docs/decisions.md "Prefix cache").
+  void chain_family_blocks(SimRequest& request) const;  // fills request.chain
   void take_prefix_hit(SimRequest& request);
+  void cache_full_blocks(SimRequest& request);  // after a commit: its new full blocks become hittable
+  void forget_evicted(int32_t block);           // after an allocation: the block's old content is gone
+  void uncache(int32_t block);                  // a block whose rows are not all written (a step edge)
 
   // simulator_step_edges.cpp: the step shapes of the workload's edge knobs, after padding.
   void shape_step_edges(StepRecord& step);
@@ -75,8 +85,10 @@ struct Simulator::State {
   std::vector<int64_t> family_prompt_len;  // [num_families] base prompt length, 0 until first drawn
   int64_t next_id = 0;
   int64_t arrived = 0;
-  int64_t clock = 0;         // steps since the first, idle ones included (a replayed log's time)
+  int64_t clock_us = 0;      // a replayed log's simulated time: replay_step_us per step, idle time included
   size_t next_logged = 0;    // the replayed log's next arrival
+  std::unordered_map<uint64_t, int32_t> prefix_cache;  // chain key -> the block holding that content
+  std::unordered_map<int32_t, uint64_t> cached_key;    // the inverse, for eviction
 };
 
 }  // namespace qsa::traces

@@ -24,6 +24,7 @@ void Simulator::State::drop_compressed_block(ChunkRecord& chunk, size_t others_w
   if (last / c == chunk.start / c) return;          // no group closes in this chunk
   const auto logical = static_cast<size_t>((last / c - 1) / config.storage_block_size());
   if (logical >= chunk.blocks.size()) return;
+  uncache(chunk.blocks[logical]);  // its group stays unwritten: no hit may read the block
   if (others_width <= logical)
     chunk.blocks.resize(logical);
   else

@@ -215,6 +215,18 @@ TEST(InputSpaceCoverage, PositionAndBlockEdgesAreThoseOfTheInput) {
   EXPECT_EQ(c.missed_edges(I::kPosition), (std::vector<std::string>{"lo", "lo+1"}));
 }
 
+TEST(InputSpaceCoverage, PrefixHitRowsCountTheTrackersClasses) {
+  InputSpaceCoverage c;
+  PrefixHitCounts h;
+  h.hits = 3, h.on_finished = 2, h.deeper_than_one = 1, h.shared_by_live = 1;
+  c.add_prefix_hits(h);
+  EXPECT_EQ(c.at(I::kPrefixHitOnFinishedRequest).count, 2);
+  EXPECT_EQ(c.at(I::kPrefixHitOnFinishedRequest).steps, 2);
+  EXPECT_TRUE(c.reached(I::kPrefixHitDeeperThanOneBlock));
+  EXPECT_FALSE(c.reached(I::kPrefixHitAfterBlockReuse));
+  EXPECT_TRUE(c.reached(I::kPrefixHitSharedByLiveRequests));
+}
+
 TEST(InputSpaceCoverage, AClassOfBothScopesNeedsABatchAndAStep) {
   InputSpaceCoverage c;
   c.add_step(one_row_step(0), CacheLayout::dense(4, 4, 32, 2), CacheLayout::dense(4, 8, 32, 2));

@@ -134,17 +134,20 @@ TEST(RequestReplay, ALengthScaleDividesLengthsAndTheHashBlock) {
   EXPECT_EQ(w.schedule->hash_block_positions, 16);
   EXPECT_EQ(w.schedule->arrivals[0].prompt_len, 50);
   EXPECT_EQ(w.schedule->arrivals[0].output_len, 30);
-  // Request 1 shares 2 hash blocks = 32 positions: a hit at 32 where B = 16, none where B = 64
-  // (only whole campaign blocks inside whole shared hash blocks are shared).
+  // Request 1 shares 2 hash blocks = 32 positions: a hit at 32. B = 64 would share nothing (a
+  // campaign block is whole inside the shared hash blocks or not shared), so only B = 16 is drawn.
   std::set<int64_t> block_sizes;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     const Replayed r = replay(w, seed, w.schedule->step_limit);
     const int64_t b = r.scenario.config.block_size;
     block_sizes.insert(b);
-    EXPECT_EQ(r.first_start.at(1), b == 16 ? 32 : 0) << "seed " << seed;
+    EXPECT_EQ(r.first_start.at(1), 32) << "seed " << seed;
     EXPECT_EQ(r.finished.size(), 7u);
   }
-  EXPECT_EQ(block_sizes, (std::set<int64_t>{16, 64}));
+  EXPECT_EQ(block_sizes, (std::set<int64_t>{16}));
+  options.length_scale = 8;  // 8 positions a hash block: below every B, the error says which scale works
+  EXPECT_EQ(refusal(options).rule, "hash-block-below-B");
+  EXPECT_NE(refusal(options).message.find("--length-scale of at most 4"), std::string::npos) << refusal(options).message;
   options.length_scale = 3;  // 64 / 3 positions: not whole
   EXPECT_EQ(refusal(options).field, "--length-scale");
   EXPECT_EQ(refusal(options).rule, "not-a-divisor");

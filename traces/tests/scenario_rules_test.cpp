@@ -84,14 +84,15 @@ TEST(ScenarioRules, CatchAPrefixHitOnABlockThePeerHasNotFilled) {
   Scenario s = simulated("prefix-sharing");
   std::set<int64_t> seen;
   ChunkRecord* c = find_chunk(s, [&](const ChunkRecord& ch, const auto&) {
-    return seen.insert(ch.request).second && ch.start > 0 && ch.length > s.config.block_size;
+    return seen.insert(ch.request).second && ch.family >= 0 && ch.length > s.config.block_size &&
+           ch.start + s.config.block_size < ch.prompt_len;
   });
   ASSERT_NE(c, nullptr);
-  // Claims the sharer's own first block as shared too: nobody has filled it.
+  // Claims the first block it writes itself as shared: nobody has filled it with family content.
   c->start += s.config.block_size;
   c->length -= s.config.block_size;
   c->accepted -= s.config.block_size;
-  EXPECT_TRUE(reports(s, "is not a full prompt block of a live family peer"));
+  EXPECT_TRUE(reports(s, "of the family's content"));
 }
 
 TEST(ScenarioRules, CatchAWriteIntoASharedBlock) {

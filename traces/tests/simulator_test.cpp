@@ -219,7 +219,7 @@ TEST(Workloads, ProductionBlocksUseEveryProductionBlockSize) {
   EXPECT_GE(hits, 5);
 }
 
-TEST(Workloads, PreemptionStormRecomputesFromZeroOnNewBlocks) {
+TEST(Workloads, PreemptionStormRecomputesFromZeroOrACachedPrefix) {
   const Scenario s = simulate(workload_by_name("preemption-storm"), 1, kSteps);
   EXPECT_GE(coverage_of(s).preemptions, 30);
   std::set<int64_t> preempted;
@@ -227,7 +227,9 @@ TEST(Workloads, PreemptionStormRecomputesFromZeroOnNewBlocks) {
   for (const StepRecord& st : s.steps) {
     for (const ChunkRecord& c : st.chunks)
       if (preempted.erase(c.request)) {
-        EXPECT_EQ(c.start, 0) << "request " << c.request;
+        // vLLM's prefix cache keeps the blocks of a preempted request: its recompute may hit them.
+        const bool hit = c.family >= 0 && c.start % s.config.block_size == 0 && c.start < c.prompt_len;
+        EXPECT_TRUE(c.start == 0 || hit) << "request " << c.request << " restarts at " << c.start;
         ++recomputes;
       }
     preempted.insert(st.preempted.begin(), st.preempted.end());

@@ -18,6 +18,7 @@ using traces::StepRecord;
 struct LiveRequest {
   int64_t family = -1;
   int64_t prompt_len = 0;
+  int64_t family_len = 0;
   int64_t committed = 0;
   std::vector<int32_t> blocks;
   int32_t ring_block = -1;
@@ -113,7 +114,9 @@ class Checker {
     last_id_before_step_ = last_id_;
     for (const ChunkRecord& c : st.chunks) {  // verification: the committed length moves on
       LiveRequest& r = live_[c.request];
+      const int64_t before = r.committed;
       r.committed = c.start + c.accepted;
+      note_full_blocks(r, before);
     }
     for (int64_t id : st.finished) {
       if (!live_.count(id) || finished_.count(id)) fail(step, id, "finished but not live");
@@ -140,7 +143,8 @@ class Checker {
     if (is_new) {
       r.family = c.family;
       r.prompt_len = c.prompt_len;
-    } else if (r.family != c.family || r.prompt_len != c.prompt_len) {
+      r.family_len = c.family_len;
+    } else if (r.family != c.family || r.prompt_len != c.prompt_len || r.family_len != c.family_len) {
       fail(step, c.request, "family or prompt_len changed");
     }
     if (c.length == 0) {  // a zero-length request first in the batch (the edges workload): it only waits
@@ -169,12 +173,14 @@ class Checker {
         fail(step, c.request, "negative common slot offsets not increasing inside the chunk");
       else if (c.start + o < c.prompt_len)
         fail(step, c.request, "negative common slot on a prompt position");
+      else if (c.family >= 0 && c.start + o < c.family_len)
+        fail(step, c.request, "negative common slot on a position of family content");
     }
 
     // Where the chunk starts: the committed length, a pre-filled context (any (re)start), or a
-    // prefix hit on a first start.
+    // prefix hit on any (re)start.
     if (c.prefilled && (r.started || c.start < 1)) fail(step, c.request, "prefilled chunk on a running request");
-    const bool hit = !c.prefilled && !r.started && !r.ever_started && c.start > 0;
+    const bool hit = !c.prefilled && !r.started && c.start > 0;
     if (!hit && !c.prefilled && c.start != r.committed)
       fail(step, c.request, "chunk does not start at the committed length");
     if (hit) check_prefix_hit(step, c);
@@ -213,6 +219,7 @@ class Checker {
       const bool shared_by_hit = hit && static_cast<int64_t>(i) < c.start / b;
       if (!shared_by_hit && !holders(block).empty())
         fail(step, c.request, "new block " + std::to_string(block) + " still held by another request");
+      if (!shared_by_hit) content_.erase(block);  // a new owner rewrites it: an evicted block
       holders(block).insert(c.request);
     }
     for (int64_t i = c.start / b; i <= (c.start + c.length - 1) / b && i < static_cast<int64_t>(c.blocks.size()); ++i)
@@ -231,17 +238,23 @@ class Checker {
     if (c.start >= c.prompt_len) fail(step, c.request, "prefix hit covers the whole prompt");
     for (int64_t i = 0; i < c.start / b && i < static_cast<int64_t>(c.blocks.size()); ++i) {
       const int32_t block = c.blocks[static_cast<size_t>(i)];
-      bool full_at_peer = false;
-      for (int64_t peer : holders(block)) {
-        const LiveRequest& p = live_[peer];
-        full_at_peer |= peer != c.request && p.family == c.family && static_cast<int64_t>(p.blocks.size()) > i &&
-                        p.blocks[static_cast<size_t>(i)] == block && p.committed >= (i + 1) * b &&
-                        p.prompt_len >= (i + 1) * b;
-      }
-      if (!full_at_peer)
+      // Written whole, as logical block i of the family's content, by a request live or gone, and
+      // not handed to a new owner since.
+      const auto it = content_.find(block);
+      if (it == content_.end() || it->second != std::make_pair(c.family, i))
         fail(step, c.request,
-             "shared block " + std::to_string(block) + " is not a full prompt block of a live family peer");
+             "shared block " + std::to_string(block) + " does not hold block " + std::to_string(i) +
+                 " of the family's content");
     }
+  }
+
+  // After verification: the blocks the commit filled, where they hold family content.
+  void note_full_blocks(const LiveRequest& r, int64_t before) {
+    if (r.family < 0 || r.blocks_unknown) return;
+    const int64_t b = c_.block_size;
+    const int64_t content = std::max(r.prompt_len, r.family_len);
+    for (int64_t i = before / b; i < r.committed / b && (i + 1) * b <= content; ++i)
+      if (i < static_cast<int64_t>(r.blocks.size())) content_[r.blocks[static_cast<size_t>(i)]] = {r.family, i};
   }
 
   const Scenario& s_;
@@ -255,6 +268,7 @@ class Checker {
   std::set<int64_t> finished_;
   std::map<int32_t, std::set<int64_t>> holders_;
   std::map<int32_t, int64_t> ring_owner_;
+  std::map<int32_t, std::pair<int64_t, int64_t>> content_;  // block -> (family, logical block) it holds whole
   int64_t last_id_ = -1;
   int64_t last_id_before_step_ = -1;
 };

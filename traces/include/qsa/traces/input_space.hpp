@@ -111,6 +111,11 @@ enum class InputClassId : int {
   kPosition,
   kPositionAxesDiffer,
   kGroupReachesBackIntoRing,
+  // SPEC 7: prefix-cache hits (a chunk reading blocks another request wrote)
+  kPrefixHitOnFinishedRequest,
+  kPrefixHitDeeperThanOneBlock,
+  kPrefixHitAfterBlockReuse,
+  kPrefixHitSharedByLiveRequests,
   // SPEC 6: special float values in keys, queries and norm weights
   kKeyNan,
   kKeyPositiveInfinity,

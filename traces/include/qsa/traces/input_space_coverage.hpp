@@ -14,6 +14,7 @@
 #include "qsa/status.hpp"
 #include "qsa/step_types.hpp"
 #include "qsa/traces/input_space.hpp"
+#include "qsa/traces/prefix_hits.hpp"
 #include "qsa/types.hpp"
 
 namespace qsa::traces {
@@ -38,6 +39,9 @@ class InputSpaceCoverage {
   /// One step's input (its batch, both block tables, the step parameters, keys, queries, weights)
   /// with the layouts of the caches it runs on (for the blocks past the cache).
   void add_step(const StepInput& input, const CacheLayout& compressed, const CacheLayout& ring);
+  /// The prefix hits of one step (PrefixHitTracker::add's answer): the SPEC 7 rows that depend on
+  /// which request wrote a block, which a step input alone does not show.
+  void add_prefix_hits(const PrefixHitCounts& step_hits);
 
   /// Counts add, extremes combine, edges join (shards of one campaign, jobs of one run).
   InputSpaceCoverage& operator+=(const InputSpaceCoverage& other);

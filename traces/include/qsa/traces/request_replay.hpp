@@ -3,14 +3,16 @@
 // simulated scheduler (simulator.hpp) at the step its timestamp maps to, with its own lengths,
 // and requests whose leading whole hash blocks are equal share those blocks by a prefix hit.
 // docs/workloads.md "Request logs" states every rule; in short, for a window of the log:
-//   - arrival step = floor((t - t0) / (kReplayStepMs * time_compression)), t0 the window's first
-//     arrival (idle steps are not recorded, as for every workload);
+//   - a request arrives once the simulated time reaches (t - t0) / time_compression, t0 the window's
+//     first arrival; a step lasts replay_step_us(its rows), and an idle scheduler waits for the next
+//     arrival (idle time is not recorded, as for every workload);
 //   - lengths divided by length_scale (floor, at least 1); a hash block of H tokens covers
 //     H / length_scale positions, so length_scale must divide H when the log has hashes;
 //   - a request's family is its first whole hash block, where another request of the window
-//     starts with the same one; a prefix hit takes the longest run of leading whole hash blocks it
-//     shares with a running peer, in positions, rounded down to a multiple of the block size B
-//     (and, as for every hit, below both committed prompts and the own prompt's last token).
+//     starts with the same one; a full block of B positions is known to the prefix cache by the
+//     chain of hash blocks up to its end, and a prefix hit takes the longest run of leading cached
+//     blocks (below the own prompt's last token), written by a running, finished or preempted
+//     request (docs/decisions.md "Prefix cache").
 
 #include <cstdint>
 #include <memory>
@@ -23,6 +25,10 @@
 namespace qsa::traces {
 
 inline constexpr int64_t kReplayStepMs = 25;  // one decode step of the real model (the Azure fit's assumption)
+/// A replayed step lasts kReplayStepMs plus this per scheduled row (docs/workloads.md "Request
+/// logs"): 8192 rows take 74 ms, about 110 000 tokens/s at the full budget.
+inline constexpr int64_t kReplayRowUs = 6;
+inline int64_t replay_step_us(int64_t rows) { return kReplayStepMs * 1000 + kReplayRowUs * rows; }
 
 /// Requests [from, to) of a log in file order, 0-based; to = -1: to the end.
 struct RequestWindow {
@@ -38,8 +44,8 @@ struct ReplayOptions {
   RequestWindow window;
   int64_t time_compression = 1;   // log milliseconds per step = kReplayStepMs * time_compression
   int64_t length_scale = 1;       // prompt and output lengths divided by it
-  int64_t token_budget = 512;     // max_num_batched_tokens
-  int64_t max_num_seqs = 64;
+  int64_t token_budget = 8192;    // max_num_batched_tokens: SPEC 9's serving default
+  int64_t max_num_seqs = 1024;    // SPEC 9's serving default
   int64_t preempt_per_mille = 5;  // chance per step of one more preemption (not in any log)
   int64_t prefilled_context = 0;  // Workload::prefilled_context: positions each request starts with in the caches
 };
@@ -47,11 +53,17 @@ struct ReplayOptions {
 /// One logged request as the simulator takes it.
 struct LoggedArrival {
   int64_t index = 0;       // in the log, 0-based
-  int64_t step = 0;        // arrival step (clock, idle steps included)
+  int64_t step = 0;        // (t - t0) / (kReplayStepMs * time_compression): the log's time in idle steps
+  int64_t arrival_us = 0;  // (t - t0) / time_compression in microseconds: when it joins the queue
   int64_t prompt_len = 0;  // scaled
   int64_t output_len = 0;  // scaled
   int64_t family = -1;     // first whole hash block shared with another request of the window; -1: none
   std::vector<int64_t> whole_hashes;  // the hashes of its whole hash blocks
+  /// whole_hashes, then those of the first later request of the window whose prompt starts with all
+  /// of them, as far as this request commits (prompt + output - 1 positions): that turn's prompt
+  /// holds this one's output, so its content is the family's up to family_len.
+  std::vector<int64_t> content_hashes;
+  int64_t family_len = 0;  // ChunkRecord::family_len: content_hashes' positions when past the prompt, else 0
 };
 
 struct RequestSchedule {

@@ -102,6 +102,10 @@ struct ChunkRecord {
   /// caches: before the step the runner writes the rows the reference leaves after prefilling them
   /// (docs/workloads.md "Pre-filled context"); no prefix hit, the blocks are the request's own.
   bool prefilled = false;
+  /// With a family, committed positions below max(prompt_len, family_len) hold the family's content:
+  /// past the prompt when a later turn's prompt holds this request's output (a replayed log), so
+  /// that turn's prefix hit reads the bytes this one committed (docs/decisions.md "Prefix cache").
+  int64_t family_len = 0;
 };
 
 struct StepRecord {

@@ -18,6 +18,7 @@
 #include "qsa/model_oracle.hpp"
 #include "qsa/traces/check_engine.hpp"
 #include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/step_digest.hpp"
@@ -116,6 +117,7 @@ class ScenarioRunner {
                                 CacheBytes& expected);
 
   ScenarioState state_;
+  PrefixHitTracker prefix_hits_;  // the SPEC 7 rows of the input-space inventory (with input_space)
   ModelOracle oracle_;
   Backend& backend_;
   std::unique_ptr<Backend> reference_;

@@ -19,6 +19,7 @@ struct RequestLedger {
   int64_t request = 0;
   int64_t family = -1;
   int64_t prompt_len = 0;
+  int64_t family_len = 0;       // ChunkRecord::family_len
   int64_t committed = 0;        // L
   std::vector<int32_t> blocks;  // latest compressed block table row
   int32_t ring_block = -1;

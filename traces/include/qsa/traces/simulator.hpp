@@ -3,7 +3,9 @@
 // arrivals join the waiting queue; running requests are scheduled first (decodes of 1 + k rows,
 // k <= drafts, or the next prefill chunk), then waiting ones are admitted FIFO while the token
 // budget (max_num_batched_tokens), the request cap (max_num_seqs) and the block pool allow, a
-// prefix-cache hit letting a first chunk start on a family peer's full blocks; verification
+// prefix-cache hit letting a first chunk (or a recompute's) start on cached full blocks of its
+// family's content, written by a running, finished or preempted request and kept until the pool
+// evicts them (least recently freed first; simulator_prefix_cache.cpp); verification
 // accepts 1 + a rows of a decode (a <= k drafts, the rest rolled back) and whole prefill chunks;
 // requests whose output is complete finish, and block pressure or chance preempts running ones
 // (blocks freed, recomputed from position 0 later). Chunks of at most T = 1 + drafts rows come
@@ -13,8 +15,8 @@
 //
 // Guarantees (traces/tests/simulator_test.cpp checks them): a chunk starts at the request's
 // committed length; its blocks cover every position it writes and every id is below the cache's
-// block count; blocks shared by a prefix hit are full of the peer's committed prompt positions and
-// never written while shared; the ring blocks of one step are distinct; accepted <= length;
+// block count; blocks shared by a prefix hit are full of family content some request committed (its
+// prompt, or output a later turn's prompt holds) and never written while shared or cached; the ring blocks of one step are distinct; accepted <= length;
 // every step has at least one chunk, at most max_num_seqs requests and max_num_batched_tokens
 // rows; start + length <= max_position (- 64 with MRoPE); negative common slots only on generated
 // positions; request ids increase; everything is a pure function of (workload, seed). The
@@ -29,6 +31,11 @@
 #include "qsa/traces/workloads.hpp"
 
 namespace qsa::traces {
+
+/// Raised whenever the simulator's steps for an unchanged (workload, seed) change, so that a
+/// campaign's settings hash (`check --shard`, `merge`) never joins shards of two simulators.
+/// 2: the prefix cache keeps blocks of finished and preempted requests (docs/decisions.md "Prefix cache").
+inline constexpr int kSimulatorVersion = 2;
 
 class Simulator {
  public:

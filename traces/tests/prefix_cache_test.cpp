@@ -1,0 +1,129 @@
+// The simulator's prefix cache (docs/decisions.md "Prefix cache"): the block pool's evictable queue,
+// hits on blocks of finished requests, deep hits, hits after a block id was reused, and a later
+// conversation turn that reads the bytes an earlier turn decoded; every such scenario passes the
+// reference with every check.
+
+#include <optional>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "qsa/reference/backend.hpp"
+#include "qsa/traces/block_pool.hpp"
+#include "qsa/traces/log_reuse.hpp"
+#include "qsa/traces/prefix_hits.hpp"
+#include "qsa/traces/request_replay.hpp"
+#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/traces/scenario_state.hpp"
+#include "qsa/traces/simulator.hpp"
+#include "support/scenario_rules.hpp"
+
+namespace qsa::traces {
+namespace {
+
+std::optional<RunFailure> run_on_reference(const Scenario& s) {
+  reference::ReferenceBackend reference;
+  RunOptions options;
+  options.sweep_every = 1;  // every live request's every group, after every step
+  ScenarioRunner runner(s.config, reference, options);
+  for (const StepRecord& step : s.steps)
+    if (auto failure = runner.step(step)) return failure;
+  return runner.finish();
+}
+
+PrefixHitCounts hits_of(const Scenario& s) {
+  PrefixHitTracker tracker(s.config);
+  for (const StepRecord& step : s.steps) tracker.add(step);
+  return tracker.counts();
+}
+
+TEST(BlockPool, CachedBlocksAreEvictedOnlyWhenNoOtherIsFreeOldestFirst) {
+  BlockPool pool(4, Rng(3));
+  const int32_t a = pool.allocate(), b = pool.allocate(), c = pool.allocate();
+  pool.set_cached(a, true);
+  pool.set_cached(b, true);
+  pool.release(b);  // released first: evicted first
+  pool.release(a);
+  pool.release(c);  // uncached: an ordinary free block
+  EXPECT_EQ(pool.free_count(), 4);
+  EXPECT_EQ(pool.evictable_count(), 2);
+  const int32_t x = pool.allocate(), y = pool.allocate();
+  EXPECT_FALSE(x == a || x == b || y == a || y == b) << "a cached block went before the uncached ones";
+  EXPECT_EQ(pool.allocate(), b);
+  EXPECT_FALSE(pool.cached(b));
+  pool.share(a);  // a hit on the queued block takes it back
+  EXPECT_EQ(pool.evictable_count(), 0);
+  EXPECT_EQ(pool.refcount(a), 1);
+  EXPECT_THROW(pool.allocate(), std::logic_error);
+}
+
+// Hash blocks of 64 tokens. Turn 1 (prompt 256: hashes 1-4) decodes 280 tokens and has finished long
+// before turn 2 arrives; turn 2's prompt is turn 1's prompt, its output and a new message (hashes
+// 1-10, 640 tokens). Turn 1 commits 535 positions: 8 whole hash blocks, so positions 256-511 of its
+// output are the family's content and turn 2 hits 512 positions, past turn 1's prompt.
+const char* const kTwoTurns =
+    R"({"timestamp": 0, "input_length": 256, "output_length": 280, "hash_ids": [1, 2, 3, 4]}
+{"timestamp": 600000, "input_length": 640, "output_length": 8, "hash_ids": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}
+)";
+
+TEST(PrefixCache, ALaterTurnHitsTheBlocksAnEarlierTurnDecoded) {
+  const RequestLog log = parse_request_log(kTwoTurns, "two-turns.jsonl", RequestLogFormat::kJsonl, 64);
+  std::set<int64_t> block_sizes;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    const Scenario s = simulate(workload_from_request_log(log, {}), seed, 10000);
+    block_sizes.insert(s.config.block_size);
+    bool turn1_finished = false, hit_seen = false;
+    for (const StepRecord& st : s.steps) {
+      for (const ChunkRecord& c : st.chunks) {
+        if (c.request == 0) EXPECT_EQ(c.family_len, 512);
+        if (c.request == 1 && !hit_seen) {
+          hit_seen = true;
+          EXPECT_TRUE(turn1_finished);
+          EXPECT_EQ(c.start, 512) << "B " << s.config.block_size;
+        }
+      }
+      turn1_finished |= std::count(st.finished.begin(), st.finished.end(), 0) > 0;
+    }
+    EXPECT_TRUE(hit_seen);
+    EXPECT_EQ(hits_of(s).on_finished, 1);
+    EXPECT_TRUE(testing::scenario_rule_violations(s, true).empty());
+    const auto failure = run_on_reference(s);
+    EXPECT_FALSE(failure) << to_string(*failure);
+  }
+  EXPECT_EQ(block_sizes, (std::set<int64_t>{16, 64}));
+
+  // What turn 2 reads at a position turn 1 decoded is the key turn 1 committed there.
+  RequestLedger turn1, turn2;
+  turn1.request = 0, turn1.family = 0, turn1.prompt_len = 256, turn1.family_len = 512;
+  turn2.request = 1, turn2.family = 0, turn2.prompt_len = 640;
+  EXPECT_EQ(turn1.committed_origin(400), turn2.committed_origin(400));
+  turn1.family_len = 0;  // without it the decoded token would be turn 1's own
+  EXPECT_FALSE(turn1.committed_origin(400) == turn2.committed_origin(400));
+}
+
+TEST(PrefixCache, LogImpliedReuseCountsLeadingHashBlocksOfEarlierPromptsOnly) {
+  const RequestLog log = parse_request_log(kTwoTurns, "two-turns.jsonl", RequestLogFormat::kJsonl, 64);
+  const LogReuse reuse = log_implied_reuse(log, {}, 16);
+  // Turn 2 starts with turn 1's 4 prompt hash blocks; the blocks of turn 1's output are in no
+  // earlier prompt, so the replay (512) reuses more than the log implies (256).
+  EXPECT_EQ(reuse.per_request, (std::vector<int64_t>{0, 256}));
+  EXPECT_EQ(reuse.prompt_positions, 256 + 640);
+}
+
+TEST(PrefixCache, FamilyWorkloadsHitFinishedDeepReusedAndCrowdedBlocksAndPassTheReference) {
+  PrefixHitCounts total;
+  for (const char* name : {"prefix-sharing", "default"})
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+      const Scenario s = simulate(workload_by_name(name), seed, 300);
+      total += hits_of(s);
+      const auto failure = run_on_reference(s);
+      EXPECT_FALSE(failure) << name << " seed " << seed << ": " << to_string(*failure);
+    }
+  EXPECT_GT(total.on_finished, 0);
+  EXPECT_GT(total.deeper_than_one, 0);
+  EXPECT_GT(total.after_eviction, 0);
+  EXPECT_GT(total.shared_by_live, 0);
+}
+
+}  // namespace
+}  // namespace qsa::traces
