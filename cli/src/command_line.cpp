@@ -51,32 +51,36 @@ void reject_unknown_command(CLI::App& app, int argc, const char* const* argv) {
 
 }  // namespace
 
+void define_command_line(CLI::App& app, CommandJob* job) {
+  app.description(
+      "qsacheck: checks QSA side-cache implementations (metadata, ring, compressed cache) against\n"
+      "the contract in docs/spec.md, bit for bit. Start with `qsacheck check`; `qsacheck eval` runs one\n"
+      "operation on JSON input; `--backend plugin:PATH.so` checks a kernel built outside this tree.\n"
+      "Exit codes: 0 agreement; 1 mismatch; 2 bad usage or input (one JSON\n"
+      "line on stdout); 3 what ran passed but something did not run (or the run was stopped).\n"
+      "Limits: QSA_MAX_INPUT_BYTES (default 64 MiB per input), QSA_MAX_CACHE_BYTES (default 2 GiB).");
+  app.name("qsacheck");
+  app.set_version_flag("--version", version_text(), "Print the tool version, SPEC version, commit and CUDA support");
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  add_eval_commands(app, job);
+  add_check_command(app, job);
+  add_replay_command(app, job);
+  add_record_expected_command(app, job);
+  add_simulate_command(app, job);
+  add_mutants_command(app, job);
+  add_bench_commands(app, job);
+  add_report_command(app, job);
+  add_backends_command(app, job);
+  add_merge_command(app, job);
+  add_input_space_command(app, job);
+}
+
 int run_command_line(int argc, const char* const* argv, bool parse_only) {
   try {
-    CLI::App app{
-        "qsacheck: checks QSA side-cache implementations (metadata, ring, compressed cache) against\n"
-        "the contract in docs/spec.md, bit for bit. Start with `qsacheck check`; `qsacheck eval` runs one\n"
-        "operation on JSON input; `--backend plugin:PATH.so` checks a kernel built outside this tree.\n"
-        "Exit codes: 0 agreement; 1 mismatch; 2 bad usage or input (one JSON\n"
-        "line on stdout); 3 what ran passed but something did not run (or the run was stopped).\n"
-        "Limits: QSA_MAX_INPUT_BYTES (default 64 MiB per input), QSA_MAX_CACHE_BYTES (default 2 GiB).",
-        "qsacheck"};
-    app.set_version_flag("--version", version_text(), "Print the tool version, SPEC version, commit and CUDA support");
-    app.require_subcommand(1);
-    app.fallthrough(false);
-
+    CLI::App app;
     CommandJob job;
-    add_eval_commands(app, &job);
-    add_check_command(app, &job);
-    add_replay_command(app, &job);
-    add_record_expected_command(app, &job);
-    add_simulate_command(app, &job);
-    add_mutants_command(app, &job);
-    add_bench_commands(app, &job);
-    add_report_command(app, &job);
-    add_backends_command(app, &job);
-    add_merge_command(app, &job);
-    add_input_space_command(app, &job);
+    define_command_line(app, &job);
 
     // The limits are read once up front, so a malformed variable is bad usage before any work.
     traces::max_input_bytes();
