@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "backend_choice.hpp"
@@ -145,6 +146,13 @@ CheckReport Checker::run() {
       CampaignIdentity{tool_version(),          git_commit(),          spec_version(),
                        settings_hash(settings), options_.shard.index,  options_.shard.count,
                        options_.keep_going,     settings.max_findings, static_cast<int64_t>(jobs.size())};
+  for (const std::string& name : report_.backends) {  // the rows of a run to the end, in their order
+    for (const char* check : {kExamplesCheck, kGeneratedCheck, kInvalidCheck}) report_.planned.emplace_back(check, name);
+    std::set<std::string> workloads;
+    for (const CampaignJob& job : jobs)
+      if (workloads.insert(job.workload.name).second) report_.planned.emplace_back("scenarios: " + job.workload.name, name);
+    if (campaign_extreme_batches(options_.batches) > 0) report_.planned.emplace_back(kExtremeCheck, name);
+  }
   for (size_t b = 0; b < report_.backends.size(); ++b) {
     const std::string& name = report_.backends[b];
     row_of_workload_.clear();
