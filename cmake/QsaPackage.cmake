@@ -11,6 +11,8 @@ install(FILES LICENSE README.md CHANGELOG.md DESTINATION ${QSA_DOC_DIR})
 install(DIRECTORY docs/ DESTINATION ${QSA_DOC_DIR}/docs)
 install(DIRECTORY examples/ DESTINATION ${QSA_DOC_DIR}/examples PATTERN "__pycache__" EXCLUDE)
 install(FILES traces/FORMAT.md DESTINATION ${QSA_DOC_DIR}/traces)
+# The JSON schemas of the reports (docs/json-schema.md, "Schemas").
+install(DIRECTORY schemas/ DESTINATION ${CMAKE_INSTALL_DATADIR}/qsacheck/schemas FILES_MATCHING PATTERN "*.schema.json")
 # `qsacheck replay <prefix>/share/qsacheck/traces/recorded/*.scenario`
 install(DIRECTORY traces/recorded DESTINATION ${CMAKE_INSTALL_DATADIR}/qsacheck/traces)
 # Debian's place for the licence (copyright) and a changelog (lintian errors without them); the

@@ -117,7 +117,7 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
       exit_code = kExitIncomplete;
   }
   nlohmann::json report = {
-      {"command", "replay"}, {"backend", backend_name}, {"exit_code", exit_code}, {"files", results}};
+      {"schema_version", 1}, {"command", "replay"}, {"backend", backend_name}, {"exit_code", exit_code}, {"files", results}};
   if (!junit_path.empty()) write_junit(junit_path, replay_junit(report), &output);
   return output.finish(std::move(report), exit_code);
 }
