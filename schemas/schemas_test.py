@@ -5,7 +5,7 @@ Each command covered is run here (passing and failing, tolerance mode, a request
 --json output validated against its schema (python3-jsonschema, draft 2020-12); then each report
 is shown rejected with one field removed, one renamed and one added, at the top and one level
 down, and every object of every schema is checked to be closed (additionalProperties false, or a
-typed map). Usage: schemas_test.py QSACHECK SOURCE_DIR
+typed map). Usage: schemas_test.py QSACHECK SOURCE_DIR PLUGIN
 """
 import copy
 import json
@@ -24,7 +24,7 @@ except ImportError:  # Debian's python3-jsonschema, whatever python3 runs the te
     sys.exit(77)
 
 warnings.simplefilter("ignore", DeprecationWarning)  # RefResolver: Debian 12's jsonschema 4.10 has no other
-QSACHECK, SOURCE = sys.argv[1:3]
+QSACHECK, SOURCE, PLUGIN = sys.argv[1:4]  # PLUGIN: a plugin with planted variants (mutants --backend)
 SCHEMAS = os.path.join(SOURCE, "schemas")
 store = {}
 for name in os.listdir(SCHEMAS):
@@ -127,6 +127,9 @@ with tempfile.TemporaryDirectory() as work:
         ("check.schema.json", ["check", "--workload", "default", "--scenarios", "2", "--steps", "20", "--batches", "20",
                                "--shard", "2/2", "--json", "sh2.json", "--out", "."], {0}, "sh2.json"),
         ("check.schema.json", ["merge", "sh1.json", "sh2.json", "-o", "m.json"], {0}, "m.json"),
+        ("mutants.schema.json", ["mutants", "--list", "--json", "u1.json"], {0}, "u1.json"),
+        ("mutants.schema.json", ["mutants", "--backend", "plugin:" + PLUGIN, "--steps", "20", "--json", "u2.json"], {0},
+         "u2.json"),
         ("error.schema.json", ["check", "--steps", "zero"], {2}, None),
     ]
     for schema_name, args, expect, out in cases:
