@@ -1,5 +1,6 @@
 #include "command_line.hpp"
 
+#include <cstdio>
 #include <new>
 #include <string>
 
@@ -7,6 +8,7 @@
 
 #include "backend_choice.hpp"
 #include "commands.hpp"
+#include "help_types.hpp"
 #include "output.hpp"
 #include "qsa/backends/builtin.hpp"
 #include "qsa/traces/json_reader.hpp"
@@ -74,6 +76,7 @@ void define_command_line(CLI::App& app, CommandJob* job) {
   add_backends_command(app, job);
   add_merge_command(app, job);
   add_input_space_command(app, job);
+  name_value_types(app);
 }
 
 int run_command_line(int argc, const char* const* argv, bool parse_only) {
@@ -85,6 +88,13 @@ int run_command_line(int argc, const char* const* argv, bool parse_only) {
     // The limits are read once up front, so a malformed variable is bad usage before any work.
     traces::max_input_bytes();
     traces::max_cache_bytes();
+    if (argc <= 1 && !parse_only) {
+      // No command at all: a person typing `qsacheck` gets the usage on stderr; stdout keeps
+      // the one JSON line of every exit 2 (docs/json-schema.md, "Errors").
+      std::fputs(app.help().c_str(), stderr);
+      return report_error(Error{"command", -1, "missing-command",
+                                "no command given (commands: " + subcommand_names(app) + "; qsacheck --help)"});
+    }
     try {
       reject_unknown_command(app, argc, argv);
       app.parse(argc, argv);

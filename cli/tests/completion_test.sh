@@ -3,7 +3,7 @@
 # 52): each command path is walked through `qsacheck PATH --help` (an account independent of the
 # generator), then bash's completion function is called at that path, once after "-" (every option
 # of the command must be offered) and once on an empty word (every subcommand). The zsh script must
-# parse (zsh -n) and list the same words for each path.
+# parse (zsh -n) and list the same words for each path. No numeric option shows TEXT in --help.
 # Usage: completion_test.sh QSACHECK BASH_COMPLETION ZSH_COMPLETION
 set -eu -o pipefail
 qsacheck=$1 bash_completion=$2 zsh_completion=$3
@@ -27,6 +27,8 @@ walk() {  # walk PATH_WORDS...
   # Options: the first column of an indented line starting with '-' ("-o,--output TEXT ...").
   options=$(sed -n 's/^  \{1,\}\(-[^ ]*\).*/\1/p' <<<"$help" | tr ',' '\n' | sed 's/[=[].*//' | grep -E '^--?[A-Za-z0-9]' | sort -u)
   subcommands=$(awk '/^[A-Za-z][A-Za-z ]*:$/ {section = $0; next} section == "Subcommands:" && /^  [a-z]/ {print $1}' <<<"$help")
+  # A numeric option (its help states a range, "1 ... 2^24") names its value type, not TEXT.
+  if grep -E '^  +-[^ ]* TEXT.* [0-9]+ \.\.\. ' <<<"$help"; then fail "'qsacheck $* --help': a numeric option shows TEXT"; fi
   complete_at "$@" -
   for word in $options; do
     words=$((words + 1))
