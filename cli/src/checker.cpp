@@ -447,6 +447,8 @@ void Checker::run_extreme_batches(size_t b, const std::string& name, Backend& ba
 void Checker::run_scenarios(size_t b, const std::string& name, const std::vector<CampaignJob>& jobs) {
   ProgressLine progress(options_.quiet);
   std::mutex progress_mutex;  // workers report progress from their threads
+  const auto scenarios_start = Clock::now();
+  int64_t jobs_done = 0;  // the overall progress of every line (under progress_mutex)
   if (options_.keep_going)    // every workload's row, in campaign order, whichever jobs this shard runs
     for (const CampaignJob& job : jobs)
       if (row_of_workload_.emplace(job.workload.name, report_.rows.size()).second)
@@ -474,10 +476,11 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
         JobResult result = run_job(
             job, *backend,
             [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, double seconds) {
-              std::ostringstream os;
-              os << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", "
-                 << c.rows << " rows, " << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
               std::lock_guard<std::mutex> lock(progress_mutex);
+              std::ostringstream os;
+              os << overall_progress(jobs_done, static_cast<int64_t>(mine.size()), since(scenarios_start)) << " "
+                 << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", "
+                 << c.rows << " rows, " << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
               progress.update(os.str());
             },
             run_options, cancelled);
@@ -486,7 +489,9 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
         if (!failed) result.scenario = {};  // only a failing one is shrunk
         if (!cancelled()) {                 // the line each job leaves, as it ends
           std::lock_guard<std::mutex> lock(progress_mutex);
-          progress.finish(job_line(name, result));
+          ++jobs_done;
+          progress.finish(overall_progress(jobs_done, static_cast<int64_t>(mine.size()), since(scenarios_start)) +
+                          " " + job_line(name, result));
         }
         results[static_cast<size_t>(k)] = std::move(result);
         return failed;
