@@ -40,7 +40,8 @@ installed=1
 (cd "$work" && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "./$(basename "$deb")" >/dev/null)
 [ "$(command -v qsacheck)" = /usr/bin/qsacheck ]
 qsacheck --version
-zcat /usr/share/man/man1/qsacheck.1.gz | grep -q '^\.SS "qsacheck check"'
+zcat /usr/share/man/man1/qsacheck.1.gz >"$work/qsacheck.1"  # not piped into grep -q: SIGPIPE under pipefail
+grep -q '^\.SS "qsacheck check"' "$work/qsacheck.1"
 test -s /usr/share/bash-completion/completions/qsacheck -a -s /usr/share/zsh/vendor-completions/_qsacheck
 test -s /usr/share/doc/qsacheck/copyright -a -s /usr/share/doc/qsacheck/docs/spec.md
 

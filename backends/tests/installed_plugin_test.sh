@@ -52,9 +52,11 @@ cmake --build "$work/consumer/build" >/dev/null
 abi=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --variable=abi_version qsacheck)
 [[ "$abi" =~ ^1\.[0-9]+$ ]] || { echo "pkg-config abi_version is '$abi'"; exit 1; }
 step "the header finds the installed DLPack header, not the system's"
+# Into a file first: grep -q ending the pipe early would fail cc with SIGPIPE under pipefail.
 cc -std=c99 -H -fsyntax-only $(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags qsacheck) \
-  "$work/c99.c" 2>&1 | grep -q "^\.* $work/prefix/.*include/qsacheck/vendor/dlpack/dlpack.h" ||
-  { echo "dlpack.h is not the installed one"; exit 1; }
+  "$work/c99.c" 2>"$work/includes.txt"
+grep -q "^\.* $work/prefix/.*include/qsacheck/vendor/dlpack/dlpack.h" "$work/includes.txt" ||
+  { cat "$work/includes.txt"; echo "dlpack.h is not the installed one"; exit 1; }
 
 step "qsacheck backends --backend $plugin"
 "$qsacheck" backends --backend "$plugin"
