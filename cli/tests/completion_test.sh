@@ -20,6 +20,12 @@ complete_at() {
   _qsacheck
 }
 
+offered() {  # offered WORD: whether COMPREPLY holds WORD
+  local w
+  for w in "${COMPREPLY[@]}"; do [ "$w" = "$1" ] && return 0; done
+  return 1
+}
+
 walk() {  # walk PATH_WORDS...
   local help options subcommands word
   help=$("$qsacheck" "$@" --help)
@@ -29,15 +35,16 @@ walk() {  # walk PATH_WORDS...
   subcommands=$(awk '/^[A-Za-z][A-Za-z ]*:$/ {section = $0; next} section == "Subcommands:" && /^  [a-z]/ {print $1}' <<<"$help")
   # A numeric option (its help states a range, "1 ... 2^24") names its value type, not TEXT.
   if grep -E '^  +-[^ ]* TEXT.* [0-9]+ \.\.\. ' <<<"$help"; then fail "'qsacheck $* --help': a numeric option shows TEXT"; fi
+  # Matched in the shell: a pipe into grep -q can fail its writer with SIGPIPE under pipefail.
   complete_at "$@" -
   for word in $options; do
     words=$((words + 1))
-    printf '%s\n' "${COMPREPLY[@]}" | grep -qxF -- "$word" || fail "bash: 'qsacheck $* -' does not offer $word"
+    offered "$word" || fail "bash: 'qsacheck $* -' does not offer $word"
   done
   complete_at "$@" ""
   for word in $subcommands; do
     words=$((words + 1))
-    printf '%s\n' "${COMPREPLY[@]}" | grep -qxF -- "$word" || fail "bash: 'qsacheck $* ' does not offer $word"
+    offered "$word" || fail "bash: 'qsacheck $* ' does not offer $word"
   done
   local entry
   entry=$(grep -F "    \"$*\") subs=(" "$zsh_completion" || true)
