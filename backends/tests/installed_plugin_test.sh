@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The installed package as a kernel engineer uses it: `cmake --install` into a temporary prefix,
-# the host example plugin built out of tree against find_package(qsacheck), a C99 compile through
-# pkg-config, then through the installed qsacheck: backends, check (the default campaign at STEPS
+# the host example plugin built out of tree against find_package(qsacheck), find_package(qsacheck 1)
+# without DLPack's package and the ABI version it exports, a C99 compile through pkg-config, then through the installed qsacheck: backends, check (the default campaign at STEPS
 # steps per scenario, 100 by default), replay of traces/recorded/, the fuzz corpus replays with
 # QSA_FUZZ_BACKEND, check --isolate (the installed qsacheck-worker-host), the installed Python module
 # with the NumPy example worker, and `mutants --backend` (both planted variants must be caught).
@@ -28,6 +28,35 @@ printf '#include <qsacheck/plugin.h>\nstatic QsaPluginEntry entry;\nint main(voi
   >"$work/c99.c"
 cc -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only \
   $(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags qsacheck) "$work/c99.c"
+
+step "find_package(qsacheck 1) without DLPack's package; the ABI version beside the tool's"
+mkdir -p "$work/consumer"
+cat >"$work/consumer/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(consumer LANGUAGES C)
+find_package(qsacheck 1 CONFIG REQUIRED)
+if(NOT qsacheck_VERSION_MAJOR EQUAL 1 OR NOT qsacheck_PLUGIN_ABI_VERSION MATCHES "^1\\.[0-9]+$")
+  message(FATAL_ERROR "version ${qsacheck_VERSION}, ABI ${qsacheck_PLUGIN_ABI_VERSION}")
+endif()
+add_library(consumer OBJECT c99.c)
+target_link_libraries(consumer PRIVATE qsacheck::plugin)
+find_package(qsacheck 2 CONFIG QUIET)
+if(qsacheck_FOUND)
+  message(FATAL_ERROR "find_package(qsacheck 2) accepted version ${qsacheck_VERSION}")
+endif()
+CMAKE
+cp "$work/c99.c" "$work/consumer/"
+cmake -S "$work/consumer" -B "$work/consumer/build" --no-warn-unused-cli -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_DISABLE_FIND_PACKAGE_dlpack=TRUE >/dev/null
+cmake --build "$work/consumer/build" >/dev/null
+abi=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --variable=abi_version qsacheck)
+[[ "$abi" =~ ^1\.[0-9]+$ ]] || { echo "pkg-config abi_version is '$abi'"; exit 1; }
+step "the header finds the installed DLPack header, not the system's"
+# Into a file first: grep -q ending the pipe early would fail cc with SIGPIPE under pipefail.
+cc -std=c99 -H -fsyntax-only $(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags qsacheck) \
+  "$work/c99.c" 2>"$work/includes.txt"
+grep -q "^\.* $work/prefix/.*include/qsacheck/vendor/dlpack/dlpack.h" "$work/includes.txt" ||
+  { cat "$work/includes.txt"; echo "dlpack.h is not the installed one"; exit 1; }
 
 step "qsacheck backends --backend $plugin"
 "$qsacheck" backends --backend "$plugin"

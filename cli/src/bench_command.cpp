@@ -1,6 +1,7 @@
 // `qsacheck bench compare BASELINE.json CANDIDATE.json`: the regression gate over two benchmark
 // records (docs/bench-records.md). `qsacheck bench import`: converts a GPU run's text logs into
-// records marked imported. `qsacheck bench` itself (timing) is bench_run_command.cpp.
+// records marked imported. `qsacheck bench` itself (timing) is bench_run_command.cpp; `bench
+// export` is bench_export_command.cpp.
 
 #include <sys/stat.h>
 
@@ -15,6 +16,7 @@
 #include "output.hpp"
 #include "output_file.hpp"
 #include "qsa/records/comparison.hpp"
+#include "qsa/records/comparison_json.hpp"
 #include "qsa/records/comparison_table.hpp"
 #include "qsa/records/log_import.hpp"
 #include "qsa/records/record.hpp"
@@ -28,6 +30,7 @@ struct CompareArgs {
   double alpha = 0.05;
   double threshold_percent = 5;
   bool markdown = false;
+  std::string json;  // --json FILE ("-": stdout, the table then on stderr)
 };
 
 std::string label(const records::Record& r) {
@@ -53,9 +56,19 @@ int compare(const CompareArgs& args) {
   options.threshold = args.threshold_percent / 100;
   const records::Comparison comparison = records::compare_records(baseline, candidate, options);
   const records::CompareLabels labels{label(baseline), label(candidate)};
-  std::cout << (args.markdown ? records::comparison_markdown(comparison, labels, options)
-                              : records::comparison_text(comparison, labels, options))
-            << std::flush;
+  (args.json == "-" ? std::cerr : std::cout)
+      << (args.markdown ? records::comparison_markdown(comparison, labels, options)
+                        : records::comparison_text(comparison, labels, options))
+      << std::flush;
+  if (!args.json.empty()) {
+    const std::string text =
+        records::comparison_json(comparison, args.baseline, args.candidate, options).dump(2) + "\n";
+    if (args.json == "-") {
+      std::cout << text << std::flush;
+    } else if (auto why = write_file_atomically(args.json, text)) {
+      throw traces::InputError(Error{"--json", -1, "unwritable", "cannot write " + args.json + ": " + *why});
+    }
+  }
   return comparison.regressions > 0 ? kExitMismatch : kExitOk;
 }
 
@@ -131,7 +144,13 @@ void add_bench_commands(CLI::App& app, CommandJob* job) {
                   "Slowdown (percent) beyond which a significant change is a regression")
       ->capture_default_str();
   cmp->add_flag("--markdown", c->markdown, "Print a Markdown table (for a pull request)");
-  cmp->callback([=] { *job = [=] { return compare(*c); }; });
+  cmp->add_option("--json", c->json,
+                  "Write the comparison as JSON to FILE (docs/json-schema.md); '-': stdout, the table on stderr");
+  cmp->callback([=] {
+    if (!c->json.empty() && c->json != "-") check_output_file(c->json, "--json");
+    *job = [=] { return compare(*c); };
+  });
+  add_bench_export_command(bench, job);
 
   CLI::App* imp = bench->add_subcommand(
       "import",

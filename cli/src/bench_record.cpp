@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <ctime>
-#include <thread>
 
+#include "qsa/records/machine_context.hpp"
 #include "qsa/records/repetitions.hpp"
 #include "version.hpp"
 
@@ -54,8 +54,7 @@ records::Record bench_record(const std::vector<timing::Measurement>& measurement
   x["date"] = now_iso8601();
   set_if(x, "host_name", host_name());
   x["executable"] = "qsacheck";
-  x["num_cpus"] = static_cast<int>(std::thread::hardware_concurrency());
-  x["library_build_type"] = "release";
+  x.update(records::machine_context());  // num_cpus, mhz_per_cpu, caches, ... as libbenchmark writes them
   x[records::kSchemaKey] = std::to_string(records::kSchemaVersion);
   x[records::kProvenanceKey] = "measured";
   set_if(x, "gpu_name", c.gpu.name);

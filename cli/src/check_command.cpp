@@ -5,6 +5,7 @@
 // --time-budget end it early with the partial report (exit 1 if something was found, else 3).
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 
 #include "backend_choice.hpp"
@@ -39,6 +40,16 @@ struct CheckArguments {
   WorkerOptions worker;
   GeometryOptions geometry;
 };
+
+// --out may be missing (run_check creates it, with its parents): its nearest existing ancestor must
+// then be a folder qsacheck can write into.
+void check_out_folder(const std::string& path) {
+  std::filesystem::path existing = std::filesystem::absolute(path).lexically_normal();
+  std::error_code ec;
+  while (!std::filesystem::exists(existing, ec) && existing.has_parent_path() && existing != existing.parent_path())
+    existing = existing.parent_path();
+  check_output_directory(existing.string(), "--out");
+}
 
 // Everything that can be known bad before the campaign: numbers, names, output paths.
 CheckOptions validated(const CheckArguments& a, double* time_budget) {
@@ -100,13 +111,16 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   }
   ReportOutput(o.json_path).check();
   if (!o.junit_path.empty()) check_output_file(o.junit_path, "--junit");
-  check_output_directory(o.out_dir, "--out");
+  check_out_folder(o.out_dir);
   check_distinct_paths({{o.requests_csv, "--requests-csv"}, {a.requests_log.path, "--requests"}},
                        {{o.json_path, "--json"}, {o.junit_path, "--junit"}});
   return o;
 }
 
 int run_check(const CheckOptions& options, double time_budget) {
+  std::error_code ec;  // --out is made here, not while parsing (parse_only writes nothing)
+  if (std::filesystem::create_directories(options.out_dir, ec); ec)
+    return report_error(Error{"--out", -1, "unwritable", "cannot create folder " + options.out_dir + ": " + ec.message()});
   install_stop_handlers();
   if (time_budget > 0) set_time_budget(time_budget);
   ReportOutput output(options.json_path);
@@ -162,7 +176,7 @@ void add_check_command(CLI::App& app, CommandJob* job) {
   check->add_option("--junit", a->options.junit_path,
                     "Also write the result as JUnit XML to FILE for CI systems: one testcase per check and\n"
                     "backend, a failure holding the finding and the replay command, skipped for what did not run");
-  check->add_option("--out", a->options.out_dir, "Folder for reproducers (must exist and be writable)")
+  check->add_option("--out", a->options.out_dir, "Folder for reproducers (created with its parents when missing)")
       ->capture_default_str();
   check->add_flag("--keep-going", a->options.keep_going,
                   "Do not stop at the first disagreement: every check and scenario runs, and every finding is\n"

@@ -125,6 +125,10 @@ struct CheckReport {
   /// counted the same way.
   std::map<std::string, int64_t> grid_steps;
   std::vector<std::string> not_run;        // checks of the chosen backends that could not run (exit 3)
+  /// Every (check, backend) row the campaign planned, in campaign order, whether or not it ran: a
+  /// run that stops at its first finding still lists the others in JUnit, as skipped (issue 52).
+  /// Not part of the JSON report.
+  std::vector<std::pair<std::string, std::string>> planned;
   std::vector<DeclaredLimits> declared_limits;  // per backend that declares limits (docs/production-kernels.md)
   /// --allow-excluded: the input classes the declarations may leave untested; a class left
   /// untested beyond them is listed in exclusions_beyond_allowed and fails the run (exit 1).

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "backend_choice.hpp"
@@ -145,6 +146,13 @@ CheckReport Checker::run() {
       CampaignIdentity{tool_version(),          git_commit(),          spec_version(),
                        settings_hash(settings), options_.shard.index,  options_.shard.count,
                        options_.keep_going,     settings.max_findings, static_cast<int64_t>(jobs.size())};
+  for (const std::string& name : report_.backends) {  // the rows of a run to the end, in their order
+    for (const char* check : {kExamplesCheck, kGeneratedCheck, kInvalidCheck}) report_.planned.emplace_back(check, name);
+    std::set<std::string> workloads;
+    for (const CampaignJob& job : jobs)
+      if (workloads.insert(job.workload.name).second) report_.planned.emplace_back("scenarios: " + job.workload.name, name);
+    if (campaign_extreme_batches(options_.batches) > 0) report_.planned.emplace_back(kExtremeCheck, name);
+  }
   for (size_t b = 0; b < report_.backends.size(); ++b) {
     const std::string& name = report_.backends[b];
     row_of_workload_.clear();
@@ -439,6 +447,8 @@ void Checker::run_extreme_batches(size_t b, const std::string& name, Backend& ba
 void Checker::run_scenarios(size_t b, const std::string& name, const std::vector<CampaignJob>& jobs) {
   ProgressLine progress(options_.quiet);
   std::mutex progress_mutex;  // workers report progress from their threads
+  const auto scenarios_start = Clock::now();
+  int64_t jobs_done = 0;  // the overall progress of every line (under progress_mutex)
   if (options_.keep_going)    // every workload's row, in campaign order, whichever jobs this shard runs
     for (const CampaignJob& job : jobs)
       if (row_of_workload_.emplace(job.workload.name, report_.rows.size()).second)
@@ -466,10 +476,11 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
         JobResult result = run_job(
             job, *backend,
             [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, double seconds) {
-              std::ostringstream os;
-              os << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", "
-                 << c.rows << " rows, " << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
               std::lock_guard<std::mutex> lock(progress_mutex);
+              std::ostringstream os;
+              os << overall_progress(jobs_done, static_cast<int64_t>(mine.size()), since(scenarios_start)) << " "
+                 << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", "
+                 << c.rows << " rows, " << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
               progress.update(os.str());
             },
             run_options, cancelled);
@@ -478,7 +489,9 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
         if (!failed) result.scenario = {};  // only a failing one is shrunk
         if (!cancelled()) {                 // the line each job leaves, as it ends
           std::lock_guard<std::mutex> lock(progress_mutex);
-          progress.finish(job_line(name, result));
+          ++jobs_done;
+          progress.finish(overall_progress(jobs_done, static_cast<int64_t>(mine.size()), since(scenarios_start)) +
+                          " " + job_line(name, result));
         }
         results[static_cast<size_t>(k)] = std::move(result);
         return failed;

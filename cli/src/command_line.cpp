@@ -1,5 +1,6 @@
 #include "command_line.hpp"
 
+#include <cstdio>
 #include <new>
 #include <string>
 
@@ -7,6 +8,7 @@
 
 #include "backend_choice.hpp"
 #include "commands.hpp"
+#include "help_types.hpp"
 #include "output.hpp"
 #include "qsa/backends/builtin.hpp"
 #include "qsa/traces/json_reader.hpp"
@@ -66,37 +68,49 @@ void refuse_empty_values(CLI::App& app) {
 
 }  // namespace
 
+void define_command_line(CLI::App& app, CommandJob* job) {
+  app.description(
+      "qsacheck: checks QSA side-cache implementations (metadata, ring, compressed cache) against\n"
+      "the contract in docs/spec.md, bit for bit. Start with `qsacheck check`; `qsacheck eval` runs one\n"
+      "operation on JSON input; `--backend plugin:PATH.so` checks a kernel built outside this tree.\n"
+      "Exit codes: 0 agreement; 1 mismatch; 2 bad usage or input (one JSON\n"
+      "line on stdout); 3 what ran passed but something did not run (or the run was stopped).\n"
+      "Limits: QSA_MAX_INPUT_BYTES (default 64 MiB per input), QSA_MAX_CACHE_BYTES (default 2 GiB).");
+  app.name("qsacheck");
+  app.set_version_flag("--version", version_text(), "Print the tool version, SPEC version, commit and CUDA support");
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  add_eval_commands(app, job);
+  add_check_command(app, job);
+  add_replay_command(app, job);
+  add_record_expected_command(app, job);
+  add_simulate_command(app, job);
+  add_mutants_command(app, job);
+  add_bench_commands(app, job);
+  add_report_command(app, job);
+  add_backends_command(app, job);
+  add_merge_command(app, job);
+  add_input_space_command(app, job);
+  name_value_types(app);
+}
+
 int run_command_line(int argc, const char* const* argv, bool parse_only) {
   try {
-    CLI::App app{
-        "qsacheck: checks QSA side-cache implementations (metadata, ring, compressed cache) against\n"
-        "the contract in docs/spec.md, bit for bit. Start with `qsacheck check`; `qsacheck eval` runs one\n"
-        "operation on JSON input; `--backend plugin:PATH.so` checks a kernel built outside this tree.\n"
-        "Exit codes: 0 agreement; 1 mismatch; 2 bad usage or input (one JSON\n"
-        "line on stdout); 3 what ran passed but something did not run (or the run was stopped).\n"
-        "Limits: QSA_MAX_INPUT_BYTES (default 64 MiB per input), QSA_MAX_CACHE_BYTES (default 2 GiB).",
-        "qsacheck"};
-    app.set_version_flag("--version", version_text(), "Print the tool version, SPEC version, commit and CUDA support");
-    app.require_subcommand(1);
-    app.fallthrough(false);
-
+    CLI::App app;
     CommandJob job;
-    add_eval_commands(app, &job);
-    add_check_command(app, &job);
-    add_replay_command(app, &job);
-    add_record_expected_command(app, &job);
-    add_simulate_command(app, &job);
-    add_mutants_command(app, &job);
-    add_bench_commands(app, &job);
-    add_report_command(app, &job);
-    add_backends_command(app, &job);
-    add_merge_command(app, &job);
-    add_input_space_command(app, &job);
+    define_command_line(app, &job);
     refuse_empty_values(app);
 
     // The limits are read once up front, so a malformed variable is bad usage before any work.
     traces::max_input_bytes();
     traces::max_cache_bytes();
+    if (argc <= 1 && !parse_only) {
+      // No command at all: a person typing `qsacheck` gets the usage on stderr; stdout keeps
+      // the one JSON line of every exit 2 (docs/json-schema.md, "Errors").
+      std::fputs(app.help().c_str(), stderr);
+      return report_error(Error{"command", -1, "missing-command",
+                                "no command given (commands: " + subcommand_names(app) + "; qsacheck --help)"});
+    }
     try {
       reject_unknown_command(app, argc, argv);
       app.parse(argc, argv);

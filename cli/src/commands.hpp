@@ -21,6 +21,8 @@ void add_mutants_command(CLI::App& app, CommandJob* job);
 void add_bench_commands(CLI::App& app, CommandJob* job);
 /// The options of `qsacheck bench` itself (timing), used when no subcommand of bench is given.
 void add_bench_run_options(CLI::App* bench, CommandJob* job);
+/// `qsacheck bench export` (bench_export_command.cpp).
+void add_bench_export_command(CLI::App* bench, CommandJob* job);
 void add_report_command(CLI::App& app, CommandJob* job);
 void add_backends_command(CLI::App& app, CommandJob* job);
 void add_merge_command(CLI::App& app, CommandJob* job);

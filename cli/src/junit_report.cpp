@@ -1,9 +1,12 @@
 #include "junit_report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "qsa/records/report_html.hpp"
 
@@ -50,7 +53,67 @@ std::string seconds_text(double s) {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// The Ant schema's timestamp has no zone: the report's "...Z" (UTC) without it.
+std::string ant_timestamp(std::string iso) {
+  if (!iso.empty() && iso.back() == 'Z') iso.pop_back();
+  return iso.empty() ? "1970-01-01T00:00:00" : iso;
+}
+
+// A replayed file's testcase name: relative to the directory qsacheck ran in when the file lies
+// under it, else its last two components ("recorded/default.scenario"): never an absolute path,
+// which would differ between CI machines and break the testcase's history.
+std::string relative_name(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p = fs::absolute(fs::path(path), ec).lexically_normal();
+  const fs::path cwd = fs::current_path(ec);
+  if (!ec) {
+    const fs::path rel = p.lexically_relative(cwd);
+    if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
+  }
+  const fs::path parent = p.parent_path().filename();
+  return (parent.empty() ? p.filename() : parent / p.filename()).generic_string();
+}
+
 }  // namespace
+
+std::string junit_class(const std::string& backend) {
+  std::string kind, what = backend;
+  if (const size_t colon = backend.find(':'); colon != std::string::npos) {
+    kind = backend.substr(0, colon);
+    what = backend.substr(colon + 1);
+    if (kind == "plugin" || kind == "worker" || kind == "isolated") {
+      // The file's name: a plugin's path (without its #VARIANT), a worker command's last word.
+      std::string variant;
+      if (const size_t hash = what.find('#'); kind == "plugin" && hash != std::string::npos) {
+        variant = "_" + what.substr(hash + 1);
+        what = what.substr(0, hash);
+      }
+      // A worker command's script is its last word that names a file ("python3 w.py --bug 1").
+      std::vector<std::string> words;
+      std::string word;
+      for (const char c : what + " ") {
+        if (c == ' ' || c == '"' || c == '\'') {
+          if (!word.empty()) words.push_back(word);
+          word.clear();
+        } else {
+          word += c;
+        }
+      }
+      what = words.empty() ? "" : words.back();
+      for (auto w = words.rbegin(); w != words.rend(); ++w)
+        if (w->find_first_of("./") != std::string::npos) {
+          what = *w;
+          break;
+        }
+      what = std::filesystem::path(what).filename().string() + variant;
+    }
+  }
+  std::string out = kind.empty() ? what : kind + "_" + what;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  return out.empty() ? "backend" : out;
+}
 
 std::string junit_xml(const JunitSuite& suite) {
   int64_t failures = 0, skipped = 0;
@@ -60,13 +123,18 @@ std::string junit_xml(const JunitSuite& suite) {
     skipped += c.outcome == JunitCase::Outcome::kSkipped;
     seconds += c.seconds;
   }
-  const std::string counts = " tests=\"" + std::to_string(suite.cases.size()) + "\" failures=\"" +
-                             std::to_string(failures) + "\" errors=\"0\" skipped=\"" + std::to_string(skipped) +
-                             "\" time=\"" + seconds_text(seconds) + "\"";
+  const std::string tests = " tests=\"" + std::to_string(suite.cases.size()) + "\" failures=\"" +
+                            std::to_string(failures) + "\" errors=\"0\"";
+  const std::string time = " time=\"" + seconds_text(seconds) + "\"";
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  x << "<testsuites name=\"qsacheck\"" << counts << ">\n";
-  x << "  <testsuite name=\"" << xml_text(suite.name) << "\"" << counts << ">\n";
+  // junit-10.xsd allows no `skipped` on <testsuites>; <testsuite> carries it, and the Ant schema's
+  // required id, package, hostname and timestamp.
+  x << "<testsuites name=\"qsacheck\"" << tests << time << ">\n";
+  x << "  <testsuite name=\"" << xml_text(suite.name) << "\" package=\"" << xml_text(suite.package)
+    << "\" id=\"0\" hostname=\"" << xml_text(suite.hostname.empty() ? "localhost" : suite.hostname)
+    << "\" timestamp=\"" << xml_text(ant_timestamp(suite.timestamp)) << "\"" << tests << " skipped=\""
+    << std::to_string(skipped) << "\"" << time << ">\n";
   x << "    <properties>\n";
   for (const auto& [name, value] : suite.properties)
     x << "      <property name=\"" << xml_text(name) << "\" value=\"" << xml_text(value) << "\"/>\n";
@@ -86,6 +154,7 @@ std::string junit_xml(const JunitSuite& suite) {
       x << "      <skipped message=\"" << xml_text(first_line(c.message)) << "\"/>\n";
     x << "    </testcase>\n";
   }
+  x << "    <system-out/>\n    <system-err/>\n";  // the Ant schema requires both, after the testcases
   x << "  </testsuite>\n</testsuites>\n";
   return x.str();
 }
@@ -98,6 +167,9 @@ void write_junit(const std::string& path, const JunitSuite& suite, ReportOutput*
 JunitSuite check_junit(const CheckReport& report) {
   JunitSuite suite;
   suite.name = "qsacheck check";
+  suite.package = "qsacheck.check";
+  suite.hostname = report.run.host;
+  suite.timestamp = report.run.started_at;
   std::string backends;
   for (const std::string& b : report.backends) backends += (backends.empty() ? "" : ",") + b;
   suite.properties = {{"seed", std::to_string(report.seed)},
@@ -111,7 +183,7 @@ JunitSuite check_junit(const CheckReport& report) {
     if (!deviations.empty()) suite.properties.push_back({"deviations " + d.backend, deviations});
   }
   for (const CheckRow& row : report.rows) {
-    JunitCase c{"qsacheck.check." + row.backend, row.check, row.seconds, JunitCase::Outcome::kPassed, "", ""};
+    JunitCase c{"qsacheck.check." + junit_class(row.backend), row.check, row.seconds, JunitCase::Outcome::kPassed, "", ""};
     if (row.failures > 0) {
       c.outcome = JunitCase::Outcome::kFailed;
       c.message = row.first_failure;
@@ -126,6 +198,17 @@ JunitSuite check_junit(const CheckReport& report) {
     }
     suite.cases.push_back(std::move(c));
   }
+  // A planned check with no row did not run (the run stopped at its first finding, or was
+  // stopped): skipped, so every run lists the same testcases and a CI history stays whole.
+  for (const auto& [check, backend] : report.planned) {
+    const auto ran = std::find_if(report.rows.begin(), report.rows.end(),
+                                  [&](const CheckRow& r) { return r.check == check && r.backend == backend; });
+    if (ran != report.rows.end()) continue;
+    const std::string why = !report.stopped_by.empty() ? "not run: the run was stopped by " + report.stopped_by
+                                                       : "not run: the run stopped at its first finding "
+                                                         "(--keep-going runs every check)";
+    suite.cases.push_back({"qsacheck.check." + junit_class(backend), check, 0, JunitCase::Outcome::kSkipped, why, ""});
+  }
   for (const std::string& what : report.not_run)
     suite.cases.push_back({"qsacheck.check.not-run", what, 0, JunitCase::Outcome::kSkipped, what, ""});
   return suite;
@@ -134,14 +217,19 @@ JunitSuite check_junit(const CheckReport& report) {
 JunitSuite replay_junit(const nlohmann::json& report) {
   JunitSuite suite;
   suite.name = "qsacheck replay";
+  suite.package = "qsacheck.replay";
+  const RunFacts now = run_facts_now();
+  suite.hostname = now.host;
+  suite.timestamp = now.started_at;
   const std::string backend = report.value("backend", "");
-  const std::string classname = "qsacheck.replay." + backend;
+  const std::string classname = "qsacheck.replay." + junit_class(backend);
   std::set<std::string> tolerances;
   for (const nlohmann::json& file : report.at("files")) {
     const std::string path = file.value("file", "");
     const std::string tolerance = file.value("float_tolerance", "exact");
     tolerances.insert(tolerance);
-    JunitCase c{classname, path, file.value("seconds", 0.0), JunitCase::Outcome::kPassed, "", ""};
+    const std::string name = relative_name(path);
+    JunitCase c{classname, name, file.value("seconds", 0.0), JunitCase::Outcome::kPassed, "", ""};
     if (file.contains("stopped_by")) {
       c.outcome = JunitCase::Outcome::kSkipped;
       c.message = "stopped by " + file.value("stopped_by", "") + " after " +
@@ -154,10 +242,10 @@ JunitSuite replay_junit(const nlohmann::json& report) {
     }
     suite.cases.push_back(std::move(c));
     if (file.contains("step_update_checked") && !file["step_update_checked"].get<bool>())
-      suite.cases.push_back({classname, path + ": the step update", 0, JunitCase::Outcome::kSkipped,
+      suite.cases.push_back({classname, name + ": the step update", 0, JunitCase::Outcome::kSkipped,
                              "not run: the backend has no step update", ""});
     for (const nlohmann::json& what : file.value("not_run", nlohmann::json::array()))
-      suite.cases.push_back({classname, path + ": " + what.get<std::string>(), 0, JunitCase::Outcome::kSkipped,
+      suite.cases.push_back({classname, name + ": " + what.get<std::string>(), 0, JunitCase::Outcome::kSkipped,
                              "not run (outside the backend's capabilities): " + what.get<std::string>(), ""});
   }
   std::string tolerance_list;

@@ -112,7 +112,7 @@ int run_mutants(const MutantOptions& options) {
       list.push_back({{"name", m.name}, {"description", m.description}});
     }
     if (!cuda_skipped.empty()) std::fprintf(out, "(%s)\n", cuda_skipped.c_str());
-    return output.finish({{"command", "mutants --list"}, {"planted_bugs", list}}, kExitOk);
+    return output.finish({{"schema_version", 1}, {"command", "mutants --list"}, {"planted_bugs", list}}, kExitOk);
   }
   // Bad options are exit 2 before the table starts (stdout then holds only the error line).
   if (!options.workload.empty()) traces::workload_by_name(options.workload);
@@ -172,7 +172,8 @@ int run_mutants(const MutantOptions& options) {
                : !stopped_by.empty() ? "RESULT: every planted bug that ran was caught; some did not run (exit 3)"
                                      : "RESULT: every planted bug was caught");
   const int verdict = survivors > 0 ? kExitMismatch : !stopped_by.empty() ? kExitIncomplete : kExitOk;
-  return output.finish({{"command", "mutants"},
+  return output.finish({{"schema_version", 1},
+                        {"command", "mutants"},
                         {"exit_code", verdict},
                         {"stopped_by", stopped_by},
                         {"not_run", static_cast<int64_t>(planted.size() - run)},

@@ -6,6 +6,14 @@
 
 namespace qsa::cli {
 
+std::string overall_progress(int64_t done, int64_t total, double elapsed_seconds) {
+  std::string text = "[jobs " + std::to_string(done) + "/" + std::to_string(total) + ", " +
+                     std::to_string(static_cast<int64_t>(elapsed_seconds)) + " s elapsed, ETA ";
+  if (done <= 0 || done > total) return text + "?]";
+  const double left = elapsed_seconds / static_cast<double>(done) * static_cast<double>(total - done);
+  return text + std::to_string(static_cast<int64_t>(left + 0.5)) + " s]";
+}
+
 ProgressLine::ProgressLine(bool quiet)
     : quiet_(quiet), terminal_(stderr_is_terminal()), last_(std::chrono::steady_clock::now() - std::chrono::hours(1)) {}
 

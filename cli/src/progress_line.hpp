@@ -3,9 +3,14 @@
 // every ten seconds in a log.
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 namespace qsa::cli {
+
+/// The overall part of a long run's progress lines (issue 52): "[jobs 3/20, 12 s elapsed, ETA 57 s]";
+/// the ETA assumes the jobs left take as long as the jobs done ("ETA ?" before the first ends).
+std::string overall_progress(int64_t done, int64_t total, double elapsed_seconds);
 
 class ProgressLine {
  public:

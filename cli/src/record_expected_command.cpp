@@ -59,7 +59,7 @@ int record_expected(const std::vector<std::string>& paths, ReportOutput output) 
         << " changed)" << std::endl;
     results.push_back({{"file", named.path}, {"recorded", true}, {"steps", digests.size()}, {"changed", changed}});
   }
-  return output.finish({{"command", "record-expected"}, {"exit_code", exit_code}, {"files", results}}, exit_code);
+  return output.finish({{"schema_version", 1}, {"command", "record-expected"}, {"exit_code", exit_code}, {"files", results}}, exit_code);
 }
 
 }  // namespace

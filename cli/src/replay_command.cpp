@@ -139,7 +139,7 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
       exit_code = kExitIncomplete;
   }
   nlohmann::json report = {
-      {"command", "replay"}, {"backend", backend_name}, {"exit_code", exit_code}, {"files", results}};
+      {"schema_version", 1}, {"command", "replay"}, {"backend", backend_name}, {"exit_code", exit_code}, {"files", results}};
   if (stop_requested()) {
     if (exit_code == kExitOk) report["exit_code"] = exit_code = kExitIncomplete;
     report["stopped_by"] = stop_reason();

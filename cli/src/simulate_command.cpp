@@ -49,7 +49,7 @@ int simulate(const SimulateJob& job, ReportOutput output) {
                  << c.rows << " rows, " << c.ring_wraps << " ring wraps, " << c.drafts_rejected << " drafts rejected, "
                  << c.preemptions << " preemptions, " << c.prefix_hits << " prefix hits, " << c.padded_steps
                  << " padded steps" << std::endl;
-  nlohmann::json summary = {{"command", "simulate"},   {"file", job.path}, {"workload", replay ? "requests" : job.workload},
+  nlohmann::json summary = {{"schema_version", 1}, {"command", "simulate"},   {"file", job.path}, {"workload", replay ? "requests" : job.workload},
                             {"seed", job.seed},         {"steps", s.steps.size()},
                             {"requests", c.requests},   {"rows", c.rows},
                             {"coverage", coverage_to_json(c)}};

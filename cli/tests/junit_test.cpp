@@ -24,7 +24,7 @@ int64_t count(const std::string& text, const std::string& what) {
 }
 
 TEST(Junit, EscapesMarkupAndReplacesWhatXmlCannotHold) {
-  JunitSuite suite{"s", {{"p", "a&b"}}, {}};
+  JunitSuite suite{"s", {{"p", "a&b"}}, {}, "", "", ""};
   suite.cases.push_back({"c", "<name \"q\" 'a'>", 1.5, JunitCase::Outcome::kFailed,
                          "bad \xff byte, \x01 control, caf\xc3\xa9\nsecond line", "details & more"});
   const std::string xml = junit_xml(suite);
@@ -82,6 +82,40 @@ TEST(Junit, AReplayReportGivesATestcasePerFileAndSkipsWhatDidNotRun) {
   EXPECT_EQ(suite.properties.back(), (std::pair<std::string, std::string>{"float_tolerance", "exact,row-ulp:1"}));
 }
 
+TEST(Junit, EveryPlannedCheckIsATestcaseSkippedWhenItDidNotRun) {
+  CheckReport report;  // a run that stopped at its first finding, in the generated batches
+  for (const char* check : {"examples", "batches", "invalid", "scenarios: default", "extreme"})
+    report.planned.emplace_back(check, "plugin:build/libx.so");
+  report.rows.push_back(CheckRow{"examples", "plugin:build/libx.so", 8, 0, 0, "", -1});
+  report.rows.push_back(CheckRow{"batches", "plugin:build/libx.so", 3, 1, 0, "batch 2: ...", 0});
+  const JunitSuite suite = check_junit(report);
+  ASSERT_EQ(suite.cases.size(), 5u);
+  for (size_t i = 0; i < suite.cases.size(); ++i) {
+    EXPECT_EQ(suite.cases[i].name, report.planned[i].first);
+    EXPECT_EQ(suite.cases[i].classname, "qsacheck.check.plugin_libx_so");
+    EXPECT_EQ(suite.cases[i].outcome, i == 0   ? JunitCase::Outcome::kPassed
+                                      : i == 1 ? JunitCase::Outcome::kFailed
+                                               : JunitCase::Outcome::kSkipped);
+  }
+  EXPECT_NE(suite.cases[4].message.find("--keep-going"), std::string::npos) << suite.cases[4].message;
+}
+
+TEST(Junit, ClassnamesHaveNoDotAndNamesNoAbsolutePath) {
+  EXPECT_EQ(junit_class("reference"), "reference");
+  EXPECT_EQ(junit_class("plugin:/home/me/build/libqsa_example_host.so"), "plugin_libqsa_example_host_so");
+  EXPECT_EQ(junit_class("plugin:build/libx.so#slower"), "plugin_libx_so_slower");
+  EXPECT_EQ(junit_class("worker:\"python3 examples/workers/numpy/qsa_numpy_worker.py\""), "worker_qsa_numpy_worker_py");
+  EXPECT_EQ(junit_class("worker:python3 w/k.py --bug 1"), "worker_k_py");
+  EXPECT_EQ(junit_class("isolated:plugin:/a/b.so"), "isolated_b_so");
+  const nlohmann::json report = {
+      {"backend", "reference"},
+      {"files", {{{"file", "/nowhere/traces/recorded/default.scenario"}, {"passed", true}}, {{"file", "./a.scenario"}, {"passed", true}}}}};
+  const JunitSuite suite = replay_junit(report);
+  ASSERT_EQ(suite.cases.size(), 2u);
+  EXPECT_EQ(suite.cases[0].name, "recorded/default.scenario");
+  EXPECT_EQ(suite.cases[1].name, "a.scenario");
+}
+
 TEST(Junit, CheckOfAPlantedBugNamesTheFindingAndTheReplayCommand) {
   const std::string dir = temp_dir();
   const std::string xml_path = dir + "/check.xml";
@@ -93,7 +127,7 @@ TEST(Junit, CheckOfAPlantedBugNamesTheFindingAndTheReplayCommand) {
   const std::string xml = read_file(xml_path);
   EXPECT_EQ(count(xml, "<testcase "), 4) << xml;  // examples, generated batches, invalid batches, the scenarios
   EXPECT_EQ(count(xml, "<failure "), 1) << xml;
-  EXPECT_NE(xml.find("classname=\"qsacheck.check.bug:pool-wrong-ring-row\" name=\"scenarios: default\""),
+  EXPECT_NE(xml.find("classname=\"qsacheck.check.bug_pool-wrong-ring-row\" name=\"scenarios: default\""),
             std::string::npos)
       << xml;
   EXPECT_NE(xml.find("step-differential"), std::string::npos) << "the failure holds the finding: " << xml;

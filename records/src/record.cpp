@@ -2,8 +2,10 @@
 
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 
+#include "qsa/records/benchmark_name.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/limits.hpp"
 
@@ -184,9 +186,20 @@ Record read_record(const std::string& path, const std::string& field) {
 
 nlohmann::ordered_json record_to_json(const Record& record) {
   nlohmann::ordered_json benchmarks = nlohmann::ordered_json::array();
+  // Google Benchmark 1.7's family_index (the benchmark family, BM_StepUpdate, in the order first
+  // written) and per_family_instance_index (the run within its family), which consumers such as
+  // Bencher's adapter expect of a real file (issue 52).
+  std::map<std::string, std::pair<int64_t, std::map<std::string, int64_t>>> families;
   for (const Entry& e : record.entries) {
     nlohmann::ordered_json json{{"name", e.name}, {"run_name", e.run_name}};
     json["run_type"] = e.aggregate ? "aggregate" : "iteration";
+    auto& [family_index, instances] =
+        families.try_emplace(split_benchmark_name(benchmark_key(e.run_name)).family,
+                             static_cast<int64_t>(families.size()), std::map<std::string, int64_t>{})
+            .first->second;
+    json["family_index"] = family_index;
+    json["per_family_instance_index"] =
+        instances.try_emplace(e.run_name, static_cast<int64_t>(instances.size())).first->second;
     if (e.repetitions > 0) json["repetitions"] = e.repetitions;
     if (e.repetition_index >= 0) json["repetition_index"] = e.repetition_index;
     json["threads"] = 1;

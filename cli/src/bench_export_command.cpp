@@ -1,0 +1,59 @@
+// `qsacheck bench export RECORD.json --format github-action-benchmark|bencher [-o FILE]`: the
+// record as dashboards read it, one entry per benchmark holding its median, named without the run
+// options (records::consumer_export; docs/bench-records.md, "What consumers read").
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "output_file.hpp"
+#include "qsa/records/consumer_export.hpp"
+#include "qsa/records/record.hpp"
+#include "qsa/traces/json_reader.hpp"
+
+namespace qsa::cli {
+namespace {
+
+struct ExportArgs {
+  std::string record, format, out;
+};
+
+int export_record(const ExportArgs& args) {
+  const records::Record record = records::read_record(args.record, "record");
+  // Both consumers read Google Benchmark JSON: github-action-benchmark (tool: googlecpp) and
+  // Bencher (adapter cpp_google) get the same reduced file.
+  const std::string text = records::consumer_export(record).dump(2) + "\n";
+  if (args.out.empty() || args.out == "-") {
+    std::cout << text << std::flush;
+  } else if (auto why = write_file_atomically(args.out, text)) {
+    throw traces::InputError(Error{"output", -1, "unwritable", "cannot write " + args.out + ": " + *why});
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_export_command(CLI::App* bench, CommandJob* job) {
+  CLI::App* exp = bench->add_subcommand(
+      "export",
+      "Write a benchmark record as dashboards read it: one entry per benchmark holding its median\n"
+      "(no repetitions, no stddev or cv aggregates, which github-action-benchmark would alert on as\n"
+      "benchmarks), named without the run options (a change of --iterations keeps the series), with\n"
+      "every context key Bencher's cpp_google adapter needs. Google Benchmark JSON for both formats.\n"
+      "docs/bench-records.md.\n"
+      "Example: qsacheck bench export cuda.json --format github-action-benchmark -o gab.json");
+  auto e = std::make_shared<ExportArgs>();
+  exp->add_option("record", e->record, "The benchmark record")->required();
+  exp->add_option("--format", e->format, "The consumer: github-action-benchmark (tool googlecpp) or bencher (cpp_google)")
+      ->required()
+      ->check(CLI::IsMember({"github-action-benchmark", "bencher"}));
+  exp->add_option("-o,--output", e->out, "The file to write (default: stdout)");
+  exp->callback([=] {
+    if (!e->out.empty() && e->out != "-") check_output_file(e->out, "--output");
+    *job = [=] { return export_record(*e); };
+  });
+}
+
+}  // namespace qsa::cli
