@@ -65,7 +65,7 @@ int compare(const CompareArgs& args) {
         records::comparison_json(comparison, args.baseline, args.candidate, options).dump(2) + "\n";
     if (args.json == "-") {
       std::cout << text << std::flush;
-    } else if (auto why = write_file_atomically(args.json, text)) {
+    } else if (auto why = write_output_file(args.json, text)) {
       throw traces::InputError(Error{"--json", -1, "unwritable", "cannot write " + args.json + ": " + *why});
     }
   }

@@ -27,7 +27,7 @@ int export_record(const ExportArgs& args) {
   const std::string text = records::consumer_export(record).dump(2) + "\n";
   if (args.out.empty() || args.out == "-") {
     std::cout << text << std::flush;
-  } else if (auto why = write_file_atomically(args.out, text)) {
+  } else if (auto why = write_output_file(args.out, text)) {
     throw traces::InputError(Error{"output", -1, "unwritable", "cannot write " + args.out + ": " + *why});
   }
   return kExitOk;
