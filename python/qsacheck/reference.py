@@ -47,7 +47,8 @@ def library_path():
     if named:
         return named
     folder = os.path.dirname(os.path.realpath(qsacheck_binary()))
-    # Beside it (a build tree), or in the prefix's library folder (lib, lib64, Debian's multiarch lib/<triplet>).
+    # Beside it (a build tree), or in the prefix's library folder (lib, lib64, lib/qsacheck where
+    # `cmake --install` and the .deb put it, Debian's multiarch lib/<triplet>).
     for candidate in [os.path.join(folder, "libqsacheck_capi.so")] + sorted(
             glob.glob(os.path.join(folder, "..", "lib*", "libqsacheck_capi.so"))
             + glob.glob(os.path.join(folder, "..", "lib", "*", "libqsacheck_capi.so"))):

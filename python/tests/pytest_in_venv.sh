@@ -5,7 +5,7 @@
 # pytest run from inside the venv, so the pytest11 entry point is what loads the plugin: the user's
 # file beside the example kernel class (examples/kernels) and the planted-bug tests. Before that,
 # from an installed prefix (`cmake --install`): pip takes <prefix>/share/qsacheck/python and the
-# package finds qsacheck on PATH and libqsacheck_capi.so in <prefix>/lib.
+# package finds qsacheck on PATH and libqsacheck_capi.so in <prefix>/lib/qsacheck.
 # Usage: pytest_in_venv.sh PYTHON QSACHECK BUILD_DIR SOURCE_DIR WORK_DIR [PYTEST ARGS...]
 set -eu
 python=$1 qsacheck=$2 build=$3 source=$4 work=$5
