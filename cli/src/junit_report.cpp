@@ -200,7 +200,9 @@ JunitSuite check_junit(const CheckReport& report) {
   }
   // A planned check with no row did not run (the run stopped at its first finding, or was
   // stopped): skipped, so every run lists the same testcases and a CI history stays whole.
-  for (const auto& [check, backend] : report.planned) {
+  for (const auto& planned : report.planned) {
+    const std::string& check = planned.first;  // named, not bound: C++17 lambdas cannot capture bindings
+    const std::string& backend = planned.second;
     const auto ran = std::find_if(report.rows.begin(), report.rows.end(),
                                   [&](const CheckRow& r) { return r.check == check && r.backend == backend; });
     if (ran != report.rows.end()) continue;
