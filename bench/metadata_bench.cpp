@@ -34,7 +34,7 @@
 #include "qsa/cuda/metadata.hpp"
 #include "qsa/cuda/metadata_buffers.hpp"
 #include "qsa/timing/baseline_metadata.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 #include "support/cuda_timer.hpp"
 #endif
 
@@ -122,12 +122,12 @@ struct GpuCase {
     if (Status s = launcher(args, stream, error); s != Status::kOk) return s;
     MetadataOutput actual;
     if (Status s = buffers->download(args, stream, &actual, error); s != Status::kOk) return s;
-    const traces::MetadataRun expected = traces::reference_metadata(input);
+    const engine::MetadataRun expected = engine::reference_metadata(input);
     if (expected.status != Status::kOk)
       return invalid(error, expected.error.field, expected.error.index, expected.error.rule, expected.error.message);
     actual.split = expected.output.split;  // the split is host metadata, not the kernel's
-    const traces::MetadataRun run{Status::kOk, Error{}, std::move(actual)};
-    if (auto f = traces::judge_metadata(input, run, traces::MetadataChecks{true, &expected}))
+    const engine::MetadataRun run{Status::kOk, Error{}, std::move(actual)};
+    if (auto f = engine::judge_metadata(input, run, engine::MetadataChecks{true, &expected}))
       return invalid(error, "output", f->index, "differs-from-reference", f->to_string());
     return timer.capture(
         kLaunchesPerGraph, [&](cudaStream_t st) { return launcher(args, st, error); }, error);

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "qsa/reference/backend.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 
 namespace {
 
@@ -71,12 +71,12 @@ int main(int argc, char** argv) {
   };
 
   reference::ReferenceBackend backend;
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.sweep_every = 0;
   options.full_compare_every = every;
-  traces::ScenarioRunner runner(c, backend, options);
-  const auto fail = [](const traces::RunFailure& f) {
-    std::fprintf(stderr, "FAIL %s\n", traces::to_string(f).c_str());
+  engine::ScenarioRunner runner(c, backend, options);
+  const auto fail = [](const engine::RunFailure& f) {
+    std::fprintf(stderr, "FAIL %s\n", engine::to_string(f).c_str());
     return 1;
   };
   const auto t0 = std::chrono::steady_clock::now();

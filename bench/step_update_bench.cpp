@@ -36,7 +36,7 @@
 #include "qsa/reference/step_update.hpp"
 #include "qsa/timing/backend_benchmarks.hpp"
 #include "qsa/timing/step_shapes.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 #include "support/bench_main.hpp"
 
 #ifdef QSA_HAVE_CUDA
@@ -172,16 +172,16 @@ struct GpuCase {
       return s;
     // Verify set 0 against the reference before timing.
     if (Status s = step->enqueue(stream, 0, error); s != Status::kOk) return s;
-    traces::StepRun run;
+    engine::StepRun run;
     run.caches = shape->step.caches;
     if (Status s = step->download(stream, &run.caches, &run.output, error); s != Status::kOk) return s;
-    traces::StepRun expected;
+    engine::StepRun expected;
     expected.caches = shape->step.caches;
     expected.output = make_poisoned_step_output(in);
     if (Status s = reference::step_update(in, &expected.caches, &expected.output, error); s != Status::kOk) return s;
-    traces::StepChecks checks;
+    engine::StepChecks checks;
     checks.expected = &expected;
-    if (auto f = traces::judge_step_update(in, shape->step.caches, run, checks))
+    if (auto f = engine::judge_step_update(in, shape->step.caches, run, checks))
       return invalid(error, "output", f->index, "differs-from-reference", name + ": " + f->to_string());
     int64_t next = 0;
     const int launches = static_cast<int>(std::max<int64_t>(count, 20));

@@ -13,7 +13,7 @@
 
 #include "fuzz_support.hpp"
 #include "metadata_decoder.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/json_codec.hpp"
 
 namespace {
@@ -41,7 +41,7 @@ std::string shown(const MetadataInput& input) {
 }
 
 void check_invalid(const MetadataInput& input, const fuzz::ExpectedError& expected) {
-  const traces::MetadataRun reference = traces::run_metadata(fuzz::reference_backend(), input);
+  const engine::MetadataRun reference = engine::run_metadata(fuzz::reference_backend(), input);
   if (reference.status != Status::kInvalidInput)
     finding(kTarget, "validation",
             "SPEC 1.4 rejects this input (" + expected.field + " / " + expected.rule + ") but the reference answered " +
@@ -51,26 +51,26 @@ void check_invalid(const MetadataInput& input, const fuzz::ExpectedError& expect
             "SPEC 1.4's first failure is " + expected.field + " / " + expected.rule + ", the reference reported " +
                 to_string(reference.error) + shown(input));
   // Judged against its own answer, the reference is held to the one thing left: it wrote nothing.
-  if (auto f = traces::judge_metadata(input, reference, traces::MetadataChecks{false, &reference}))
+  if (auto f = engine::judge_metadata(input, reference, engine::MetadataChecks{false, &reference}))
     finding(kTarget, "validation", "reference: " + f->to_string() + shown(input));
   for (const auto& backend : fuzz::differential_backends()) {
-    const traces::MetadataRun run = traces::run_metadata(*backend, input);
+    const engine::MetadataRun run = engine::run_metadata(*backend, input);
     if (is_declined(run.status, run.error)) continue;  // outside a plugin's capabilities: not run
-    if (auto f = traces::judge_metadata(input, run, traces::MetadataChecks{true, &reference}))
+    if (auto f = engine::judge_metadata(input, run, engine::MetadataChecks{true, &reference}))
       finding(kTarget, f->check, backend->name() + ": " + f->to_string() + shown(input));
   }
 }
 
 void check_valid(const MetadataInput& input) {
-  const traces::MetadataRun reference = traces::run_metadata(fuzz::reference_backend(), input);
+  const engine::MetadataRun reference = engine::run_metadata(fuzz::reference_backend(), input);
   if (reference.status != Status::kOk)
     finding(kTarget, "validation",
             "SPEC 1.4 accepts this input but the reference answered " + std::string(to_string(reference.status)) + " " +
                 to_string(reference.error) + shown(input));
-  if (auto f = traces::judge_metadata(input, reference, traces::MetadataChecks{true, nullptr}))
+  if (auto f = engine::judge_metadata(input, reference, engine::MetadataChecks{true, nullptr}))
     finding(kTarget, f->check, "reference: " + f->to_string() + shown(input));
   for (const auto& backend : fuzz::differential_backends())
-    if (auto f = traces::check_metadata(*backend, input, traces::MetadataChecks{true, &reference}))
+    if (auto f = engine::check_metadata(*backend, input, engine::MetadataChecks{true, &reference}))
       finding(kTarget, f->check, backend->name() + ": " + f->to_string() + shown(input));
 }
 

@@ -1,5 +1,5 @@
 // fuzz_scenario: bytes -> a short scenario, valid by construction (scenario_builder.hpp), stepped
-// through the reference with every check of traces::ScenarioRunner after every step: metadata of
+// through the reference with every check of engine::ScenarioRunner after every step: metadata of
 // the three kinds against the invariants of SPEC 7.4, the step update's writes (SPEC 7.5), the Q
 // path, and the model oracle (SPEC 7.1-7.3) on every request the step touched, with a sweep of all
 // live requests every few steps; then, in differential mode, through every other backend, compared
@@ -16,7 +16,7 @@
 #include "fuzz_support.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "scenario_builder.hpp"
 
 namespace {
@@ -37,19 +37,19 @@ std::string as_file(const traces::Scenario& s) {
 }
 
 void run_on(Backend& backend, const traces::Scenario& s) {
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.sweep_every = 4;         // short scenarios: sweep every live request's groups often
   options.full_compare_every = 1;  // and compare both whole caches after every step (a stray write at its step)
   options.float_tolerance = fuzz::fuzz_float_tolerance();
-  traces::ScenarioRunner runner(s.config, backend, options);
+  engine::ScenarioRunner runner(s.config, backend, options);
   for (const traces::StepRecord& step : s.steps) {
     const auto failure = runner.step(step);
     if (!failure) continue;
     const std::string replay = "\n  the scenario (save it as x.scenario; qsacheck replay --backend " + backend.name() +
                                " x.scenario):\n" + as_file(s);
     if (failure->invalid_scenario)
-      finding(kTarget, "builder", "the builder made an invalid scenario: " + traces::to_string(*failure) + replay);
-    finding(kTarget, failure->check, backend.name() + ": " + traces::to_string(*failure) + replay);
+      finding(kTarget, "builder", "the builder made an invalid scenario: " + engine::to_string(*failure) + replay);
+    finding(kTarget, failure->check, backend.name() + ": " + engine::to_string(*failure) + replay);
   }
 }
 

@@ -13,7 +13,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include "qsa/backend.hpp"
-#include "qsa/traces/float_comparator.hpp"
+#include "qsa/engine/float_comparator.hpp"
 
 namespace qsa::fuzz {
 

@@ -17,7 +17,7 @@
 #include "qsa/backends/registry.hpp"
 #include "qsa/traces/rng.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
 
@@ -47,9 +47,9 @@ std::string scenario_text(const std::string& workload, uint64_t seed, int64_t st
   std::vector<traces::StepDigest> recorded;
   if (digests) {
     auto reference = BackendRegistry::global().create("reference");
-    traces::RunOptions options;
+    engine::RunOptions options;
     options.compute_digests = true;
-    traces::ScenarioRunner runner(s.config, *reference, options);
+    engine::ScenarioRunner runner(s.config, *reference, options);
     for (const traces::StepRecord& step : s.steps) {
       if (runner.step(step)) break;
       recorded.push_back(runner.last_digest());

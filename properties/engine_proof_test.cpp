@@ -19,7 +19,7 @@
 #include <string>
 
 #include "qsa/backends/planted.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "support/differential.hpp"
@@ -57,7 +57,7 @@ std::string expect_same_finding_in_process_and_replay(const std::string& bug, co
   auto backend = backends::make_planted_backend(bug);
   if (!backend) ADD_FAILURE() << "no planted bug named " << bug;
   if (!backend) return "";
-  const auto finding = traces::check_metadata_against_reference(*backend, input);
+  const auto finding = engine::check_metadata_against_reference(*backend, input);
   EXPECT_TRUE(finding.has_value()) << bug << " passes the engine on its own reproducer";
   if (!finding) return "";
   const std::string key = finding->key();

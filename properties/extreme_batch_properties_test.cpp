@@ -7,7 +7,7 @@
 
 #include <cstdio>
 
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/large_buffer_reuse.hpp"
 #include "support/backend_under_test.hpp"
@@ -22,15 +22,15 @@ TEST(MetadataExtremes, EveryExtremeBatchEqualsTheReference) {
   int judged = 0;
   for (int64_t k = 0; k < traces::kNumExtremeBatches; ++k) {
     const traces::ExtremeBatch extreme = traces::extreme_metadata_batch(k);
-    const traces::MetadataRun run = traces::run_metadata(*backend, extreme.input);
+    const engine::MetadataRun run = engine::run_metadata(*backend, extreme.input);
     if (is_declined(run.status, run.error)) {  // outside the backend's declared capabilities
       std::printf("extreme batch %lld (%s): declined by %s: %s\n", static_cast<long long>(k), extreme.name,
                   backend->name().c_str(), run.error.message.c_str());
       continue;
     }
     ++judged;
-    const traces::MetadataRun expected = traces::reference_metadata(extreme.input);
-    const auto finding = traces::judge_metadata(extreme.input, run, traces::MetadataChecks{true, &expected});
+    const engine::MetadataRun expected = engine::reference_metadata(extreme.input);
+    const auto finding = engine::judge_metadata(extreme.input, run, engine::MetadataChecks{true, &expected});
     EXPECT_FALSE(finding.has_value()) << "extreme batch " << k << " (" << extreme.name
                                       << "): " << (finding ? finding->to_string() : "");
   }

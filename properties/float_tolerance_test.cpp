@@ -15,13 +15,13 @@
 #include "qsa/backends/planted.hpp"
 #include "qsa/backends/registry.hpp"
 #include "qsa/numerics.hpp"
-#include "qsa/traces/float_comparator.hpp"
-#include "qsa/traces/float_statistics.hpp"
+#include "qsa/engine/float_comparator.hpp"
+#include "qsa/engine/float_statistics.hpp"
 #include "qsa/traces/json_reader.hpp"
-#include "qsa/traces/same_failure.hpp"
+#include "qsa/engine/same_failure.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/traces/scenario_runner.hpp"
-#include "qsa/traces/shrinker.hpp"
+#include "qsa/engine/scenario_runner.hpp"
+#include "qsa/engine/shrinker.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "support/backend_under_test.hpp"
@@ -50,13 +50,13 @@ std::vector<uint8_t> bf16_bytes(const std::vector<float>& values) {
 }
 
 TEST(FloatTolerance, FormatSpacingAtAMagnitude) {
-  EXPECT_EQ(traces::format_ulp_at(1.0, 2), std::ldexp(1.0, -7));
-  EXPECT_EQ(traces::format_ulp_at(8.0, 2), std::ldexp(1.0, -4));
-  EXPECT_EQ(traces::format_ulp_at(15.9, 2), std::ldexp(1.0, -4));
-  EXPECT_EQ(traces::format_ulp_at(0.0, 2), std::ldexp(1.0, -133));  // bf16 subnormal spacing
-  EXPECT_EQ(traces::format_ulp_at(1.0, 1), 0.125);                  // e4m3: 3 mantissa bits
-  EXPECT_EQ(traces::format_ulp_at(448.0, 1), 32.0);
-  EXPECT_EQ(traces::format_ulp_at(0.0, 1), std::ldexp(1.0, -9));  // e4m3 subnormal spacing
+  EXPECT_EQ(engine::format_ulp_at(1.0, 2), std::ldexp(1.0, -7));
+  EXPECT_EQ(engine::format_ulp_at(8.0, 2), std::ldexp(1.0, -4));
+  EXPECT_EQ(engine::format_ulp_at(15.9, 2), std::ldexp(1.0, -4));
+  EXPECT_EQ(engine::format_ulp_at(0.0, 2), std::ldexp(1.0, -133));  // bf16 subnormal spacing
+  EXPECT_EQ(engine::format_ulp_at(1.0, 1), 0.125);                  // e4m3: 3 mantissa bits
+  EXPECT_EQ(engine::format_ulp_at(448.0, 1), 32.0);
+  EXPECT_EQ(engine::format_ulp_at(0.0, 1), std::ldexp(1.0, -9));  // e4m3 subnormal spacing
 }
 
 // A row whose largest magnitude is 8 (bf16 spacing 1/16 there), with distances 0, 1, 2, 3, 5,
@@ -69,7 +69,7 @@ struct HandRow {
 TEST(FloatTolerance, RowUlpDistancesOfAHandBuiltRow) {
   const HandRow row;
   const auto e = bf16_bytes(row.expected), a = bf16_bytes(row.actual);
-  const std::vector<double> d = traces::row_ulp_distances(e.data(), a.data(), 8, 2);
+  const std::vector<double> d = engine::row_ulp_distances(e.data(), a.data(), 8, 2);
   EXPECT_EQ(d, (std::vector<double>{0, 1, 2, 3, 5, 0.125, 0, 0}));
 }
 
@@ -86,19 +86,19 @@ TEST(FloatTolerance, Bf16RoundedRopeProductsReachTwoRowUlpsOnOnePair) {
   auto bf16_round = [](float x) { return float_from_bf16(bf16_from_float(x)); };
   const std::vector<uint8_t> upstream = bf16_bytes(
       {bf16_round(bf16_round(a * c) - bf16_round(b * s)), bf16_round(bf16_round(b * c) + bf16_round(a * s))});
-  EXPECT_EQ(traces::row_ulp_distances(y.data(), upstream.data(), 2, 2), (std::vector<double>{0, 2}));
+  EXPECT_EQ(engine::row_ulp_distances(y.data(), upstream.data(), 2, 2), (std::vector<double>{0, 2}));
 }
 
 TEST(FloatTolerance, HistogramAndWorstElementOfAHandBuiltRow) {
   const HandRow row;
   const auto e = bf16_bytes(row.expected), a = bf16_bytes(row.actual);
-  traces::FloatStatistics stats(4);
-  traces::FloatWorst where;
+  engine::FloatStatistics stats(4);
+  engine::FloatWorst where;
   where.request = 3;
   where.position = 17;
   where.head = 1;
-  traces::tally_row(stats, e.data(), a.data(), 8, 2, where);
-  EXPECT_EQ(traces::row_ulp_bin_labels(4), (std::vector<std::string>{"0", "1", "2", "3-4", ">4"}));
+  engine::tally_row(stats, e.data(), a.data(), 8, 2, where);
+  EXPECT_EQ(engine::row_ulp_bin_labels(4), (std::vector<std::string>{"0", "1", "2", "3-4", ">4"}));
   EXPECT_EQ(stats.histogram, (std::vector<int64_t>{3, 2, 1, 1, 1}));  // 8, -8, +-0 | 1, 0.25 | 2 | 3 | 5
   EXPECT_EQ(stats.elements, 8);
   EXPECT_EQ(stats.identical, 2);  // -0 for +0 is within 0 row-ulps but not bit-identical
@@ -111,13 +111,13 @@ TEST(FloatTolerance, HistogramAndWorstElementOfAHandBuiltRow) {
   EXPECT_EQ(stats.worst.head, 1);
   EXPECT_EQ(stats.worst.expected, "0x3f00 (0.5)");
   EXPECT_EQ(stats.worst.actual, "0x3f50 (0.8125)");
-  const nlohmann::json j = traces::to_json(stats);
+  const nlohmann::json j = engine::to_json(stats);
   EXPECT_EQ(j["row_ulp_histogram"][">4"], 1);
   EXPECT_EQ(j["worst"]["distance_row_ulps"], 5.0);
   // Wider N: bins 0, 1, 2, 3-4, 5-8, 9-10, >10; the 5 lands in 5-8.
-  EXPECT_EQ(traces::row_ulp_bin_labels(10), (std::vector<std::string>{"0", "1", "2", "3-4", "5-8", "9-10", ">10"}));
-  EXPECT_EQ(traces::row_ulp_bin(5, 10), 4u);
-  EXPECT_EQ(traces::row_ulp_bin(11, 10), 6u);
+  EXPECT_EQ(engine::row_ulp_bin_labels(10), (std::vector<std::string>{"0", "1", "2", "3-4", "5-8", "9-10", ">10"}));
+  EXPECT_EQ(engine::row_ulp_bin(5, 10), 4u);
+  EXPECT_EQ(engine::row_ulp_bin(11, 10), 6u);
 }
 
 // Bit-identical rows take a shortcut (no per-element distances): the counts must be what the
@@ -125,18 +125,18 @@ TEST(FloatTolerance, HistogramAndWorstElementOfAHandBuiltRow) {
 TEST(FloatTolerance, BitIdenticalRowsCountAsTheElementPathWouldCount) {
   const HandRow row;
   const auto e = bf16_bytes(row.expected), a = bf16_bytes(row.actual);
-  traces::FloatStatistics stats(4);
-  traces::tally_row(stats, e.data(), e.data(), 8, 2, {});  // the first row, identical
+  engine::FloatStatistics stats(4);
+  engine::tally_row(stats, e.data(), e.data(), 8, 2, {});  // the first row, identical
   EXPECT_EQ(stats.worst.distance, 0);                      // names an element (distance 0)
-  traces::tally_row(stats, e.data(), a.data(), 8, 2, {});  // the hand row
-  traces::tally_row(stats, e.data(), e.data(), 8, 2, {});  // identical again: the shortcut
+  engine::tally_row(stats, e.data(), a.data(), 8, 2, {});  // the hand row
+  engine::tally_row(stats, e.data(), e.data(), 8, 2, {});  // identical again: the shortcut
   EXPECT_EQ(stats.elements, 24);
   EXPECT_EQ(stats.identical, 18);
   EXPECT_EQ(stats.histogram, (std::vector<int64_t>{19, 2, 1, 1, 1}));
   EXPECT_EQ(stats.worst.distance, 5);
 
   const traces::FloatTolerance n1{traces::FloatTolerance::Mode::kRowUlp, 1};
-  const auto comparator = traces::make_float_comparator(n1);
+  const auto comparator = engine::make_float_comparator(n1);
   EXPECT_TRUE(comparator->accepts_row(e.data(), e.data(), 8, 2));
   EXPECT_FALSE(comparator->accepts_row(e.data(), a.data(), 8, 2));
 }
@@ -145,20 +145,20 @@ TEST(FloatTolerance, ComparatorAcceptsUpToNRowUlpsAndNamesTheFirstBeyond) {
   const HandRow row;
   const auto e = bf16_bytes(row.expected), a = bf16_bytes(row.actual);
   const CacheLayout one_row = CacheLayout::dense(1, 1, 8, 2);
-  const auto at4 = traces::make_float_comparator(row_ulp(4))->compare(one_row, e, a);
+  const auto at4 = engine::make_float_comparator(row_ulp(4))->compare(one_row, e, a);
   ASSERT_TRUE(at4.has_value());
   EXPECT_EQ(at4->first_byte, 8);  // element 4
   EXPECT_EQ(at4->count, 1);
   EXPECT_EQ(at4->distance, 5);
-  EXPECT_FALSE(traces::make_float_comparator(row_ulp(5))->compare(one_row, e, a).has_value());
-  EXPECT_TRUE(traces::exact_float_comparator().compare(one_row, e, a).has_value());
-  EXPECT_FALSE(traces::make_float_comparator(row_ulp(4))->accepts_row(e.data(), a.data(), 8, 2));
-  EXPECT_TRUE(traces::make_float_comparator(row_ulp(5))->accepts_row(e.data(), a.data(), 8, 2));
+  EXPECT_FALSE(engine::make_float_comparator(row_ulp(5))->compare(one_row, e, a).has_value());
+  EXPECT_TRUE(engine::exact_float_comparator().compare(one_row, e, a).has_value());
+  EXPECT_FALSE(engine::make_float_comparator(row_ulp(4))->accepts_row(e.data(), a.data(), 8, 2));
+  EXPECT_TRUE(engine::make_float_comparator(row_ulp(5))->accepts_row(e.data(), a.data(), 8, 2));
 }
 
 TEST(FloatTolerance, RowsHoldingInfOrNanAreComparedExactly) {
   const float inf = INFINITY;
-  const auto comparator = traces::make_float_comparator(row_ulp(1000));
+  const auto comparator = engine::make_float_comparator(row_ulp(1000));
   // NaN matches NaN of any payload; the other elements of that row must be bit-identical.
   auto e = bf16_bytes({1.0f, 2.0f}), a = bf16_bytes({1.0f, 2.0f});
   e[1] = 0x7F, e[0] = 0xFF;  // element 0: NaN 0x7FFF
@@ -178,12 +178,12 @@ TEST(FloatTolerance, RowsHoldingInfOrNanAreComparedExactly) {
 TEST(FloatTolerance, Fp8RowsUseTheE4m3SpacingAtTheRowMaximum) {
   // 448 = 0x7E, 416 = 0x7D (one e4m3 ulp of 32 below), 1 = 0x38, 1.125 = 0x39, 2 = 0x40.
   const std::vector<uint8_t> expected{0x7E, 0x38};
-  EXPECT_EQ(traces::row_ulp_distances(expected.data(), std::vector<uint8_t>{0x7D, 0x38}.data(), 2, 1),
+  EXPECT_EQ(engine::row_ulp_distances(expected.data(), std::vector<uint8_t>{0x7D, 0x38}.data(), 2, 1),
             (std::vector<double>{1, 0}));
-  EXPECT_EQ(traces::row_ulp_distances(expected.data(), std::vector<uint8_t>{0x7E, 0x40}.data(), 2, 1),
+  EXPECT_EQ(engine::row_ulp_distances(expected.data(), std::vector<uint8_t>{0x7E, 0x40}.data(), 2, 1),
             (std::vector<double>{0, 1.0 / 32}));
   // e4m3fn has no infinity: 0x7F is its NaN, matched by 0xFF (a NaN of the other sign).
-  EXPECT_EQ(traces::row_ulp_distances(std::vector<uint8_t>{0x7F}.data(), std::vector<uint8_t>{0xFF}.data(), 1, 1),
+  EXPECT_EQ(engine::row_ulp_distances(std::vector<uint8_t>{0x7F}.data(), std::vector<uint8_t>{0xFF}.data(), 1, 1),
             (std::vector<double>{0}));
 }
 
@@ -236,13 +236,13 @@ backends::PlantedBug planted(const std::string& name) {
   return {name, "", ""};
 }
 
-std::optional<traces::RunFailure> run(const traces::Scenario& s, const std::string& bug, FloatTolerance tolerance,
-                                      traces::StepFloatStatistics* stats = nullptr) {
+std::optional<engine::RunFailure> run(const traces::Scenario& s, const std::string& bug, FloatTolerance tolerance,
+                                      engine::StepFloatStatistics* stats = nullptr) {
   auto backend = upstream_like(bug);
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.float_tolerance = tolerance;
   options.float_statistics = stats;
-  return traces::run_scenario(s, *backend, options);
+  return engine::run_scenario(s, *backend, options);
 }
 
 // The CI subset: the first 60 steps of one scenario of every workload (seed 1). The default
@@ -256,20 +256,20 @@ std::vector<traces::Scenario> workload_subset() {
 
 TEST(FloatTolerance, UpstreamLikeArithmeticFailsExactAndPassesTheTolerance) {
   int64_t exact_failures = 0;
-  traces::StepFloatStatistics stats(kUpstreamLikeUlps);
+  engine::StepFloatStatistics stats(kUpstreamLikeUlps);
   for (const traces::Scenario& s : workload_subset()) {
     const auto exact = run(s, "", FloatTolerance{});
     if (exact) {  // the Q path (the oracle) or the differential sees it first
       ++exact_failures;
       EXPECT_TRUE(exact->check == "q-path" || exact->check == "step-differential" ||
                   exact->check == "7.1-compressed-row")
-          << traces::to_string(*exact);
+          << engine::to_string(*exact);
     }
     const auto tolerant = run(s, "", row_ulp(kUpstreamLikeUlps), &stats);
-    EXPECT_FALSE(tolerant.has_value()) << s.config.workload << ": " << traces::to_string(*tolerant);
+    EXPECT_FALSE(tolerant.has_value()) << s.config.workload << ": " << engine::to_string(*tolerant);
   }
   EXPECT_EQ(exact_failures, static_cast<int64_t>(traces::workload_names().size()));
-  for (const traces::FloatStatistics* output : {&stats.compressed, &stats.q_out}) {
+  for (const engine::FloatStatistics* output : {&stats.compressed, &stats.q_out}) {
     EXPECT_GT(output->elements, 0);
     EXPECT_EQ(output->beyond, 0);
     EXPECT_LT(output->identical, output->elements);  // the mode measured differences ...
@@ -293,11 +293,11 @@ TEST_P(UpstreamLikeWithABug, FailsAtRowUlp1AndRowUlp4) {
   const traces::Scenario s = testing::hand_scenario(info.needs == "mrope");
   // The control: the same arithmetic without the bug passes this scenario at row-ulp:1.
   const auto control = run(s, "", row_ulp(1));
-  ASSERT_FALSE(control.has_value()) << traces::to_string(*control);
+  ASSERT_FALSE(control.has_value()) << engine::to_string(*control);
   for (int64_t n : {1, 4}) {
     const auto failure = run(s, GetParam().bug, row_ulp(n));
     ASSERT_TRUE(failure.has_value()) << GetParam().what << " (" << info.name << ") passed row-ulp:" << n;
-    EXPECT_FALSE(failure->invalid_scenario) << traces::to_string(*failure);
+    EXPECT_FALSE(failure->invalid_scenario) << engine::to_string(*failure);
     if (failure->check == "step-differential") {
       EXPECT_NE(failure->message.find("row-ulp:" + std::to_string(n)), std::string::npos) << failure->message;
     }
@@ -323,15 +323,15 @@ TEST(FloatTolerance, ShrinkingKeepsTheTolerance) {
   const std::string name = "bug:rope-sign-slip";
   const traces::Scenario failing = traces::simulate(traces::workload_by_name("default"), 3, 40);
   auto backend = BackendRegistry::global().create(name);
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.float_tolerance = row_ulp(4);
-  const auto failure = traces::run_scenario(failing, *backend, options);
+  const auto failure = engine::run_scenario(failing, *backend, options);
   ASSERT_TRUE(failure.has_value());
-  const traces::Scenario small = traces::shrink_scenario(
-      failing, traces::fails_the_same_way([&] { return BackendRegistry::global().create(name); }, *failure, row_ulp(4)),
+  const traces::Scenario small = engine::shrink_scenario(
+      failing, engine::fails_the_same_way([&] { return BackendRegistry::global().create(name); }, *failure, row_ulp(4)),
       100);
   EXPECT_LE(small.steps.size(), failing.steps.size());
-  const auto again = traces::run_scenario(small, *BackendRegistry::global().create(name), options);
+  const auto again = engine::run_scenario(small, *BackendRegistry::global().create(name), options);
   ASSERT_TRUE(again.has_value());
   EXPECT_EQ(again->check, failure->check);
 }
@@ -343,15 +343,15 @@ TEST(FloatTolerance, RecordedDigestsAreJudgedThroughTheComparator) {
       traces::read_scenario_file(std::string(QSA_RECORDED_TRACES_DIR) + "/default.scenario");
   ASSERT_FALSE(file.digests.empty());
   auto backend = upstream_like();
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.expected_digests = &file.digests;
   options.float_tolerance = row_ulp(kUpstreamLikeUlps);
-  EXPECT_FALSE(traces::run_scenario(file.scenario, *backend, options).has_value());
+  EXPECT_FALSE(engine::run_scenario(file.scenario, *backend, options).has_value());
   // A wrong recorded ring digest is still a failure in tolerance mode.
   std::vector<traces::StepDigest> tampered = file.digests;
   tampered.back().set("cache.ring", *tampered.back().find("cache.ring") ^ 1u);
   options.expected_digests = &tampered;
-  const auto failure = traces::run_scenario(file.scenario, *backend, options);
+  const auto failure = engine::run_scenario(file.scenario, *backend, options);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->check, "digest");
   EXPECT_NE(failure->message.find("cache.ring"), std::string::npos) << failure->message;

@@ -14,7 +14,7 @@
 #include "qsa/cuda/metadata_buffers.hpp"
 #include "qsa/reference/metadata.hpp"
 #include "qsa/traces/batch_generator.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/rng.hpp"
 #include "support/differential.hpp"
 #include "support/gpu_guard.hpp"
@@ -133,10 +133,10 @@ class DeviceFixture : public ::testing::Test {
   }
 
   static void expect_equals_reference(const MetadataInput& in, const MetadataOutput& out) {
-    const traces::MetadataRun expected = traces::reference_metadata(in);
+    const engine::MetadataRun expected = engine::reference_metadata(in);
     ASSERT_EQ(expected.status, Status::kOk) << expected.error;
-    const traces::MetadataRun actual{Status::kOk, Error{}, out};
-    const auto finding = traces::judge_metadata(in, actual, traces::MetadataChecks{true, &expected});
+    const engine::MetadataRun actual{Status::kOk, Error{}, out};
+    const auto finding = engine::judge_metadata(in, actual, engine::MetadataChecks{true, &expected});
     EXPECT_FALSE(finding.has_value()) << finding->to_string();
   }
 
@@ -328,9 +328,9 @@ TEST(MetadataCudaBackendLimits, RequestsBeyondTheStagedLimitRunOnTheDevice) {
   MetadataOutput out;
   Error error;
   ASSERT_EQ(backend.build_metadata(in, &out, &error), Status::kOk) << error;
-  const traces::MetadataRun expected = traces::reference_metadata(in);
-  const auto finding = traces::judge_metadata(in, traces::MetadataRun{Status::kOk, Error{}, out},
-                                              traces::MetadataChecks{true, &expected});
+  const engine::MetadataRun expected = engine::reference_metadata(in);
+  const auto finding = engine::judge_metadata(in, engine::MetadataRun{Status::kOk, Error{}, out},
+                                              engine::MetadataChecks{true, &expected});
   EXPECT_FALSE(finding.has_value()) << finding->to_string();
 }
 
@@ -367,9 +367,9 @@ TEST(MetadataCudaBackendStreams, AFreshBackendLeavesTheLegacyDefaultStreamAlone)
   cudaStreamDestroy(blocking);
   ASSERT_EQ(status, Status::kOk) << error;
   EXPECT_EQ(ended, cudaSuccess) << cudaGetErrorString(ended);
-  const traces::MetadataRun expected = traces::reference_metadata(in);
-  const auto finding = traces::judge_metadata(in, traces::MetadataRun{Status::kOk, Error{}, out},
-                                              traces::MetadataChecks{true, &expected});
+  const engine::MetadataRun expected = engine::reference_metadata(in);
+  const auto finding = engine::judge_metadata(in, engine::MetadataRun{Status::kOk, Error{}, out},
+                                              engine::MetadataChecks{true, &expected});
   EXPECT_FALSE(finding.has_value()) << finding->to_string();
 }
 

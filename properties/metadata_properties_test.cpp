@@ -10,7 +10,7 @@
 
 #include "generators/invalid_inputs.hpp"
 #include "qsa/traces/batch_generator.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/invalid_batch.hpp"
 #include "qsa/validate.hpp"
 #include "support/backend_under_test.hpp"
@@ -23,7 +23,7 @@ TEST(MetadataProperties, InvariantsHoldAndOutputsEqualTheReference) {
   QSA_BACKEND_UNDER_TEST(backend);
   const bool passed = rc::check("metadata of " + backend->name() + " on arbitrary batches", [&] {
     const MetadataInput input = *testing::metadata_inputs();
-    if (const auto finding = traces::check_metadata_against_reference(*backend, input)) RC_FAIL(finding->to_string());
+    if (const auto finding = engine::check_metadata_against_reference(*backend, input)) RC_FAIL(finding->to_string());
     RC_TAG(to_string(input.cache.kind));
   });
   EXPECT_TRUE(passed) << "replay: " << testing::rerun_command() << " (with the RC_PARAMS printed above)";
@@ -35,7 +35,7 @@ TEST(MetadataProperties, ValidationErrorsEqualTheContractsErrors) {
     const MetadataInput input = *testing::possibly_invalid_metadata_input();
     // The engine holds the backend to the reference's status and error (field, index, rule), and to
     // an untouched output on an error (SPEC 1.4); on a valid input to every output.
-    if (const auto finding = traces::check_metadata_against_reference(*backend, input)) RC_FAIL(finding->to_string());
+    if (const auto finding = engine::check_metadata_against_reference(*backend, input)) RC_FAIL(finding->to_string());
     Error expected;
     const Status expected_status = validate(input, &expected);
     RC_CLASSIFY(expected_status != Status::kOk, "invalid");
@@ -58,7 +58,7 @@ TEST(MetadataProperties, EveryValidationRuleBrokenGivesTheContractsError) {
       MetadataInput input = traces::random_metadata_input(rng, std::nullopt, 512).input;
       if (!traces::break_rule(choice, rule, &input)) continue;
       ++broken;
-      const auto finding = traces::check_metadata_against_reference(*backend, input);
+      const auto finding = engine::check_metadata_against_reference(*backend, input);
       EXPECT_FALSE(finding.has_value()) << "rule " << rule << ", draw " << draw << ": " << finding->to_string();
     }
     EXPECT_EQ(broken, 3) << "rule " << rule << " broken in only " << broken << " of 200 draws";

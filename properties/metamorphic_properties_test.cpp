@@ -10,7 +10,7 @@
 #include <numeric>
 
 #include "qsa/ring_capacity.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "support/backend_under_test.hpp"
 #include "support/gpu_guard.hpp"
 
@@ -115,14 +115,14 @@ TEST(MetamorphicProperties, ScheduleDoesNotChangeTheCompressedRows) {
     b.rejections = true;
     b.neighbour = *rc::gen::arbitrary<bool>();
 
-    traces::RunOptions options;
+    engine::RunOptions options;
     options.differential = false;  // this property needs no reference run
-    traces::ScenarioRunner run_a(config, *backend, options);
-    traces::ScenarioRunner run_b(config, *backend, options);
+    engine::ScenarioRunner run_a(config, *backend, options);
+    engine::ScenarioRunner run_b(config, *backend, options);
     for (const StepRecord& step : build(config, prompt, committed, family, a).steps)
-      if (auto f = run_a.step(step)) RC_FAIL("schedule A: " + traces::to_string(*f));
+      if (auto f = run_a.step(step)) RC_FAIL("schedule A: " + engine::to_string(*f));
     for (const StepRecord& step : build(config, prompt, committed, family, b).steps)
-      if (auto f = run_b.step(step)) RC_FAIL("schedule B: " + traces::to_string(*f));
+      if (auto f = run_b.step(step)) RC_FAIL("schedule B: " + engine::to_string(*f));
 
     for (int64_t g = 0; g < committed / c; ++g)
       if (compressed_row(run_a.caches(), config, a.blocks, g) != compressed_row(run_b.caches(), config, b.blocks, g))

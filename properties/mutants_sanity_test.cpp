@@ -13,10 +13,10 @@
 #include "qsa/backends/builtin.hpp"
 #include "qsa/backends/planted.hpp"
 #include "qsa/reference/backend.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/invalid_batch.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "support/hand_scenarios.hpp"
@@ -97,17 +97,17 @@ const std::map<std::string, Caught>& expected_checks() {
 
 struct Mode {
   const char* name;
-  traces::RunOptions options;
+  engine::RunOptions options;
   std::string Caught::*check;  // the expected check of this mode
 };
 
 std::vector<Mode> modes() {
-  traces::RunOptions no_differential;
+  engine::RunOptions no_differential;
   no_differential.differential = false;
-  traces::RunOptions oracle_only = no_differential;
+  engine::RunOptions oracle_only = no_differential;
   oracle_only.check_metadata = false;
   oracle_only.check_writes = false;
-  return {{"full", traces::RunOptions{}, &Caught::full},
+  return {{"full", engine::RunOptions{}, &Caught::full},
           {"no-differential", no_differential, &Caught::no_differential},
           {"oracle-only", oracle_only, &Caught::oracle_only}};
 }
@@ -136,8 +136,8 @@ traces::Scenario scenario_for(const MutantInfo& info) {
   return testing::hand_scenario(mrope, dtype);
 }
 
-std::string describe(const std::optional<traces::RunFailure>& failure) {
-  return failure ? traces::to_string(*failure) : std::string("not caught");
+std::string describe(const std::optional<engine::RunFailure>& failure) {
+  return failure ? engine::to_string(*failure) : std::string("not caught");
 }
 
 TEST(MutantCatalog, EveryEntryIsRegisteredHiddenUnderAUniqueName) {
@@ -169,11 +169,11 @@ TEST(MutantCatalog, ControlWithoutABugEqualsTheReferenceOnEveryHandScenario) {
            {testing::hand_scenario(mrope, dtype), testing::hand_scenario_with_zero_length_request(mrope, dtype)}) {
         reference::ReferenceBackend reference;
         const auto reference_failure =
-            traces::run_scenario(scenario, reference, traces::RunOptions{true, true, true, true, 1});
+            engine::run_scenario(scenario, reference, engine::RunOptions{true, true, true, true, 1});
         EXPECT_FALSE(reference_failure.has_value()) << describe(reference_failure);
         const auto control = backends::make_planted_backend("bug:none");
         ASSERT_NE(control, nullptr);
-        const auto failure = traces::run_scenario(scenario, *control, traces::RunOptions{true, true, true, true, 1});
+        const auto failure = engine::run_scenario(scenario, *control, engine::RunOptions{true, true, true, true, 1});
         EXPECT_FALSE(failure.has_value()) << "mrope " << mrope << ", " << to_string(dtype) << ": " << describe(failure);
       }
     }
@@ -187,7 +187,7 @@ class MutantIsCaught : public ::testing::TestWithParam<MutantInfo> {};
 void expect_scenarios_pass(const MutantInfo& info) {
   const auto backend = backends::make_planted_backend(info.name);
   for (const Mode& mode : modes()) {
-    const auto failure = traces::run_scenario(testing::hand_scenario(false, StoreDtype::kBf16), *backend, mode.options);
+    const auto failure = engine::run_scenario(testing::hand_scenario(false, StoreDtype::kBf16), *backend, mode.options);
     EXPECT_FALSE(failure.has_value()) << info.name << " [" << mode.name << "]: " << describe(failure);
   }
 }
@@ -197,18 +197,18 @@ void expect_scenarios_pass(const MutantInfo& info) {
 void expect_caught_by_the_engine(const MutantInfo& info, const Caught& want) {
   expect_scenarios_pass(info);
   const auto backend = backends::make_planted_backend(info.name);
-  std::optional<traces::Finding> finding;
+  std::optional<engine::Finding> finding;
   std::string where;
   if (info.needs == "invalid-input") {
     for (uint64_t i = 0; i < 400 && !finding; ++i) {  // Rng(1).fork(i): one of 16 rules each
       traces::Rng rng = traces::Rng(1).fork(i);
-      finding = traces::check_metadata_against_reference(*backend, traces::random_invalid_metadata_input(rng).input);
+      finding = engine::check_metadata_against_reference(*backend, traces::random_invalid_metadata_input(rng).input);
       where = "invalid batch " + std::to_string(i);
     }
   } else {
     for (int64_t k = 0; k < traces::kNumExtremeBatches && !finding; ++k) {
       const traces::ExtremeBatch extreme = traces::extreme_metadata_batch(k);
-      finding = traces::check_metadata_against_reference(*backend, extreme.input);
+      finding = engine::check_metadata_against_reference(*backend, extreme.input);
       where = std::string("extreme batch ") + extreme.name;
     }
   }
@@ -227,7 +227,7 @@ TEST_P(MutantIsCaught, OnTheHandScenarioWithAndWithoutTheDifferential) {
   }
   const traces::Scenario scenario = scenario_for(info);
   reference::ReferenceBackend reference;
-  const auto reference_failure = traces::run_scenario(scenario, reference);
+  const auto reference_failure = engine::run_scenario(scenario, reference);
   ASSERT_FALSE(reference_failure.has_value()) << "the reference fails the scenario: " << describe(reference_failure);
 
   const auto expected = expected_checks().find(info.name);
@@ -235,7 +235,7 @@ TEST_P(MutantIsCaught, OnTheHandScenarioWithAndWithoutTheDifferential) {
   for (const Mode& mode : modes()) {
     const auto backend = backends::make_planted_backend(info.name);
     ASSERT_NE(backend, nullptr) << info.name;
-    const auto failure = traces::run_scenario(scenario, *backend, mode.options);
+    const auto failure = engine::run_scenario(scenario, *backend, mode.options);
     std::cout << info.name << " [" << mode.name << "]: " << describe(failure) << "\n";
     ASSERT_FALSE(failure && failure->invalid_scenario) << describe(failure);
     if (mode.check == &Caught::full) {
@@ -256,8 +256,8 @@ TEST_P(KnownEscape, PassesEveryCheckOnTheHandScenario) {
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
       const auto backend = backends::make_planted_backend(info.name);
       ASSERT_NE(backend, nullptr) << info.name;
-      const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), *backend,
-                                                traces::RunOptions{true, true, true, true, 1});
+      const auto failure = engine::run_scenario(testing::hand_scenario(mrope, dtype), *backend,
+                                                engine::RunOptions{true, true, true, true, 1});
       EXPECT_FALSE(failure.has_value()) << info.name
                                         << " is caught now (move it into the catalog): " << describe(failure);
     }

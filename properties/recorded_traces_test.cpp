@@ -18,7 +18,7 @@
 #include "qsa/backends/registry.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "support/gpu_guard.hpp"
 
 namespace qsa {
@@ -51,12 +51,12 @@ void replay_with_digests(const std::string& path, Backend& backend) {
   const traces::ScenarioFile file = traces::read_scenario_file(path);
   ASSERT_FALSE(file.digests.empty()) << path << " carries no digests: qsacheck record-expected " << path;
   ASSERT_EQ(file.digests.size(), file.scenario.steps.size());
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.expected_digests = &file.digests;
-  traces::ScenarioRunner runner(file.scenario.config, backend, options);
+  engine::ScenarioRunner runner(file.scenario.config, backend, options);
   for (const traces::StepRecord& step : file.scenario.steps) {
     if (const auto failure = runner.step(step)) {
-      FAIL() << path << ": " << traces::to_string(*failure) << "\n  replay: qsacheck replay --backend "
+      FAIL() << path << ": " << engine::to_string(*failure) << "\n  replay: qsacheck replay --backend "
              << backend.name() << " " << path;
     }
   }

@@ -10,10 +10,10 @@
 #include <string>
 
 #include "qsa/backends/registry.hpp"
-#include "qsa/traces/same_failure.hpp"
+#include "qsa/engine/same_failure.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/traces/scenario_runner.hpp"
-#include "qsa/traces/shrinker.hpp"
+#include "qsa/engine/scenario_runner.hpp"
+#include "qsa/engine/shrinker.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "support/backend_under_test.hpp"
@@ -38,13 +38,13 @@ traces::Workload at_test_level(traces::Workload workload) {
 }
 
 // Shrinks `failing`, writes it next to the test, and returns the lines that replay it.
-std::string reproduce(const traces::Scenario& failing, const traces::RunFailure& failure,
+std::string reproduce(const traces::Scenario& failing, const engine::RunFailure& failure,
                       const std::string& backend_name) {
   traces::Scenario small = failing;
   if (shrinking_enabled()) {
-    small = traces::shrink_scenario(
+    small = engine::shrink_scenario(
         failing,
-        traces::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure,
+        engine::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure,
                                    testing::float_tolerance_under_test()),
         300);
   }
@@ -55,7 +55,7 @@ std::string reproduce(const traces::Scenario& failing, const traces::RunFailure&
   const traces::FloatTolerance tolerance = testing::float_tolerance_under_test();
   traces::write_scenario_file(file, small, {}, tolerance);
   return "shrunk to " + std::to_string(small.steps.size()) + " steps, " +
-         std::to_string(traces::requests_of(small).size()) + " requests, written to " + file +
+         std::to_string(engine::requests_of(small).size()) + " requests, written to " + file +
          "\n  replay: qsacheck replay --backend " + backend_name + " " + file +
          (tolerance.exact() ? "" : " --float-tolerance " + tolerance.to_string()) +
          "\n  rerun:  " + testing::rerun_command() + " (with the RC_PARAMS printed below)";
@@ -64,7 +64,7 @@ std::string reproduce(const traces::Scenario& failing, const traces::RunFailure&
 TEST(ScenarioProperties, EveryStepAgreesWithTheOracleTheInvariantsAndTheReference) {
   QSA_BACKEND_UNDER_TEST(backend);
   const std::vector<std::string> names = traces::workload_names();
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.float_tolerance = testing::float_tolerance_under_test();  // QSA_FLOAT_TOLERANCE
   const bool passed =
       rc::check("scenarios on " + backend->name() + ", float comparison " + options.float_tolerance.to_string(), [&] {
@@ -73,9 +73,9 @@ TEST(ScenarioProperties, EveryStepAgreesWithTheOracleTheInvariantsAndTheReferenc
         const int64_t steps = *rc::gen::inRange<int64_t>(1, 120);
         const traces::Workload workload = at_test_level(traces::workload_by_name(name));
         const traces::Scenario scenario = traces::simulate(workload, seed, steps);
-        const auto failure = traces::run_scenario(scenario, *backend, options);
+        const auto failure = engine::run_scenario(scenario, *backend, options);
         RC_TAG(name);
-        if (failure) RC_FAIL(traces::to_string(*failure) + "\n  " + reproduce(scenario, *failure, backend->name()));
+        if (failure) RC_FAIL(engine::to_string(*failure) + "\n  " + reproduce(scenario, *failure, backend->name()));
       });
   EXPECT_TRUE(passed);
 }
@@ -85,14 +85,14 @@ TEST(ScenarioProperties, EveryStepAgreesWithTheOracleTheInvariantsAndTheReferenc
 // one class could pass them.
 void expect_every_member_agrees(const std::string& name, int64_t steps) {
   QSA_BACKEND_UNDER_TEST(backend);
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.float_tolerance = testing::float_tolerance_under_test();
   const traces::Workload workload = at_test_level(traces::workload_by_name(name));
   for (uint64_t seed = 1; seed <= workload.mix.size(); ++seed) {  // consecutive seeds: each member once
     const traces::Scenario scenario = traces::simulate(workload, seed, steps);
-    const auto failure = traces::run_scenario(scenario, *backend, options);
+    const auto failure = engine::run_scenario(scenario, *backend, options);
     EXPECT_FALSE(failure.has_value()) << scenario.config.workload << " seed " << seed << ": "
-                                      << traces::to_string(*failure) << "\n  "
+                                      << engine::to_string(*failure) << "\n  "
                                       << reproduce(scenario, *failure, backend->name());
     if (failure) return;
   }

@@ -12,8 +12,8 @@
 #include "qsa/cuda/step_update.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/reference/step_update.hpp"
-#include "qsa/traces/check_engine.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/check_engine.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "qsa/validate.hpp"
@@ -24,10 +24,10 @@
 namespace qsa {
 namespace {
 
-std::string describe(const std::optional<traces::RunFailure>& f) { return f ? traces::to_string(*f) : "passed"; }
+std::string describe(const std::optional<engine::RunFailure>& f) { return f ? engine::to_string(*f) : "passed"; }
 
-traces::RunOptions every_check() {
-  traces::RunOptions options;
+engine::RunOptions every_check() {
+  engine::RunOptions options;
   options.sweep_every = 8;
   return options;
 }
@@ -69,7 +69,7 @@ TEST(StepUpdateCudaVsReference, HandScenariosMatchBitwiseWithEveryFeature) {
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3})
       for (const traces::Scenario& s :
            {testing::hand_scenario(mrope, dtype), testing::hand_scenario_with_zero_length_request(mrope, dtype)}) {
-        const auto failure = traces::run_scenario(s, backend, every_check());
+        const auto failure = engine::run_scenario(s, backend, every_check());
         EXPECT_FALSE(failure.has_value()) << "mrope " << mrope << " " << to_string(dtype) << ": " << describe(failure);
       }
 }
@@ -80,7 +80,7 @@ TEST(StepUpdateCudaVsReference, EveryWorkloadMatchesStepByStep) {
   for (const std::string& name : traces::workload_names()) {
     for (uint64_t seed = 1; seed <= 2; ++seed) {
       const traces::Scenario s = traces::simulate(traces::workload_by_name(name), seed, testing::scaled(120));
-      const auto failure = traces::run_scenario(s, backend, every_check());
+      const auto failure = engine::run_scenario(s, backend, every_check());
       EXPECT_FALSE(failure.has_value()) << name << " seed " << seed << ": " << describe(failure);
     }
   }
@@ -108,7 +108,7 @@ TEST(StepUpdateCudaVsReference, HandScenariosMatchOnBothGrids) {
   on_each_grid([](cuda::CudaBackend& backend, const std::string& name) {
     for (bool mrope : {false, true})
       for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
-        const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), backend, every_check());
+        const auto failure = engine::run_scenario(testing::hand_scenario(mrope, dtype), backend, every_check());
         EXPECT_FALSE(failure.has_value())
             << name << ", mrope " << mrope << " " << to_string(dtype) << ": " << describe(failure);
       }
@@ -120,7 +120,7 @@ TEST(StepUpdateCudaVsReference, EveryWorkloadMatchesOnBothGrids) {
   on_each_grid([](cuda::CudaBackend& backend, const std::string& name) {
     for (const std::string& workload : traces::workload_names()) {
       const traces::Scenario s = traces::simulate(traces::workload_by_name(workload), 13, testing::scaled(60));
-      const auto failure = traces::run_scenario(s, backend, every_check());
+      const auto failure = engine::run_scenario(s, backend, every_check());
       EXPECT_FALSE(failure.has_value()) << name << ", " << workload << ": " << describe(failure);
     }
   });
@@ -136,12 +136,12 @@ TEST(StepUpdateCudaProgrammaticLaunch, MetadataThenStepBackToBackMatchesStepBySt
   backend.set_programmatic_launch(true);
   for (bool mrope : {false, true})
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
-      const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), backend, every_check());
+      const auto failure = engine::run_scenario(testing::hand_scenario(mrope, dtype), backend, every_check());
       EXPECT_FALSE(failure.has_value()) << "mrope " << mrope << " " << to_string(dtype) << ": " << describe(failure);
     }
   for (const std::string& name : traces::workload_names()) {
     const traces::Scenario s = traces::simulate(traces::workload_by_name(name), 11, testing::scaled(120));
-    const auto failure = traces::run_scenario(s, backend, every_check());
+    const auto failure = engine::run_scenario(s, backend, every_check());
     EXPECT_FALSE(failure.has_value()) << name << ": " << describe(failure);
   }
 }
@@ -160,7 +160,7 @@ TEST(StepUpdateCudaVsReference, EveryHeadDimAndRotaryDimMatches) {
       w.config.rotary_dim = g.rd;
       w.config.num_heads = g.heads;
       const traces::Scenario s = traces::simulate(w, 3, testing::scaled(40));
-      const auto failure = traces::run_scenario(s, backend, every_check());
+      const auto failure = engine::run_scenario(s, backend, every_check());
       EXPECT_FALSE(failure.has_value()) << "D " << g.d << " rd " << g.rd << " " << workload << ": "
                                         << describe(failure);
     }
@@ -178,7 +178,7 @@ TEST(StepUpdateCudaVsReference, RealConfigurationMatchesInBf16AndFp8) {
     w.config.mrope = true;
     w.config.store_dtype = dtype;
     const traces::Scenario s = traces::simulate(w, 5, testing::scaled(80));
-    const auto failure = traces::run_scenario(s, backend, every_check());
+    const auto failure = engine::run_scenario(s, backend, every_check());
     EXPECT_FALSE(failure.has_value()) << to_string(dtype) << ": " << describe(failure);
   }
 }
@@ -193,13 +193,13 @@ TEST(StepUpdateCudaVsReference, InvalidStepGivesTheReferenceErrorAndWritesNothin
   Error contract;
   ASSERT_EQ(validate_step(in, caches, &contract), Status::kInvalidInput);
   reference::ReferenceBackend reference;
-  traces::StepChecks checks;
-  const traces::StepRun expected = traces::run_step_update(reference, in, caches);
+  engine::StepChecks checks;
+  const engine::StepRun expected = engine::run_step_update(reference, in, caches);
   ASSERT_EQ(expected.error, contract) << expected.error;
   checks.expected = &expected;
   cuda::CudaBackend backend;
   // The engine: the same status and error (field, index, rule), caches and q_out untouched.
-  const auto finding = traces::judge_step_update(in, caches, traces::run_step_update(backend, in, caches), checks);
+  const auto finding = engine::judge_step_update(in, caches, engine::run_step_update(backend, in, caches), checks);
   EXPECT_FALSE(finding.has_value()) << finding->to_string();
 }
 
@@ -216,14 +216,14 @@ TEST(StepUpdateCudaVsReference, GroupPositionOutOfRangeIsReportedLikeTheReferenc
   std::memcpy(cpu.ring.bytes.data() + cpu.ring.layout.byte_offset(slot, ring_position_offset(s.config.head_dim)), tail,
               sizeof tail);
   reference::ReferenceBackend reference;
-  const traces::StepRun expected = traces::run_step_update(reference, in, cpu);
+  const engine::StepRun expected = engine::run_step_update(reference, in, cpu);
   ASSERT_EQ(expected.status, Status::kOk) << expected.error;
   ASSERT_EQ(expected.output.step_status, StepStatus::kPositionOutOfRange);
   cuda::CudaBackend backend;
-  traces::StepChecks checks;
+  engine::StepChecks checks;
   checks.expected = &expected;
   // The engine: the same step status, both caches and q_out bit for bit.
-  const auto finding = traces::judge_step_update(in, cpu, traces::run_step_update(backend, in, cpu), checks);
+  const auto finding = engine::judge_step_update(in, cpu, engine::run_step_update(backend, in, cpu), checks);
   EXPECT_FALSE(finding.has_value()) << finding->to_string();
 }
 
@@ -232,8 +232,8 @@ TEST(StepUpdateCudaRobustness, TwoRunsGiveIdenticalBytes) {
   const traces::Scenario s = traces::simulate(traces::workload_by_name("adversarial"), 11, 60);
   cuda::CudaBackend first;
   cuda::CudaBackend second;
-  traces::ScenarioRunner a(s.config, first);
-  traces::ScenarioRunner b(s.config, second);
+  engine::ScenarioRunner a(s.config, first);
+  engine::ScenarioRunner b(s.config, second);
   for (const traces::StepRecord& step : s.steps) {
     ASSERT_FALSE(a.step(step).has_value());
     ASSERT_FALSE(b.step(step).has_value());
@@ -253,7 +253,7 @@ TEST(StepUpdateCudaRobustness, OneBackendUsesEachScenariosOwnRopeTable) {
     traces::Workload w = traces::workload_by_name("default");
     w.config.rope_theta = theta;
     const traces::Scenario s = traces::simulate(w, 7, testing::scaled(20));
-    const auto failure = traces::run_scenario(s, backend, every_check());
+    const auto failure = engine::run_scenario(s, backend, every_check());
     EXPECT_FALSE(failure.has_value()) << "rope_theta " << theta << ": " << describe(failure);
   }
 }
@@ -285,7 +285,7 @@ TEST(StepUpdateCudaLimits, LargestPrefillMatchesTheReference) {
   for (const cuda::StepGrid grid : {cuda::StepGrid::kAuto, cuda::StepGrid::kLatency}) {
     cuda::CudaBackend backend;
     backend.set_step_grid(grid);
-    const auto failure = traces::run_scenario(s, backend);
+    const auto failure = engine::run_scenario(s, backend);
     EXPECT_FALSE(failure.has_value()) << (grid == cuda::StepGrid::kAuto ? "auto" : "latency") << " grid: "
                                       << describe(failure);
   }

@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "qsa/backends/planted.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "support/gpu_guard.hpp"
@@ -48,8 +48,8 @@ TEST_P(StepUpdateCudaPlantedBugs, IsCaughtByTheScenarioDifferential) {
   for (const traces::Scenario& s : scenarios_for(bug)) {
     auto backend = backends::make_planted_backend(bug.name);
     ASSERT_NE(backend, nullptr) << bug.name;
-    if (const auto failure = traces::run_scenario(s, *backend)) {
-      std::cout << "KILLED " << bug.name << " on " << s.config.workload << ": " << traces::to_string(*failure) << "\n";
+    if (const auto failure = engine::run_scenario(s, *backend)) {
+      std::cout << "KILLED " << bug.name << " on " << s.config.workload << ": " << engine::to_string(*failure) << "\n";
       return;
     }
   }
@@ -65,8 +65,8 @@ TEST(StepUpdateCudaProgrammaticLaunch, TheShippedStepKernelWaitsForAMetadataKern
     for (const traces::Scenario& s : scenarios_for(bug)) {
       auto backend = backends::make_planted_backend("cuda-pdl-behind-held-metadata");
       ASSERT_NE(backend, nullptr);
-      if (const auto failure = traces::run_scenario(s, *backend))
-        ADD_FAILURE() << s.config.workload << ": " << traces::to_string(*failure);
+      if (const auto failure = engine::run_scenario(s, *backend))
+        ADD_FAILURE() << s.config.workload << ": " << engine::to_string(*failure);
     }
     return;
   }

@@ -8,8 +8,8 @@ every CMake target's link libraries must point the allowed way.
 FILE is written by tools/CMakeLists.txt at configure time: one line per project target,
 "target<TAB>source dir<TAB>link libraries (;-separated)", and "alias<TAB>name<TAB>target" lines.
 --self-test plants a reference -> traces include, a cli -> optimized/src include, a plugin ->
-reference include and a reference -> traces link into the real tree's lists and passes only when
-each is reported.
+reference include, backends -> engine and records -> engine includes, and reference -> traces and
+backends -> engine links into the real tree's lists and passes only when each is reported.
 """
 
 import argparse
@@ -27,27 +27,32 @@ ALLOWED = {
     "examples": {"examples", "plugin"},
     "reference": {"reference"},
     "traces": {"traces", "reference"},
+    # The checking engine judges what traces/ generates; callers hand it the backend.
+    "engine": {"engine", "traces", "reference"},
     "optimized": {"optimized", "optimized-public", "optimized-detail", "reference"},
     "planted": {"planted", "reference", "optimized-public", "optimized-detail"},
     "backends": {"backends", "traces", "reference", "optimized-public", "planted", "plugin"},
     "records": {"records", "traces", "reference"},
     # GPU timing (shapes, graph replays, floor, copy ceiling, baselines): qsacheck bench and bench/.
-    "timing": {"timing", "backends", "traces", "reference", "optimized-public", "optimized-detail"},
-    "cli": {"cli", "timing", "backends", "records", "traces", "reference"},
+    # Each shape is checked through the engine before it is timed.
+    "timing": {"timing", "engine", "backends", "traces", "reference", "optimized-public", "optimized-detail"},
+    "cli": {"cli", "timing", "engine", "backends", "records", "traces", "reference"},
     # fuzz_command_line fuzzes the command line itself, so it links the CLI's library.
-    "fuzz": {"fuzz", "cli", "backends", "traces", "reference"},
-    "properties": {"properties", "backends", "traces", "reference", "optimized-public"},
+    "fuzz": {"fuzz", "cli", "engine", "backends", "traces", "reference"},
+    "properties": {"properties", "engine", "backends", "traces", "reference", "optimized-public"},
     # python/native: the reference and the codecs behind a C ABI for ctypes (qsacheck.reference),
     # and the CPU set of planted bugs, for showing a Python test finding one.
-    "python": {"python", "traces", "reference", "planted"},
-    "bench": {"bench", "timing", "backends", "traces", "reference", "optimized-public", "optimized-detail"},
+    "python": {"python", "engine", "traces", "reference", "planted"},
+    "bench": {"bench", "timing", "engine", "backends", "traces", "reference", "optimized-public", "optimized-detail"},
 }
+# A layer's tests (<layer>/tests/) may also judge it through the engine: the layer's own code may not.
+TESTS_MAY_USE = {"engine"}
 # Private headers another layer may include, each for a stated reason.
 PUBLISHED_PRIVATE = {
     "cli/src/command_line.hpp",  # the parse-only entry point that fuzz_command_line drives
 }
 # Where quoted includes are looked up after the including file's own folder (CMake include dirs).
-INCLUDE_ROOTS = ["plugin/include", "reference/include", "traces/include", "traces/tests", "optimized/include",
+INCLUDE_ROOTS = ["plugin/include", "reference/include", "traces/include", "traces/tests", "engine/include", "optimized/include",
                  "optimized/src", "planted/include", "planted/src", "backends/include", "timing/include", "records/include",
                  "properties", "bench", "fuzz", "cli/src", "python/native/include"]
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".cc", ".in")
@@ -57,6 +62,15 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 def layer_of(path):
     top = path.split("/", 1)[0]
     return top if top in ALLOWED else None
+
+
+def is_test(path):
+    parts = path.split("/")
+    return len(parts) > 1 and parts[1] == "tests"
+
+
+def allowed(layer, path):
+    return ALLOWED[layer] | (TESTS_MAY_USE if is_test(path) else set())
 
 
 def node_of(path):
@@ -100,7 +114,7 @@ def include_violations(files, read, exists):
             where = f"{path}:{number}: {line.strip()}"
             if node is None:
                 continue
-            if node not in ALLOWED[layer]:
+            if node not in allowed(layer, path):
                 found.append(f"{where}: {layer} -> {node} ({target}) is not an allowed direction")
             elif is_private(target) and target.split("/")[0] != layer and target not in PUBLISHED_PRIVATE:
                 found.append(f"{where}: {target} is private to {target.split('/')[0]}/")
@@ -140,7 +154,7 @@ def link_violations(targets, aliases):
             node = link_node(lib, targets)
             if layer_of(targets[lib][0]) == layer:
                 continue
-            if node not in ALLOWED[layer]:
+            if node not in allowed(layer, folder + "/"):
                 found.append(f"link: {name} ({folder}) -> {lib} ({node}): {layer} -> {node} is not an allowed direction")
     return found
 
@@ -170,13 +184,16 @@ def check(source, links, extra_files=None, extra_links=None):
 
 
 def self_test(source, links):
-    """Plants four wrong edges and passes only when the check reports each of them."""
+    """Plants seven wrong edges and passes only when the check reports each of them."""
     planted_files = {
         "reference/src/planted_wrong_edge.cpp": '#include "qsa/traces/scenario.hpp"\n',
         "cli/src/planted_wrong_edge.cpp": '#include "kernels/metadata_params.hpp"\n',
         "plugin/include/qsacheck/planted_wrong_edge.h": '#include "qsa/types.hpp"\n',
+        "backends/src/planted_wrong_edge.cpp": '#include "qsa/engine/check_engine.hpp"\n',
+        "records/src/planted_wrong_edge.cpp": '#include "qsa/engine/scenario_runner.hpp"\n',
     }
-    planted_links = {"planted_wrong_edge": ("reference", ["qsa::traces"])}
+    planted_links = {"planted_wrong_edge": ("reference", ["qsa::traces"]),
+                     "planted_wrong_engine_edge": ("backends", ["qsa::engine"])}
     clean = check(source, links)
     found = check(source, links, planted_files, planted_links)
     new = [v for v in found if v not in clean]
@@ -187,6 +204,9 @@ def self_test(source, links):
         ("cli/src/planted_wrong_edge.cpp", "cli -> optimized"),
         ("plugin/include/qsacheck/planted_wrong_edge.h", "plugin -> reference"),
         ("link: planted_wrong_edge", "reference -> traces"),
+        ("backends/src/planted_wrong_edge.cpp", "backends -> engine"),
+        ("records/src/planted_wrong_edge.cpp", "records -> engine"),
+        ("link: planted_wrong_engine_edge", "backends -> engine"),
     ]
     missing = [e for e in expected if not any(v.startswith(e[0]) and e[1] in v for v in new)]
     for path, edge in missing:

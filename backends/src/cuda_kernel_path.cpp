@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "qsa/cuda/kernel_path.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/traces/scenario_caches.hpp"
 
 namespace qsa::backends {
 

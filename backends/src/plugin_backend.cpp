@@ -4,7 +4,6 @@
 #include <map>
 #include <mutex>
 
-#include "own_step_metadata.hpp"
 #include "plugin_instance.hpp"
 #include "plugin_memory.hpp"
 #include "plugin_step_args.hpp"
@@ -171,16 +170,17 @@ Status PluginBackend::sync_cache(const CacheBuffer& host, std::unique_ptr<Plugin
 }
 
 Status PluginBackend::step_metadata(const StepInput& input, PluginMetadataBuffers* compressed,
-                                    PluginMetadataBuffers* ring, QsaPluginStepArgs* args, Error* error) {
+                                    PluginMetadataBuffers* ring, QsaPluginStepArgs* args,
+                                    std::vector<MetadataOutput>* given, Error* error) {
   if ((library_->capabilities().features & QSA_PLUGIN_FEATURE_STEP_USES_METADATA) == 0) return Status::kOk;
-  // Checked against the contract here, so the step cannot pass on metadata the engine never saw.
+  // Handed back with the step's outputs: the checking engine judges it against the contract.
   const MetadataInput groups[2] = {input.compressed_metadata_input(), input.ring_metadata_input()};
   PluginMetadataBuffers* buffers[2] = {compressed, ring};
   for (int g = 0; g < 2; ++g) {
     QSA_TRY(run_metadata(groups[g], buffers[g], error));
     MetadataOutput got = download_shape(groups[g]);
     QSA_TRY(read_metadata(*buffers[g], &got, error));
-    QSA_TRY(check_own_step_metadata(name_, groups[g], std::move(got), library_->declaration().deviations, error));
+    given->push_back(std::move(got));
   }
   args->compressed_metadata = &compressed->out;
   args->ring_metadata = &ring->out;
@@ -205,7 +205,7 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
   // The plugin's own metadata of this step, when its step update reads it.
   PluginMetadataBuffers compressed_metadata;
   PluginMetadataBuffers ring_metadata;
-  QSA_TRY(step_metadata(input, &compressed_metadata, &ring_metadata, &args, error));
+  QSA_TRY(step_metadata(input, &compressed_metadata, &ring_metadata, &args, &output->step_metadata, error));
 
   PluginStepBuffers step;
   QSA_TRY(upload_step_inputs(memory, input, &step, &args, error));

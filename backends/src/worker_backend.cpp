@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "adapter_support.hpp"
-#include "own_step_metadata.hpp"
 #include "qsa/backends/plugin_capabilities.hpp"
 #include "qsa/backends/worker_command.hpp"
 #include "qsa/backends/worker_protocol.hpp"
@@ -414,15 +413,16 @@ Status WorkerBackend::step_update(const StepInput& input, StepCaches* caches, St
     return Status::kNotImplemented;
   }
   QSA_TRY(restart_after_fault(error));  // the old shared memory may be half written: nothing is copied
-  // STEP_USES_METADATA: the worker's own metadata of both groups, judged before the step reads it.
+  // STEP_USES_METADATA: the worker's own metadata of both groups, handed to its step and back with
+  // the step's outputs (StepOutput::step_metadata), where the checking engine judges it.
   std::vector<std::pair<const char*, MetadataOutput>> own_metadata;
   if ((hello_.capabilities.capabilities.features & QSA_PLUGIN_FEATURE_STEP_USES_METADATA) != 0) {
     for (const auto& [group, prefix] : {std::make_pair(input.compressed_metadata_input(), "compressed_"),
                                         std::make_pair(input.ring_metadata_input(), "ring_")}) {
       MetadataOutput got = make_poisoned_metadata_output(group);
       QSA_TRY(build_metadata(group, &got, error));
-      QSA_TRY(check_own_step_metadata(name_, group, got, hello_.capabilities.deviations, error));
-      own_metadata.emplace_back(prefix, std::move(got));
+      own_metadata.emplace_back(prefix, got);
+      output->step_metadata.push_back(std::move(got));
     }
   }
   const StepConfig& c = input.config;

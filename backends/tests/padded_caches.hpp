@@ -11,7 +11,7 @@
 
 #include "qsa/backend.hpp"
 #include "qsa/reference/backend.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 
 namespace qsa::backends {

@@ -12,7 +12,7 @@
 #include "qsa/backends/plugin_library.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/spec_examples.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -41,8 +41,8 @@ TEST(PluginBackend, HostExamplePassesScenariosOfEveryFeature) {
     PluginBackend backend(kHost);
     std::string reason;
     ASSERT_EQ(backend.probe(&reason), Status::kOk) << reason;
-    const auto failure = traces::run_scenario(simulate(workload, 7, 60), backend);
-    EXPECT_FALSE(failure) << workload << ": " << traces::to_string(*failure);
+    const auto failure = engine::run_scenario(simulate(workload, 7, 60), backend);
+    EXPECT_FALSE(failure) << workload << ": " << engine::to_string(*failure);
   }
 }
 
@@ -97,7 +97,7 @@ TEST(PluginBackend, InputsOutsideTheCapabilitiesAreDeclinedAsNotRun) {
       EXPECT_NE(error.message.find("cache kind"), std::string::npos) << error.message;
     }
   }
-  traces::ScenarioRunner runner(simulate("default", 1, 5).config, backend);
+  engine::ScenarioRunner runner(simulate("default", 1, 5).config, backend);
   const traces::Scenario scenario = simulate("default", 1, 5);
   for (const traces::StepRecord& step : scenario.steps) ASSERT_FALSE(runner.step(step));
   EXPECT_FALSE(runner.step_update_supported());

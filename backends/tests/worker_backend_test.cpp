@@ -17,7 +17,7 @@
 #include "qsa/backends/worker_protocol.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/spec_examples.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -179,8 +179,8 @@ TEST_F(IsolatedWorker, ReferenceAndHostPluginPassScenariosOfEveryFeature) {
       WorkerBackend backend(name);
       std::string reason;
       ASSERT_EQ(backend.probe(&reason), Status::kOk) << reason;
-      const auto failure = traces::run_scenario(simulate(workload, 7, 60), backend);
-      EXPECT_FALSE(failure) << name << " " << workload << ": " << traces::to_string(*failure);
+      const auto failure = engine::run_scenario(simulate(workload, 7, 60), backend);
+      EXPECT_FALSE(failure) << name << " " << workload << ": " << engine::to_string(*failure);
     }
   }
 }
@@ -189,9 +189,9 @@ TEST_F(IsolatedWorker, PlantedVariantIsCaughtThroughTheWorker) {
   WorkerBackend backend(std::string("isolated:plugin:") + QSA_TEST_PLUGIN_HOST + "#k-work-without-minimum");
   std::string reason;
   ASSERT_EQ(backend.probe(&reason), Status::kOk) << reason;
-  const auto failure = traces::run_scenario(simulate("default", 7, 60), backend);
+  const auto failure = engine::run_scenario(simulate("default", 7, 60), backend);
   ASSERT_TRUE(failure);
-  EXPECT_EQ(failure->field, "k-work-items") << traces::to_string(*failure);
+  EXPECT_EQ(failure->field, "k-work-items") << engine::to_string(*failure);
 }
 
 TEST_F(IsolatedWorker, PaddedCachesAndStridedTablesCrossTheSharedMemoryIntact) {

@@ -157,7 +157,7 @@ int run_bench(const BenchPlan& plan) {
   context.gpu = timing::read_gpu_environment();
   context.backend = plan.args.backend;
   context.command_line = command_line(plan.args);
-  const std::unique_ptr<traces::FloatComparator> floats = traces::make_float_comparator(plan.tolerance);
+  const std::unique_ptr<engine::FloatComparator> floats = engine::make_float_comparator(plan.tolerance);
 
   timing::BenchOptions options;
   options.label = plan.args.label.empty() ? default_label(*backend) : plan.args.label;

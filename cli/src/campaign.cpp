@@ -10,7 +10,7 @@
 #include "qsa/backends/registry.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/invalid_batch.hpp"
-#include "qsa/traces/same_failure.hpp"
+#include "qsa/engine/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/request_replay.hpp"
 #include "stop_request.hpp"
@@ -89,7 +89,7 @@ namespace {
 // (options.stop_at_exclusion) a step the backend's declared constraints exclude (result.excluded
 // then holds why).
 JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, const ProgressFn& progress,
-                   traces::RunOptions options, const std::function<bool()>& cancelled) {
+                   engine::RunOptions options, const std::function<bool()>& cancelled) {
   const auto start = std::chrono::steady_clock::now();
   JobResult result;
   result.workload = job.workload.name;
@@ -98,7 +98,7 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
   result.scenario.config = simulator.config();
   result.cuda_kernel_path = backends::cuda_step_kernel_path(simulator.config());
   options.input_space = &result.input_space;
-  traces::ScenarioRunner runner(simulator.config(), backend, options);
+  engine::ScenarioRunner runner(simulator.config(), backend, options);
   traces::CoverageCounter coverage(simulator.config());
   const backends::CudaGridChoice grid_choice = backends::cuda_grid_choice(simulator.config());
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {
@@ -138,13 +138,13 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
 }  // namespace
 
 JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
-                  const traces::RunOptions& given_options, const std::function<bool()>& cancelled) {
+                  const engine::RunOptions& given_options, const std::function<bool()>& cancelled) {
   // A kernel's declared constraints may exclude a draw of this job, by its geometry or at a step
   // (a block id whose slots pass int32): draw again with another seed of the same workload, count
   // what each excluded draw would have generated, and give up after kMaxRedraws (the last draw then
   // runs, and the backend declines what it cannot take: not run).
   std::vector<std::string> excluded;
-  traces::InputSpaceCoverage excluded_input_space;
+  engine::InputSpaceCoverage excluded_input_space;
   for (int attempt = 0;; ++attempt) {
     const uint64_t seed = redraw_seed(job.seed, attempt);
     const bool last = attempt + 1 == kMaxRedraws;
@@ -156,7 +156,7 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
         continue;
       }
     }
-    traces::RunOptions options = given_options;
+    engine::RunOptions options = given_options;
     options.stop_at_exclusion = !last;
     JobResult result = run_draw(job, seed, backend, progress, options, cancelled);
     if (!result.excluded.empty()) {
@@ -170,20 +170,20 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
   }
 }
 
-traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
+traces::Scenario shrink_failure(const traces::Scenario& scenario, const engine::RunFailure& failure,
                                 const std::string& backend_name, traces::FloatTolerance tolerance,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress,
                                 double seconds) {
-  const traces::FailingStep same_way =
-      traces::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure, tolerance);
+  const engine::FailingStep same_way =
+      engine::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure, tolerance);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
     if (stop_requested() || (seconds > 0 && std::chrono::steady_clock::now() >= deadline))
       return std::nullopt;  // keep what is shrunk so far
     return same_way(candidate);
   };
-  return traces::shrink_scenario(scenario, failing_step, 400,
-                                 [&](const traces::Scenario& s, const traces::ShrinkStats& stats) {
+  return engine::shrink_scenario(scenario, failing_step, 400,
+                                 [&](const traces::Scenario& s, const engine::ShrinkStats& stats) {
                                    if (progress) progress(s, stats.tries);
                                  });
 }

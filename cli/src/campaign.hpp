@@ -12,9 +12,9 @@
 
 #include "qsa/backend.hpp"
 #include "qsa/traces/batch_generator.hpp"
-#include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/engine/input_space_coverage.hpp"
 #include "qsa/traces/scenario.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/workloads.hpp"
 
 namespace qsa::cli {
@@ -39,8 +39,8 @@ struct JobResult {
   uint64_t seed = 0;
   int64_t steps_run = 0;
   traces::Coverage coverage;  // of the steps run
-  traces::InputSpaceCoverage input_space;  // the inputs of the steps run (input_space.hpp)
-  std::optional<traces::RunFailure> failure;
+  engine::InputSpaceCoverage input_space;  // the inputs of the steps run (input_space.hpp)
+  std::optional<engine::RunFailure> failure;
   traces::Scenario scenario;  // the steps run, up to and including a failing one
   std::string cuda_kernel_path;  // backends::cuda_step_kernel_path of its config
   std::map<std::string, int64_t> cuda_grid_steps;  // backends::cuda_step_grid of each step
@@ -53,7 +53,7 @@ struct JobResult {
   /// Draws of this job whose geometry the backend's declared constraints exclude, each drawn again
   /// with another seed (redraw_seed): why each was excluded, and what its steps would have been.
   std::vector<std::string> excluded;
-  traces::InputSpaceCoverage excluded_input_space;
+  engine::InputSpaceCoverage excluded_input_space;
   double seconds = 0;
   int device = -1;  // the device of the backend instance that ran it (--devices); -1: a CPU backend
 };
@@ -84,13 +84,13 @@ using ProgressFn =
 /// `cancelled()` turns true (a parallel campaign no longer needs it). `options` carries the float
 /// tolerance and where its figures accumulate.
 JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
-                  const traces::RunOptions& options = {}, const std::function<bool()>& cancelled = {});
+                  const engine::RunOptions& options = {}, const std::function<bool()>& cancelled = {});
 
 /// Shrinks a failing scenario: a candidate is kept while `backend` still fails on it (the same
 /// check) and the reference passes it. Returns the smaller scenario (what it has so far when a stop
 /// is requested, or after `seconds` when it is positive: a worker that hangs costs each candidate
 /// its timeout).
-traces::Scenario shrink_failure(const traces::Scenario& scenario, const traces::RunFailure& failure,
+traces::Scenario shrink_failure(const traces::Scenario& scenario, const engine::RunFailure& failure,
                                 const std::string& backend_name, traces::FloatTolerance tolerance,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress,
                                 double seconds = 0);

@@ -4,14 +4,14 @@
 #include "qsa/traces/large_buffer_reuse.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/prefix_hits.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/simulator.hpp"
 
 namespace qsa::cli {
 
-traces::InputSpaceCoverage job_input_space(const CampaignJob& job) {
-  traces::InputSpaceCoverage coverage;
+engine::InputSpaceCoverage job_input_space(const CampaignJob& job) {
+  engine::InputSpaceCoverage coverage;
   traces::Simulator simulator(job.workload, job.seed);
   const traces::ScenarioConfig& config = simulator.config();
   traces::ScenarioState state(config);
@@ -27,9 +27,9 @@ traces::InputSpaceCoverage job_input_space(const CampaignJob& job) {
   return coverage;
 }
 
-traces::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& jobs, uint64_t seed, int64_t batches,
+engine::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& jobs, uint64_t seed, int64_t batches,
                                                 int threads) {
-  traces::InputSpaceCoverage total;
+  engine::InputSpaceCoverage total;
   for (int64_t i = 0; i < batches; ++i) total.add_batch(campaign_batch(seed, i).input);
   {
     const traces::LargeBufferReuse reuse;
@@ -38,12 +38,12 @@ traces::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& 
   }
   for (int64_t i = 0; i < campaign_invalid_batches(batches); ++i)
     total.add_batch(campaign_invalid_batch(seed, i).input);
-  std::vector<traces::InputSpaceCoverage> per_job(jobs.size());
+  std::vector<engine::InputSpaceCoverage> per_job(jobs.size());
   run_pool(static_cast<int64_t>(jobs.size()), threads, false, [&](int64_t k, int, const std::function<bool()>&) {
     per_job[static_cast<size_t>(k)] = job_input_space(jobs[static_cast<size_t>(k)]);
     return false;
   });
-  for (const traces::InputSpaceCoverage& c : per_job) total += c;
+  for (const engine::InputSpaceCoverage& c : per_job) total += c;
   return total;
 }
 

@@ -7,16 +7,16 @@
 #include <vector>
 
 #include "campaign.hpp"
-#include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/engine/input_space_coverage.hpp"
 
 namespace qsa::cli {
 
 /// The generated metadata batches (`batches` of them, then the extreme ones), the invalid batches,
 /// and every step input of `jobs` (each job's steps as run_job() draws them), on `threads` threads.
-traces::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& jobs, uint64_t seed, int64_t batches,
+engine::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& jobs, uint64_t seed, int64_t batches,
                                                 int threads);
 
 /// One job's step inputs (the scenario state stepped without a backend).
-traces::InputSpaceCoverage job_input_space(const CampaignJob& job);
+engine::InputSpaceCoverage job_input_space(const CampaignJob& job);
 
 }  // namespace qsa::cli

@@ -21,7 +21,7 @@
 #include "output_file.hpp"
 #include "qsa/backends/builtin.hpp"
 #include "qsa/backends/plugin_backend.hpp"
-#include "qsa/traces/input_space.hpp"
+#include "qsa/engine/input_space.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "request_log_options.hpp"
@@ -102,8 +102,8 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   if (!a.allow_excluded.empty()) {
     const std::set<std::string> ids = read_key_list("--allow-excluded", a.allow_excluded);
     for (const std::string& id : ids) {
-      const auto& classes = traces::input_classes();
-      if (std::none_of(classes.begin(), classes.end(), [&](const traces::InputClass& c) { return id == c.id; }))
+      const auto& classes = engine::input_classes();
+      if (std::none_of(classes.begin(), classes.end(), [&](const engine::InputClass& c) { return id == c.id; }))
         throw traces::InputError(Error{"--allow-excluded", -1, "unknown-class",
                                        "\"" + id + "\" is not an input class of docs/input-space.md"});
     }

@@ -51,7 +51,7 @@ CheckRow& CheckReport::add(const std::string& check, const std::string& backend)
 
 std::vector<std::string> untested_classes(const CheckReport& r) {
   std::vector<std::string> out;
-  for (const traces::InputClass& c : traces::input_classes()) {
+  for (const engine::InputClass& c : engine::input_classes()) {
     bool excluded = false;
     for (const DeclaredLimits& d : r.declared_limits) excluded = excluded || d.excluded_input_space.at(c.which).count > 0;
     if (excluded && r.input_space.at(c.which).count == 0) out.emplace_back(c.id);
@@ -65,7 +65,7 @@ nlohmann::json declared_limits_to_json(const CheckReport& r) {
     nlohmann::json declared = nlohmann::json::object();
     for (const auto& [key, value] : d.declared) declared[key] = value;
     nlohmann::json classes = nlohmann::json::array();
-    for (const traces::InputClass& c : traces::input_classes())
+    for (const engine::InputClass& c : engine::input_classes())
       if (const int64_t n = d.excluded_input_space.at(c.which).count; n > 0)
         classes.push_back({{"class", c.id}, {"excluded", n}, {"tested", r.input_space.at(c.which).count}});
     all.push_back({{"backend", d.backend},
@@ -298,8 +298,8 @@ nlohmann::json report_to_json(const CheckReport& r) {
   if (!r.float_statistics.empty()) {
     j["float_statistics"] = nlohmann::json::object();
     for (const auto& [backend, stats] : r.float_statistics)
-      j["float_statistics"][backend] = {{"cache.compressed", traces::to_json(stats.compressed)},
-                                        {"q_out", traces::to_json(stats.q_out)}};
+      j["float_statistics"][backend] = {{"cache.compressed", engine::to_json(stats.compressed)},
+                                        {"q_out", engine::to_json(stats.q_out)}};
   }
   if (!r.float_worst_jobs.empty()) {
     for (size_t b = 0; b < r.float_worst_jobs.size() && b < r.float_statistics.size(); ++b) {

@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "qsa/status.hpp"
-#include "qsa/traces/float_comparator.hpp"
-#include "qsa/traces/float_statistics.hpp"
-#include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/engine/float_comparator.hpp"
+#include "qsa/engine/float_statistics.hpp"
+#include "qsa/engine/input_space_coverage.hpp"
 #include "qsa/traces/scenario.hpp"
 
 namespace qsa::cli {
@@ -105,7 +105,7 @@ struct DeclaredLimits {
   /// Why, by kind (a reason with the numbers of its first clause as N: "slot N (it declares at
   /// most 2147483647)"), and how many inputs each excluded.
   std::map<std::string, int64_t> reasons;
-  traces::InputSpaceCoverage excluded_input_space;  // the classes of the excluded inputs
+  engine::InputSpaceCoverage excluded_input_space;  // the classes of the excluded inputs
 };
 
 /// The version of the check report's JSON (report_to_json): raised when a field changes meaning or
@@ -117,7 +117,7 @@ struct CheckReport {
   std::vector<std::string> backends;
   std::vector<CheckRow> rows;
   traces::Coverage coverage;
-  traces::InputSpaceCoverage input_space;  // of every input generated, all backends (input_space.hpp)
+  engine::InputSpaceCoverage input_space;  // of every input generated, all backends (input_space.hpp)
   /// Steps per path of the CUDA step-update kernel (backends::cuda_step_kernel_path of each
   /// scenario's config), whichever backend ran them: what a CUDA campaign of the same jobs covers.
   std::map<std::string, int64_t> kernel_path_steps;
@@ -144,7 +144,7 @@ struct CheckReport {
   traces::FloatTolerance float_tolerance;  // how compressed rows and q_out were compared
   /// Tolerance mode: per backend, the row-ulp figures of its scenarios (a deque keeps the
   /// addresses the runs accumulate into).
-  std::deque<std::pair<std::string, traces::StepFloatStatistics>> float_statistics;
+  std::deque<std::pair<std::string, engine::StepFloatStatistics>> float_statistics;
   /// Per backend: the job index whose element is the worst of compressed and q_out (a merge keeps
   /// the earliest of equal distances, as one sequential run does); -1 when none.
   std::vector<std::pair<int64_t, int64_t>> float_worst_jobs;

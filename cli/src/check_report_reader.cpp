@@ -93,14 +93,14 @@ CampaignIdentity campaign_from(const nlohmann::json& json, const std::string& co
 }
 
 // The statistics of one float output, and the job holding its worst element.
-traces::FloatStatistics statistics_from(const nlohmann::json& json, const std::string& context, int64_t* worst_job) {
+engine::FloatStatistics statistics_from(const nlohmann::json& json, const std::string& context, int64_t* worst_job) {
   nlohmann::json copy = json;
   *worst_job = -1;
   if (copy.is_object() && copy.contains("worst_job")) {
     *worst_job = traces::json_integer(copy["worst_job"], context + "worst_job", -1);
     copy.erase("worst_job");
   }
-  return traces::float_statistics_from_json(copy, context);
+  return engine::float_statistics_from_json(copy, context);
 }
 
 }  // namespace
@@ -123,7 +123,7 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
     for (const auto& [backend, outputs] : stats->items()) {
       const std::string where = context + "float_statistics." + backend + ".";
       JsonObjectReader o(outputs, where);
-      traces::StepFloatStatistics s;
+      engine::StepFloatStatistics s;
       std::pair<int64_t, int64_t> worst{-1, -1};
       s.compressed = statistics_from(o.raw("cache.compressed"), where + "cache.compressed.", &worst.first);
       s.q_out = statistics_from(o.raw("q_out"), where + "q_out.", &worst.second);

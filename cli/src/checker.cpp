@@ -19,13 +19,13 @@
 #include "qsa/backends/worker_command.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/limits.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/traces/shrinker.hpp"
+#include "qsa/engine/shrinker.hpp"
 #include "stop_request.hpp"
 #include "version.hpp"
 
@@ -43,7 +43,7 @@ const char* const kExtremeCheck = "metadata on extreme batches (SPEC 1.3 limits,
 // The line a finished job leaves on stderr.
 std::string job_line(const std::string& backend, const JobResult& r) {
   const std::string label = backend + " " + r.workload + " seed " + std::to_string(r.seed);
-  if (r.failure) return "FAIL " + label + ": " + traces::to_string(*r.failure);
+  if (r.failure) return "FAIL " + label + ": " + engine::to_string(*r.failure);
   if (r.stopped) return label + ": stopped after " + std::to_string(r.steps_run) + " passing steps";
   return label + ": " + std::to_string(r.steps_run) + " steps passed (" +
          std::to_string(static_cast<int64_t>(r.seconds * 1000)) + " ms)";
@@ -286,20 +286,20 @@ void Checker::run_spec_examples(size_t b, const std::string& name, Backend& back
   for (const MetadataExample& example : spec_metadata_examples()) {
     if (!go_on()) break;
     if (auto why = backend.excludes(example.input)) {
-      traces::InputSpaceCoverage classes;
+      engine::InputSpaceCoverage classes;
       classes.add_batch(example.input);
       note_excluded(name, "spec_examples", *why, classes);
       ++index;
       continue;
     }
-    const traces::MetadataRun run = traces::run_metadata(backend, example.input);
+    const engine::MetadataRun run = engine::run_metadata(backend, example.input);
     if (is_declined(run.status, run.error)) {
       not_run(name, "SPEC 8 example " + example.name, run.error);
       ++index;
       continue;
     }
     ++report_.rows[row_index].cases;
-    if (auto finding = traces::judge_metadata(example.input, run, traces::MetadataChecks{true, nullptr}))
+    if (auto finding = engine::judge_metadata(example.input, run, engine::MetadataChecks{true, nullptr}))
       example_failure(index, example.name + ": " + finding->to_string());
     else if (auto diff = compare_with_example(example, run.output))
       example_failure(index, example.name + ": " + *diff);
@@ -372,13 +372,13 @@ bool Checker::run_valid_batch(Backend& backend, size_t row_index, int64_t order,
 }
 
 std::optional<std::string> Checker::check_batch(Backend& backend, const MetadataInput& input, Error* declined) {
-  const traces::MetadataRun run = traces::run_metadata(backend, input);
+  const engine::MetadataRun run = engine::run_metadata(backend, input);
   if (is_declined(run.status, run.error)) {
     *declined = run.error;
     return std::nullopt;
   }
-  const traces::MetadataRun expected = traces::reference_metadata(input);
-  if (auto finding = traces::judge_metadata(input, run, traces::MetadataChecks{true, &expected}))
+  const engine::MetadataRun expected = engine::reference_metadata(input);
+  if (auto finding = engine::judge_metadata(input, run, engine::MetadataChecks{true, &expected}))
     return finding->to_string();
   return std::nullopt;
 }
@@ -429,7 +429,7 @@ void Checker::run_extreme_batches(size_t b, const std::string& name, Backend& ba
     }
     const traces::ExtremeBatch extreme = traces::extreme_metadata_batch(k);
     if (auto why = backend.excludes(extreme.input)) {  // a fixed input: nothing to draw again
-      traces::InputSpaceCoverage classes;
+      engine::InputSpaceCoverage classes;
       classes.add_batch(extreme.input);
       note_excluded(name, "extreme_batches", *why, classes);
       continue;
@@ -459,7 +459,7 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
   const int workers = static_cast<int>(std::max<int64_t>(1, options_.jobs));
   std::vector<std::unique_ptr<Backend>> backends(static_cast<size_t>(workers));  // one per worker, made there
   std::vector<std::optional<JobResult>> results(mine.size());
-  std::vector<traces::StepFloatStatistics> statistics(mine.size(), traces::StepFloatStatistics(tolerance_.ulps));
+  std::vector<engine::StepFloatStatistics> statistics(mine.size(), engine::StepFloatStatistics(tolerance_.ulps));
   const int64_t reported = run_pool(
       static_cast<int64_t>(mine.size()), workers, !options_.keep_going,
       [&](int64_t k, int worker, const std::function<bool()>& cancelled) {
@@ -469,7 +469,7 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
           backend = make_backend(name, device_of_worker(worker));
           note_declarations(name, *backend);
         }
-        traces::RunOptions run_options;
+        engine::RunOptions run_options;
         run_options.float_tolerance = tolerance_;
         if (!tolerance_.exact()) run_options.float_statistics = &statistics[static_cast<size_t>(k)];
         const CampaignJob& job = jobs[static_cast<size_t>(mine[static_cast<size_t>(k)])];
@@ -497,7 +497,7 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
         return failed;
       });
   if (!tolerance_.exact()) {
-    report_.float_statistics.emplace_back(name, traces::StepFloatStatistics(tolerance_.ulps));
+    report_.float_statistics.emplace_back(name, engine::StepFloatStatistics(tolerance_.ulps));
     report_.float_worst_jobs.emplace_back(-1, -1);
   }
   int64_t not_started = 0;
@@ -511,8 +511,8 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
     if (!tolerance_.exact()) {
       auto& into = report_.float_statistics.back().second;
       const auto& from = statistics[static_cast<size_t>(k)];
-      if (traces::absorb(into.compressed, from.compressed)) report_.float_worst_jobs.back().first = index;
-      if (traces::absorb(into.q_out, from.q_out)) report_.float_worst_jobs.back().second = index;
+      if (engine::absorb(into.compressed, from.compressed)) report_.float_worst_jobs.back().first = index;
+      if (engine::absorb(into.q_out, from.q_out)) report_.float_worst_jobs.back().second = index;
     }
     const bool failed = result->failure.has_value();
     take_job_result(b, name, index, std::move(*result));
@@ -543,7 +543,7 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
   if (!result.declined.empty()) ++declared_limits(name).declined;
   for (size_t k = 0; k < result.excluded.size(); ++k)
     note_excluded(name, "scenarios", result.excluded[k],
-                  k == 0 ? result.excluded_input_space : traces::InputSpaceCoverage{});
+                  k == 0 ? result.excluded_input_space : engine::InputSpaceCoverage{});
   JobRecord record{index,    name,          result.workload, result.seed, result.steps_run,
                    "passed", result.device, result.seconds};
   if (result.failure)
@@ -568,7 +568,7 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
     f.workload = result.workload;
     f.seed = result.seed;
     f.step = result.failure->step;
-    f.what = "seed " + std::to_string(result.seed) + ", " + traces::to_string(*result.failure);
+    f.what = "seed " + std::to_string(result.seed) + ", " + engine::to_string(*result.failure);
     f.device = result.device;
     const bool replayable = !result.failure->invalid_scenario;
     if (fail(row, std::move(f)) && replayable) add_pending(std::nullopt, "", std::move(result));
@@ -609,7 +609,7 @@ void Checker::note_declarations(const std::string& name, const Backend& backend)
 }
 
 void Checker::note_excluded(const std::string& name, const char* what, const std::string& why,
-                            const traces::InputSpaceCoverage& classes) {
+                            const engine::InputSpaceCoverage& classes) {
   DeclaredLimits& d = declared_limits(name);
   ++d.excluded[what];
   // One line per constraint, not per value: the numbers before the explanation become N.
@@ -629,7 +629,7 @@ traces::GeneratedBatch Checker::admitted_batch(const std::string& name, const Ba
   for (int attempt = 1; attempt < kMaxRedraws; ++attempt) {
     const auto why = backend.excludes(generated.input);
     if (!why) break;
-    traces::InputSpaceCoverage classes;
+    engine::InputSpaceCoverage classes;
     classes.add_batch(generated.input);
     note_excluded(name, "batches", *why, classes);
     generated = campaign_batch(options_.seed, i, attempt);
@@ -708,12 +708,12 @@ void Checker::write_scenario_reproducer(CheckFinding& finding, const JobResult& 
     return;
   }
   auto backend = BackendRegistry::global().create(name);
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.float_tolerance = tolerance_;
-  const auto again = traces::run_scenario(small, *backend, options);
+  const auto again = engine::run_scenario(small, *backend, options);
   progress.finish("shrunk " + name + " " + result.workload + " seed " + std::to_string(result.seed) + " to " +
-                  std::to_string(small.steps.size()) + " steps, " + std::to_string(traces::requests_of(small).size()) +
-                  " requests; it fails " + (again ? traces::to_string(*again) : std::string("(no longer fails?)")));
+                  std::to_string(small.steps.size()) + " steps, " + std::to_string(engine::requests_of(small).size()) +
+                  " requests; it fails " + (again ? engine::to_string(*again) : std::string("(no longer fails?)")));
   finding.reproducer = file;
   finding.replay_command =
       replay_command(name, file) + (tolerance_.exact() ? "" : " --float-tolerance " + tolerance_.to_string());

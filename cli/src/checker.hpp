@@ -101,7 +101,7 @@ class Checker {
   void note_declarations(const std::string& name, const Backend& backend);
   /// Counts one generated input that `name`'s declarations excluded (`what`: "batches", ...).
   void note_excluded(const std::string& name, const char* what, const std::string& why,
-                     const traces::InputSpaceCoverage& classes);
+                     const engine::InputSpaceCoverage& classes);
   /// A batch of the campaign drawn again until `backend` admits it (kMaxRedraws at most).
   traces::GeneratedBatch admitted_batch(const std::string& name, const Backend& backend, int64_t i);
   /// --allow-excluded: the classes the declarations left untested beyond the allowed ones.

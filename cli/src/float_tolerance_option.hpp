@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "qsa/status.hpp"
-#include "qsa/traces/float_comparator.hpp"
+#include "qsa/engine/float_comparator.hpp"
 
 namespace qsa::cli {
 

@@ -15,7 +15,7 @@
 #include "input_space_report.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
-#include "qsa/traces/input_space.hpp"
+#include "qsa/engine/input_space.hpp"
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::cli {
@@ -29,7 +29,7 @@ struct InputSpaceArguments {
 
 int count_campaign(uint64_t seed, int64_t batches, int threads, const std::set<std::string>* known,
                    const std::string& known_path) {
-  const traces::InputSpaceCoverage coverage = campaign_input_space(default_campaign(seed), seed, batches, threads);
+  const engine::InputSpaceCoverage coverage = campaign_input_space(default_campaign(seed), seed, batches, threads);
   print_input_space(coverage, stdout);
   if (known != nullptr) return matches_known_gaps(coverage, *known, known_path, stdout) ? kExitOk : kExitMismatch;
   const std::vector<std::string> gaps = coverage.gaps();
@@ -66,7 +66,7 @@ void add_input_space_command(CLI::App& app, CommandJob* job) {
   cmd->callback([args, job] {
     if (!args->campaign) {
       *job = [] {
-        std::fputs(traces::input_space_markdown().c_str(), stdout);
+        std::fputs(engine::input_space_markdown().c_str(), stdout);
         return kExitOk;
       };
       return;

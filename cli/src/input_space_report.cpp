@@ -13,13 +13,13 @@
 namespace qsa::cli {
 namespace {
 
-using traces::InputClass;
-using traces::InputClassId;
+using engine::InputClass;
+using engine::InputClassId;
 
 const InputClass* row_by_id(const std::string& id) {
   static const std::map<std::string, const InputClass*> by_id = [] {
     std::map<std::string, const InputClass*> m;
-    for (const InputClass& row : traces::input_classes()) m[row.id] = &row;
+    for (const InputClass& row : engine::input_classes()) m[row.id] = &row;
     return m;
   }();
   const auto it = by_id.find(id);
@@ -27,27 +27,27 @@ const InputClass* row_by_id(const std::string& id) {
 }
 
 int edge_by_name(const std::string& name) {
-  for (int e = 0; e < traces::kNumEdges; ++e)
-    if (name == traces::edge_name(e)) return e;
+  for (int e = 0; e < engine::kNumEdges; ++e)
+    if (name == engine::edge_name(e)) return e;
   return -1;
 }
 
-int edges_missed(const traces::InputSpaceCoverage& coverage) {
+int edges_missed(const engine::InputSpaceCoverage& coverage) {
   int missed = 0;
-  for (const InputClass& row : traces::input_classes())
+  for (const InputClass& row : engine::input_classes())
     if (coverage.at(row.which).count > 0 && !coverage.missed_edges(row.which).empty()) ++missed;
   return missed;
 }
 
 }  // namespace
 
-nlohmann::json input_space_to_json(const traces::InputSpaceCoverage& coverage) {
+nlohmann::json input_space_to_json(const engine::InputSpaceCoverage& coverage) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const InputClass& row : traces::input_classes()) {
-    const traces::InputClassCount& c = coverage.at(row.which);
-    nlohmann::json j = {{"id", row.id},     {"spec", row.clause}, {"inputs", traces::to_string(row.scope)},
+  for (const InputClass& row : engine::input_classes()) {
+    const engine::InputClassCount& c = coverage.at(row.which);
+    nlohmann::json j = {{"id", row.id},     {"spec", row.clause}, {"inputs", engine::to_string(row.scope)},
                         {"count", c.count}, {"steps", c.steps},   {"reached", coverage.reached(row.which)}};
-    if (row.values != traces::ValueSet::kClass) {
+    if (row.values != engine::ValueSet::kClass) {
       if (c.count > 0) {
         j["min"] = c.min;
         j["max"] = c.max;
@@ -56,22 +56,22 @@ nlohmann::json input_space_to_json(const traces::InputSpaceCoverage& coverage) {
       j["hi"] = row.hi;
       j["hi_per_input"] = row.hi_per_input;
       std::vector<std::string> hit;
-      for (int e = 0; e < traces::kNumEdges; ++e)
-        if (c.edges[e]) hit.emplace_back(traces::edge_name(e));
+      for (int e = 0; e < engine::kNumEdges; ++e)
+        if (c.edges[e]) hit.emplace_back(engine::edge_name(e));
       j["edges_hit"] = hit;
       j["edges_missed"] = coverage.missed_edges(row.which);
     }
     rows.push_back(j);
   }
-  return {{"classes", traces::kNumInputClasses},
+  return {{"classes", engine::kNumInputClasses},
           {"reached", coverage.reached_rows()},
           {"edges_missed", edges_missed(coverage)},
           {"rows", rows}};
 }
 
-traces::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, const std::string& context) {
+engine::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, const std::string& context) {
   traces::JsonObjectReader r(json, context);
-  traces::InputSpaceCoverage coverage;
+  engine::InputSpaceCoverage coverage;
   const nlohmann::json& rows = r.raw("rows");
   if (!rows.is_array()) r.fail("rows", -1, "wrong-type", "expected an array of classes");
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -82,10 +82,10 @@ traces::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, con
     if (row == nullptr)
       o.fail("id", -1, "unknown-class",
              "'" + id + "' is not a class of this version's inventory (docs/input-space.md)");
-    traces::InputClassCount& c = coverage.at(row->which);
+    engine::InputClassCount& c = coverage.at(row->which);
     c.count = o.bounded_integer("count", 0, kMaxReportCount);  // summed by merge
     c.steps = o.bounded_integer("steps", 0, kMaxReportCount);
-    if (row->values != traces::ValueSet::kClass) {
+    if (row->values != engine::ValueSet::kClass) {
       if (c.count > 0) {
         c.min = o.integer("min");
         c.max = o.integer("max");
@@ -107,19 +107,19 @@ traces::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, con
   return coverage;
 }
 
-void print_input_space(const traces::InputSpaceCoverage& coverage, std::FILE* out) {
+void print_input_space(const engine::InputSpaceCoverage& coverage, std::FILE* out) {
   std::fprintf(out, "input space: %d/%d classes reached, %d ranges with edges missed (docs/input-space.md)\n",
-               coverage.reached_rows(), traces::kNumInputClasses, edges_missed(coverage));
+               coverage.reached_rows(), engine::kNumInputClasses, edges_missed(coverage));
   std::string unreached;
-  for (const InputClass& row : traces::input_classes())
+  for (const InputClass& row : engine::input_classes())
     if (!coverage.reached(row.which)) {
-      const traces::InputClassCount& c = coverage.at(row.which);
+      const engine::InputClassCount& c = coverage.at(row.which);
       const char* which = c.count == 0 ? "" : c.steps == 0 ? " (no step)" : " (no batch)";
       unreached += std::string(unreached.empty() ? "" : ", ") + row.id + which;
     }
   if (!unreached.empty()) std::fprintf(out, "  not reached: %s\n", unreached.c_str());
   std::string missed;
-  for (const InputClass& row : traces::input_classes()) {
+  for (const InputClass& row : engine::input_classes()) {
     if (coverage.at(row.which).count == 0) continue;
     std::string edges;
     for (const std::string& e : coverage.missed_edges(row.which)) edges += (edges.empty() ? "" : " ") + e;
@@ -128,7 +128,7 @@ void print_input_space(const traces::InputSpaceCoverage& coverage, std::FILE* ou
   if (!missed.empty()) std::fprintf(out, "  edges missed: %s\n", missed.c_str());
 }
 
-bool matches_known_gaps(const traces::InputSpaceCoverage& coverage, const std::set<std::string>& known,
+bool matches_known_gaps(const engine::InputSpaceCoverage& coverage, const std::set<std::string>& known,
                         const std::string& list_name, std::FILE* out) {
   const std::vector<std::string> keys = coverage.gap_keys();
   const std::set<std::string> now(keys.begin(), keys.end());

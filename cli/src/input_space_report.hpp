@@ -8,22 +8,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/engine/input_space_coverage.hpp"
 
 namespace qsa::cli {
 
 /// {"classes", "reached", "edges_missed", "rows": [{"id", "spec", "inputs", "count", "steps", "reached",
 /// and for a ranged row "min", "max", "lo", "hi", "edges_hit", "edges_missed"}]}.
-nlohmann::json input_space_to_json(const traces::InputSpaceCoverage& coverage);
+nlohmann::json input_space_to_json(const engine::InputSpaceCoverage& coverage);
 /// The counts of such a section. Throws InputError naming the field: a row id the inventory does
 /// not have (rule "unknown-class": a report of another version), a count or extreme of the wrong type.
-traces::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, const std::string& context);
+engine::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, const std::string& context);
 /// "input space: 80/108 classes reached ...", then the unreached rows by name and the rows whose
 /// legal edges were missed.
-void print_input_space(const traces::InputSpaceCoverage& coverage, std::FILE* out);
+void print_input_space(const engine::InputSpaceCoverage& coverage, std::FILE* out);
 /// Whether the gaps of `coverage` (InputSpaceCoverage::gap_keys) are exactly `known`; prints each
 /// new gap and each known key that is no gap now (reached, or a typo), then the counts.
-bool matches_known_gaps(const traces::InputSpaceCoverage& coverage, const std::set<std::string>& known,
+bool matches_known_gaps(const engine::InputSpaceCoverage& coverage, const std::set<std::string>& known,
                         const std::string& list_name, std::FILE* out);
 
 /// The keys of a list file (--known-gaps, --allow-excluded): one per line, blank lines and

@@ -113,7 +113,7 @@ void join_jobs(CheckReport& merged, const std::vector<ShardReport>& shards) {
 void join_float_statistics(CheckReport& merged, const std::vector<ShardReport>& shards) {
   struct Part {
     int64_t worst_job;
-    const traces::FloatStatistics* stats;
+    const engine::FloatStatistics* stats;
   };
   std::map<std::string, std::pair<std::vector<Part>, std::vector<Part>>> parts;
   std::vector<std::string> order;
@@ -127,15 +127,15 @@ void join_float_statistics(CheckReport& merged, const std::vector<ShardReport>& 
       parts[backend].second.push_back({worst.second, &r.float_statistics[b].second.q_out});
     }
   }
-  auto combine = [](std::vector<Part> list, traces::FloatStatistics* into) {
+  auto combine = [](std::vector<Part> list, engine::FloatStatistics* into) {
     std::sort(list.begin(), list.end(), [](const Part& x, const Part& y) { return x.worst_job < y.worst_job; });
     int64_t worst_job = -1;
     for (const Part& p : list)
-      if (traces::absorb(*into, *p.stats)) worst_job = p.worst_job;
+      if (engine::absorb(*into, *p.stats)) worst_job = p.worst_job;
     return worst_job;
   };
   for (const std::string& backend : order) {
-    merged.float_statistics.emplace_back(backend, traces::StepFloatStatistics(merged.float_tolerance.ulps));
+    merged.float_statistics.emplace_back(backend, engine::StepFloatStatistics(merged.float_tolerance.ulps));
     auto& stats = merged.float_statistics.back().second;
     const int64_t compressed = combine(parts[backend].first, &stats.compressed);
     const int64_t q_out = combine(parts[backend].second, &stats.q_out);

@@ -10,7 +10,7 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "scenario_files.hpp"
 
 namespace qsa::cli {
@@ -28,20 +28,20 @@ int record_expected(const std::vector<std::string>& paths, ReportOutput output) 
   int exit_code = kExitOk;
   for (const NamedScenarioFile& named : files) {
     const traces::Scenario& s = named.file.scenario;
-    traces::RunOptions options;
+    engine::RunOptions options;
     options.compute_digests = true;
-    traces::ScenarioRunner runner(s.config, *reference, options);
+    engine::ScenarioRunner runner(s.config, *reference, options);
     std::vector<traces::StepDigest> digests;
-    std::optional<traces::RunFailure> failure;
+    std::optional<engine::RunFailure> failure;
     for (const traces::StepRecord& step : s.steps) {
       if ((failure = runner.step(step))) break;
       digests.push_back(runner.last_digest());
     }
     if (!failure) failure = runner.finish();
     if (failure) {
-      out << "FAIL " << named.path << ": " << traces::to_string(*failure) << " (file left unchanged)" << std::endl;
+      out << "FAIL " << named.path << ": " << engine::to_string(*failure) << " (file left unchanged)" << std::endl;
       exit_code = failure->invalid_scenario ? kExitUsage : kExitMismatch;
-      results.push_back({{"file", named.path}, {"recorded", false}, {"failure", traces::to_string(*failure)}});
+      results.push_back({{"file", named.path}, {"recorded", false}, {"failure", engine::to_string(*failure)}});
       continue;
     }
     size_t changed = 0;

@@ -17,10 +17,10 @@
 #include "output.hpp"
 #include "output_file.hpp"
 #include "stop_request.hpp"
-#include "qsa/traces/float_statistics.hpp"
+#include "qsa/engine/float_statistics.hpp"
 #include "qsa/traces/json_reader.hpp"
-#include "qsa/traces/scenario_runner.hpp"
-#include "qsa/traces/shrinker.hpp"
+#include "qsa/engine/scenario_runner.hpp"
+#include "qsa/engine/shrinker.hpp"
 #include "replay_input.hpp"
 #include "scenario_description.hpp"
 #include "scenario_files.hpp"
@@ -68,7 +68,7 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     const traces::Scenario& s = named.file.scenario;
     const bool digests = !named.file.digests.empty();
     const traces::FloatTolerance tolerance = tolerance_for(flag, named.file);
-    out << "replaying " << named.path << ": " << s.steps.size() << " steps, " << traces::requests_of(s).size()
+    out << "replaying " << named.path << ": " << s.steps.size() << " steps, " << engine::requests_of(s).size()
         << " requests of workload " << s.config.workload << " (seed " << s.config.seed << ", " << describe(s.config)
         << ") on " << backend_name << (digests ? ", comparing the recorded digests" : "") << "; float comparison "
         << tolerance.to_string() << (tolerance.exact() ? "" : " (SPEC 6 tolerance mode, not an exact result)")
@@ -76,13 +76,13 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
                 ? " (the file was written under " + named.file.float_tolerance.to_string() + ")"
                 : "")
         << std::endl;
-    traces::RunOptions options;
+    engine::RunOptions options;
     options.expected_digests = digests ? &named.file.digests : nullptr;
     options.float_tolerance = tolerance;
-    traces::StepFloatStatistics statistics(tolerance.ulps);
+    engine::StepFloatStatistics statistics(tolerance.ulps);
     if (!tolerance.exact()) options.float_statistics = &statistics;
-    traces::ScenarioRunner runner(s.config, *backend, options);
-    std::optional<traces::RunFailure> failure;
+    engine::ScenarioRunner runner(s.config, *backend, options);
+    std::optional<engine::RunFailure> failure;
     const auto start = std::chrono::steady_clock::now();
     size_t steps_run = 0;
     for (const traces::StepRecord& step : s.steps) {
@@ -110,15 +110,15 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     if (!tolerance.exact() && runner.step_update_supported()) {
       out << "  " << statistics.compressed.to_string("compressed cache") << "\n  "
           << statistics.q_out.to_string("q_out") << std::endl;
-      result["float_statistics"] = {{"cache.compressed", traces::to_json(statistics.compressed)},
-                                    {"q_out", traces::to_json(statistics.q_out)}};
+      result["float_statistics"] = {{"cache.compressed", engine::to_json(statistics.compressed)},
+                                    {"q_out", engine::to_json(statistics.q_out)}};
     }
     if (failure) {
-      out << "FAIL " << traces::to_string(*failure) << std::endl;
+      out << "FAIL " << engine::to_string(*failure) << std::endl;
       // Files were checked up front, so a failure is the backend's (an invalid step is a safety net).
       exit_code = failure->invalid_scenario ? kExitUsage : kExitMismatch;
       result["passed"] = false;
-      result["failure"] = traces::to_string(*failure);
+      result["failure"] = engine::to_string(*failure);
       result["failing_step"] = failure->step;
       results.push_back(std::move(result));
       continue;

@@ -1,7 +1,7 @@
 #include "replay_input.hpp"
 
 #include "output.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
 
@@ -21,7 +21,7 @@ int replay_metadata_input(const MetadataInputFile& file, Backend& backend, std::
       << input.batch.num_requests() << " requests, " << input.batch.num_actual_tokens << " rows on " << backend.name()
       << ", against the reference" << std::endl;
   *result = {{"file", file.path}, {"metadata_input", true}};
-  if (auto finding = traces::check_metadata_against_reference(backend, input)) {
+  if (auto finding = engine::check_metadata_against_reference(backend, input)) {
     out << "FAIL " << finding->to_string() << std::endl;
     (*result)["passed"] = false;
     (*result)["failure"] = finding->to_string();

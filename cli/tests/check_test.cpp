@@ -17,7 +17,7 @@
 #include "qsa/backends/builtin.hpp"
 #include "qsa/backends/registry.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/traces/shrinker.hpp"
+#include "qsa/engine/shrinker.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "run_command.hpp"
@@ -99,7 +99,7 @@ TEST(CheckCommand, ABrokenBackendIsCaughtWithAMinimalReproducerThatReplayConfirm
   const std::string file = r.out.substr(at + 12, r.out.find('\n', at) - at - 12);
   const traces::ScenarioFile repro = traces::read_scenario_file(file);
   EXPECT_LE(repro.scenario.steps.size(), 4u) << "the shrinker should leave a handful of steps";
-  EXPECT_EQ(traces::requests_of(repro.scenario).size(), 1u);
+  EXPECT_EQ(engine::requests_of(repro.scenario).size(), 1u);
 
   const auto broken = run_qsacheck("replay --backend bug:ring-read-after-commit " + file);
   EXPECT_EQ(broken.exit_code, 1) << broken.out;

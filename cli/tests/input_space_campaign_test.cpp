@@ -22,12 +22,12 @@ TEST(InputSpaceCampaign, CountsWithoutABackendEqualTheCheckReports) {
   const CheckReport report = checker.run();
   ASSERT_FALSE(report.setup_error) << to_string(*report.setup_error);
   ASSERT_FALSE(report.failed()) << "the reference should pass its own campaign";
-  const traces::InputSpaceCoverage alone =
+  const engine::InputSpaceCoverage alone =
       campaign_input_space(checker.campaign(), options.seed, options.batches, /*threads=*/2);
   EXPECT_GT(alone.reached_rows(), 0);
-  for (const traces::InputClass& row : traces::input_classes()) {
-    const traces::InputClassCount& want = alone.at(row.which);
-    const traces::InputClassCount& got = report.input_space.at(row.which);
+  for (const engine::InputClass& row : engine::input_classes()) {
+    const engine::InputClassCount& want = alone.at(row.which);
+    const engine::InputClassCount& got = report.input_space.at(row.which);
     EXPECT_EQ(got.count, want.count) << row.id;
     EXPECT_EQ(got.steps, want.steps) << row.id;
     EXPECT_EQ(got.min, want.min) << row.id;
@@ -39,9 +39,9 @@ TEST(InputSpaceCampaign, CountsWithoutABackendEqualTheCheckReports) {
 // The known-gaps ratchet of the CTest above: exactly the listed gaps pass; a gap not listed, or a
 // listed key that is no gap (reached now, or a typo), fails and is named.
 TEST(InputSpaceKnownGaps, OnlyTheExactListPassesAndEveryDifferenceIsNamed) {
-  const traces::InputSpaceCoverage nothing;  // every class unreached
+  const engine::InputSpaceCoverage nothing;  // every class unreached
   const std::vector<std::string> keys = nothing.gap_keys();
-  ASSERT_EQ(keys.size(), traces::input_classes().size()) << "an empty coverage: one key per class, no edge keys";
+  ASSERT_EQ(keys.size(), engine::input_classes().size()) << "an empty coverage: one key per class, no edge keys";
   const std::set<std::string> all(keys.begin(), keys.end());
   char buffer[1 << 16];
   auto run = [&](const std::set<std::string>& known, bool* matched) {

@@ -221,16 +221,16 @@ TEST(MergeInputSpace, CountsAddAndExtremesCombineThroughTheJsonReports) {
     shards.push_back({"shard" + std::to_string(r->campaign.shard_index), report_from_json(written(*r), "")});
   EXPECT_EQ(shards[0].report.input_space, two.input_space) << "the JSON round trip keeps every count and edge";
   const CheckReport merged = merge_reports(shards);
-  const traces::InputClassCount& n = merged.input_space.at(traces::InputClassId::kNumActualTokens);
+  const engine::InputClassCount& n = merged.input_space.at(engine::InputClassId::kNumActualTokens);
   EXPECT_EQ(n.count, 2);
   EXPECT_EQ(n.min, 1);
   EXPECT_EQ(n.max, 8);
   EXPECT_TRUE(n.edges[1]) << "shard 1's N = 1 is lo + 1";
-  const traces::InputClassCount& padding = merged.input_space.at(traces::InputClassId::kPaddingRows);
+  const engine::InputClassCount& padding = merged.input_space.at(engine::InputClassId::kPaddingRows);
   EXPECT_TRUE(padding.edges[0]) << "shard 1 has no padding: lo";
   EXPECT_EQ(padding.max, 3);
-  EXPECT_EQ(merged.input_space.at(traces::InputClassId::kTokenOnlyPadding).count, 1);
-  traces::InputSpaceCoverage sum = one.input_space;
+  EXPECT_EQ(merged.input_space.at(engine::InputClassId::kTokenOnlyPadding).count, 1);
+  engine::InputSpaceCoverage sum = one.input_space;
   sum += two.input_space;
   EXPECT_EQ(merged.input_space, sum);
 }

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "qsa/backend.hpp"
-#include "qsa/traces/float_comparator.hpp"
+#include "qsa/engine/float_comparator.hpp"
 
 namespace qsa::testing {
 

@@ -6,12 +6,12 @@
 #include "generators/metadata_generators.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 
 namespace qsa::testing {
 
 std::optional<std::string> differential_failure(Backend& backend, const MetadataInput& input) {
-  if (const auto finding = traces::check_metadata_against_reference(backend, input))
+  if (const auto finding = engine::check_metadata_against_reference(backend, input))
     return backend.name() + ": " + finding->to_string();
   return std::nullopt;
 }

@@ -11,7 +11,7 @@
 #include "qsa/timing/baseline_metadata.hpp"
 #include "qsa/timing/baseline_step_update.hpp"
 #include "qsa/timing/graph_replay_timer.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 
 namespace qsa::timing {
 namespace {
@@ -70,18 +70,18 @@ Measurement not_timed(const std::string& name, const std::string& why, bool disa
 std::optional<std::string> check_step(Backend& backend, const StepCase& c, const BenchOptions& options,
                                       bool* disagreement) {
   reference::ReferenceBackend reference;
-  const traces::StepRun expected = traces::run_step_update(reference, c.input, c.caches);
-  const traces::StepRun actual = traces::run_step_update(backend, c.input, c.caches);
+  const engine::StepRun expected = engine::run_step_update(reference, c.input, c.caches);
+  const engine::StepRun actual = engine::run_step_update(backend, c.input, c.caches);
   *disagreement = false;
   if (actual.status == Status::kNotImplemented) return "the backend declined this step: " + to_string(actual.error);
-  const traces::MetadataRun compressed = traces::reference_metadata(c.input.compressed_metadata_input());
-  const traces::MetadataRun ring = traces::reference_metadata(c.input.ring_metadata_input());
-  traces::StepChecks checks;
+  const engine::MetadataRun compressed = engine::reference_metadata(c.input.compressed_metadata_input());
+  const engine::MetadataRun ring = engine::reference_metadata(c.input.ring_metadata_input());
+  engine::StepChecks checks;
   checks.expected = &expected;
   checks.floats = options.floats;
   checks.compressed_metadata = &compressed.output;
   checks.ring_metadata = &ring.output;
-  if (auto finding = traces::judge_step_update(c.input, c.caches, actual, checks)) {
+  if (auto finding = engine::judge_step_update(c.input, c.caches, actual, checks)) {
     *disagreement = true;
     return "disagrees with the reference: " + finding->to_string();
   }

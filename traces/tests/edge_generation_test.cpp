@@ -15,7 +15,7 @@
 #include "qsa/reference/backend.hpp"
 #include "qsa/reference/metadata.hpp"
 #include "qsa/traces/batch_generator.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "qsa/validate.hpp"
@@ -118,7 +118,7 @@ TEST(EdgesWorkload, EachMemberReachesItsClassAndTheReferencePasses) {
       EXPECT_TRUE(zero_first) << hint;
     }
     reference::ReferenceBackend reference;
-    const auto failure = run_scenario(s, reference);
+    const auto failure = engine::run_scenario(s, reference);
     EXPECT_FALSE(failure.has_value()) << hint << ": " << to_string(*failure);
   }
   EXPECT_EQ(members.size(), 5u);

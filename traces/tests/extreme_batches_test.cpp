@@ -10,7 +10,7 @@
 #include "qsa/invariants.hpp"
 #include "qsa/reference/metadata.hpp"
 #include "qsa/traces/extreme_batches.hpp"
-#include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/engine/input_space_coverage.hpp"
 #include "qsa/validate.hpp"
 
 namespace qsa::traces {
@@ -38,16 +38,16 @@ TEST(ExtremeBatches, EachIsValidAndTheReferenceKeepsEveryInvariant) {
 
 // The edges each batch exists for, by the inventory's own bounds.
 TEST(ExtremeBatches, TogetherTheyHitTheFarEdgesOfTheInventory) {
-  InputSpaceCoverage coverage;
+  engine::InputSpaceCoverage coverage;
   for (int64_t k = 0; k < kNumExtremeBatches; ++k) coverage.add_batch(extreme_metadata_batch(k).input);
-  using I = InputClassId;
+  using I = engine::InputClassId;
   for (I id : {I::kNumActualTokens, I::kNumRequests, I::kNumMappedTokens, I::kPaddingRows, I::kQueryLen,
                I::kReorderBatchThreshold, I::kRequestCapacity, I::kRingCapacity, I::kCommonSlot}) {
-    const InputClassCount& c = coverage.at(id);
-    EXPECT_TRUE(c.edges[2] && c.edges[3]) << input_class(id).id << ": hi - 1 and hi (" << input_class(id).hi
+    const engine::InputClassCount& c = coverage.at(id);
+    EXPECT_TRUE(c.edges[2] && c.edges[3]) << engine::input_class(id).id << ": hi - 1 and hi (" << engine::input_class(id).hi
                                           << "), reached up to " << c.max;
   }
-  EXPECT_TRUE(coverage.at(I::kChunkStart).edges[3]) << "a chunk start of " << input_class(I::kChunkStart).hi;
+  EXPECT_TRUE(coverage.at(I::kChunkStart).edges[3]) << "a chunk start of " << engine::input_class(I::kChunkStart).hi;
   EXPECT_TRUE(coverage.at(I::kSeqLen).edges[3]);
   EXPECT_TRUE(coverage.at(I::kCommonSlotNegative).edges[0] && coverage.at(I::kCommonSlotNegative).edges[1]);
   EXPECT_TRUE(coverage.at(I::kBlockIdNegative).edges[0] && coverage.at(I::kBlockIdNegative).edges[1]);

@@ -5,7 +5,7 @@
 
 #include <iostream>
 
-#include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/engine/input_space_coverage.hpp"
 #include "qsa/traces/invalid_batch.hpp"
 #include "qsa/validate.hpp"
 
@@ -15,7 +15,7 @@ namespace {
 TEST(InvalidBatches, EveryDrawIsRejectedAndEveryRuleOfSpec14IsBroken) {
   const uint64_t seed = 20261202;
   std::cout << "seed " << seed << " (Rng(seed).fork(i) for draw i)\n";
-  InputSpaceCoverage coverage;
+  engine::InputSpaceCoverage coverage;
   for (uint64_t i = 0; i < 600; ++i) {
     Rng rng = Rng(seed).fork(i);
     const GeneratedBatch g = random_invalid_metadata_input(rng);
@@ -24,7 +24,7 @@ TEST(InvalidBatches, EveryDrawIsRejectedAndEveryRuleOfSpec14IsBroken) {
     coverage.add_batch(g.input);
   }
   int rules = 0;
-  for (const InputClass& row : input_classes()) {
+  for (const engine::InputClass& row : engine::input_classes()) {
     if (std::string(row.id).rfind("invalid_", 0) != 0) continue;
     ++rules;
     EXPECT_GT(coverage.at(row.which).count, 0) << row.id << " (" << row.parameter << ", " << row.legal

@@ -16,7 +16,7 @@
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/request_replay.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "support/scenario_rules.hpp"
 
@@ -82,17 +82,17 @@ Scenario two_requests(bool mrope, StoreDtype dtype, bool prefilled) {
 }
 
 struct Stepped {
-  std::optional<RunFailure> failure;
+  std::optional<engine::RunFailure> failure;
   std::vector<StepDigest> digests;
   StepCaches caches;
 };
 
 Stepped run(const Scenario& s) {
   reference::ReferenceBackend reference;
-  RunOptions options;
+  engine::RunOptions options;
   options.compute_digests = true;
   options.sweep_every = 1;  // every live request's every group, after every step
-  ScenarioRunner runner(s.config, reference, options);
+  engine::ScenarioRunner runner(s.config, reference, options);
   Stepped r;
   for (const StepRecord& step : s.steps) {
     r.failure = runner.step(step);

@@ -13,7 +13,7 @@
 #include "qsa/traces/log_reuse.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/request_replay.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "support/scenario_rules.hpp"
@@ -21,11 +21,11 @@
 namespace qsa::traces {
 namespace {
 
-std::optional<RunFailure> run_on_reference(const Scenario& s) {
+std::optional<engine::RunFailure> run_on_reference(const Scenario& s) {
   reference::ReferenceBackend reference;
-  RunOptions options;
+  engine::RunOptions options;
   options.sweep_every = 1;  // every live request's every group, after every step
-  ScenarioRunner runner(s.config, reference, options);
+  engine::ScenarioRunner runner(s.config, reference, options);
   for (const StepRecord& step : s.steps)
     if (auto failure = runner.step(step)) return failure;
   return runner.finish();

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "qsa/reference/backend.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "support/hand_scenarios.hpp"
 
 namespace qsa {
@@ -37,13 +37,13 @@ TEST(SparseCaches, ResidentMemoryFollowsTheBlocksInUse) {
   ASSERT_EQ(dense, int64_t{1} << 30);
   const int64_t before = resident_bytes();
   reference::ReferenceBackend backend;
-  traces::ScenarioRunner runner(s.config, backend);  // its caches and the write check's copy
+  engine::ScenarioRunner runner(s.config, backend);  // its caches and the write check's copy
   for (const traces::StepRecord& step : s.steps) {
     const auto f = runner.step(step);
-    ASSERT_FALSE(f.has_value()) << traces::to_string(*f);
+    ASSERT_FALSE(f.has_value()) << engine::to_string(*f);
   }
   const auto f = runner.finish();
-  ASSERT_FALSE(f.has_value()) << traces::to_string(*f);
+  ASSERT_FALSE(f.has_value()) << engine::to_string(*f);
   const int64_t grown = resident_bytes() - before;
   EXPECT_LT(grown, dense / 16) << "resident memory grew by " << grown << " bytes; two dense copies are " << 2 * dense;
 }
@@ -69,10 +69,10 @@ TEST(SparseCaches, StrayWriteIntoANeverUsedFarBlockIsCaughtByTheFullComparison) 
   const traces::Scenario s = declared_large();
   for (bool differential : {true, false}) {
     FarStrayWriteBackend backend(5);
-    traces::RunOptions options;
+    engine::RunOptions options;
     options.differential = differential;
     options.full_compare_every = 4;
-    const auto failure = traces::run_scenario(s, backend, options);
+    const auto failure = engine::run_scenario(s, backend, options);
     ASSERT_TRUE(failure.has_value()) << differential;
     EXPECT_EQ(failure->step, 7);  // steps 4-7 compared whole after step 7
     EXPECT_EQ(failure->check, "7.5-writes");
@@ -85,10 +85,10 @@ TEST(SparseCaches, StrayWriteIntoANeverUsedFarBlockIsCaughtAtItsStepWhenEverySte
   const traces::Scenario s = declared_large();
   for (bool differential : {true, false}) {
     FarStrayWriteBackend backend(5);
-    traces::RunOptions options;
+    engine::RunOptions options;
     options.differential = differential;
     options.full_compare_every = 1;
-    const auto failure = traces::run_scenario(s, backend, options);
+    const auto failure = engine::run_scenario(s, backend, options);
     ASSERT_TRUE(failure.has_value()) << differential;
     EXPECT_EQ(failure->step, 5);
     EXPECT_EQ(failure->check, differential ? "step-differential" : "7.5-writes");

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/engine/input_space_coverage.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/simulator.hpp"
 
@@ -20,9 +20,9 @@ constexpr uint64_t kFirstSeed = 1000003;  // the campaign's seeds at --seed 1; e
 Scenario member_scenario(uint64_t i) { return simulate(workload_by_name("step-edges"), kFirstSeed + i, kSteps); }
 
 // The coverage of every step input of one scenario, as the campaign counts it.
-InputSpaceCoverage step_coverage(const Scenario& s) {
+engine::InputSpaceCoverage step_coverage(const Scenario& s) {
   ScenarioState state(s.config);
-  InputSpaceCoverage coverage;
+  engine::InputSpaceCoverage coverage;
   for (size_t i = 0; i < s.steps.size(); ++i) {
     const StepInput in = state.step_input(s.steps[i], static_cast<int64_t>(i));
     coverage.add_step(in, compressed_cache_layout(s.config), ring_cache_layout(s.config));
@@ -40,9 +40,9 @@ TEST(StepEdges, EightSeedsInTurnTakeEveryMember) {
 }
 
 TEST(StepEdges, EveryStepClassIsReachedByTheCampaignSeeds) {
-  InputSpaceCoverage total;
+  engine::InputSpaceCoverage total;
   for (uint64_t i = 0; i < 8; ++i) total += step_coverage(member_scenario(i));
-  using I = InputClassId;
+  using I = engine::InputClassId;
   for (I id : {I::kAllPadding,
                I::kZeroLengthRequestInside,
                I::kPrefillBeforeDecode,
@@ -64,11 +64,11 @@ TEST(StepEdges, EveryStepClassIsReachedByTheCampaignSeeds) {
                I::kWeightNegativeInfinity,
                I::kWeightNegativeZero,
                I::kRotaryDimFull})
-    EXPECT_GT(total.at(id).steps, 0) << input_class(id).id
+    EXPECT_GT(total.at(id).steps, 0) << engine::input_class(id).id
                                      << " (replay: qsacheck simulate --workload step-edges --seed " << kFirstSeed
                                      << ".." << kFirstSeed + 7 << ")";
   for (I id : {I::kRotaryDim, I::kNumHeads, I::kMaxPosition, I::kPosition})
-    EXPECT_TRUE(total.missed_edges(id).empty()) << input_class(id).id;
+    EXPECT_TRUE(total.missed_edges(id).empty()) << engine::input_class(id).id;
 }
 
 TEST(StepEdges, StridedTablesAndLongSlotMappingsHoldTheDenseEntries) {

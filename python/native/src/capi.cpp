@@ -18,14 +18,14 @@
 #include "qsa/step_types.hpp"
 #include "qsa/traces/choice.hpp"
 #include "qsa/traces/edge_batch_generator.hpp"
-#include "qsa/traces/float_comparator.hpp"
-#include "qsa/traces/input_space.hpp"
-#include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/engine/float_comparator.hpp"
+#include "qsa/engine/input_space.hpp"
+#include "qsa/engine/input_space_coverage.hpp"
 #include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/step_json.hpp"
 #include "qsa/validate.hpp"
 
@@ -134,8 +134,8 @@ extern "C" int qsa_capi_scenario_steps(const char* path, int64_t steps, char** o
       file.scenario.steps.resize(static_cast<size_t>(steps));
     nlohmann::json cases = nlohmann::json::array();
     RecordingReference backend(&cases);
-    if (const auto failure = qsa::traces::run_scenario(file.scenario, backend)) {
-      *error = qsa::Error{"scenario", -1, "run-failed", qsa::traces::to_string(*failure)};
+    if (const auto failure = qsa::engine::run_scenario(file.scenario, backend)) {
+      *error = qsa::Error{"scenario", -1, "run-failed", qsa::engine::to_string(*failure)};
       return false;
     }
     *text = dump(cases);
@@ -242,11 +242,11 @@ extern "C" int qsa_capi_compare_rows(const uint8_t* expected, const uint8_t* act
       return false;
     }
     nlohmann::json result = {{"equal", true}, {"first_element", -1}, {"count", 0}, {"unit", ""}, {"distance", 0}};
-    const auto comparator = qsa::traces::make_float_comparator(*mode);
+    const auto comparator = qsa::engine::make_float_comparator(*mode);
     for (int64_t row = 0; row < rows; ++row) {
       const int64_t at = row * width * element_bytes;
       if (comparator->accepts_row(expected + at, actual + at, width, element_bytes)) continue;
-      const auto distances = qsa::traces::row_ulp_distances(expected + at, actual + at, width, element_bytes);
+      const auto distances = qsa::engine::row_ulp_distances(expected + at, actual + at, width, element_bytes);
       for (int64_t i = 0; i < width; ++i) {
         const bool same = std::memcmp(expected + at + i * element_bytes, actual + at + i * element_bytes,
                                       static_cast<size_t>(element_bytes)) == 0;
@@ -269,15 +269,15 @@ extern "C" int qsa_capi_compare_rows(const uint8_t* expected, const uint8_t* act
 
 extern "C" int qsa_capi_batch_coverage(const char* json_array, char** out) {
   return guarded(out, [&](std::string* text, qsa::Error*) {
-    qsa::traces::InputSpaceCoverage coverage;
+    qsa::engine::InputSpaceCoverage coverage;
     for (const auto& batch : qsa::traces::parse_json(json_array == nullptr ? "" : json_array))
       coverage.add_batch(qsa::traces::metadata_input_from_json(batch));
     nlohmann::json rows = nlohmann::json::array();
-    for (int i = 0; i < qsa::traces::kNumInputClasses; ++i) {
-      const auto id = static_cast<qsa::traces::InputClassId>(i);
-      const qsa::traces::InputClass& row = qsa::traces::input_class(id);
-      if (row.scope == qsa::traces::InputScope::kStep) continue;
-      rows.push_back({{"id", row.id}, {"scope", qsa::traces::to_string(row.scope)}, {"count", coverage.at(id).count},
+    for (int i = 0; i < qsa::engine::kNumInputClasses; ++i) {
+      const auto id = static_cast<qsa::engine::InputClassId>(i);
+      const qsa::engine::InputClass& row = qsa::engine::input_class(id);
+      if (row.scope == qsa::engine::InputScope::kStep) continue;
+      rows.push_back({{"id", row.id}, {"scope", qsa::engine::to_string(row.scope)}, {"count", coverage.at(id).count},
                       {"missed_edges", coverage.missed_edges(id)}});
     }
     *text = dump(rows);

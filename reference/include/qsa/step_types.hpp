@@ -109,6 +109,11 @@ const char* to_string(StepStatus status);  // "ok", "position-out-of-range"
 struct StepOutput {
   StepStatus step_status = StepStatus::kOk;
   std::vector<uint8_t> q_out;  // [N, HQ, D] in the store dtype (2 bytes per element for bf16)
+  /// A kernel that builds its own metadata for its step update (the plugin feature
+  /// STEP_USES_METADATA, a worker's "step_uses_metadata"): the metadata it gave the step,
+  /// [0] the compressed group's and [1] the ring group's (SPEC 2), for the checking engine to
+  /// judge like any metadata. Empty for every other kernel.
+  std::vector<MetadataOutput> step_metadata;
 };
 
 /// Output sized for the input and poisoned, so an element a backend does not write cannot pass.

@@ -55,8 +55,9 @@ class PluginBackend final : public Backend {
 
  private:
   Status run_metadata(const MetadataInput& input, PluginMetadataBuffers* buffers, Error* error);
+  // STEP_USES_METADATA: the plugin's metadata of both groups for its step, also appended to `given`.
   Status step_metadata(const StepInput& input, PluginMetadataBuffers* compressed, PluginMetadataBuffers* ring,
-                       QsaPluginStepArgs* args, Error* error);
+                       QsaPluginStepArgs* args, std::vector<MetadataOutput>* given, Error* error);
   Status sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device, CacheBytes* shadow,
                     Error* error);
   Error capability_error(const std::string& missing) const;

@@ -14,7 +14,7 @@
 
 #include "qsa/backend.hpp"
 #include "qsa/timing/step_shapes.hpp"
-#include "qsa/traces/float_comparator.hpp"
+#include "qsa/engine/float_comparator.hpp"
 
 namespace qsa::timing {
 
@@ -36,7 +36,7 @@ struct BenchOptions {
   int repetitions = 9;
   int iterations = 30;
   bool references = true;                                 // the floor, the copy ceiling, the unfused baseline
-  const traces::FloatComparator* floats = nullptr;        // the check's float comparison (nullptr: exact)
+  const engine::FloatComparator* floats = nullptr;        // the check's float comparison (nullptr: exact)
   std::function<void(const std::string& line)> progress;  // one line per benchmark, as it ends
 };
 

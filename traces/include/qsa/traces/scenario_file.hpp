@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qsa/traces/float_comparator.hpp"
+#include "qsa/traces/float_tolerance.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/traces/step_digest.hpp"
 

@@ -1,4 +1,4 @@
-#include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/engine/input_space_coverage.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -8,7 +8,7 @@
 #include "qsa/traces/scenario.hpp"
 #include "qsa/validate.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 namespace {
 
 using I = InputClassId;
@@ -274,7 +274,7 @@ void InputSpaceCoverage::count_step_parameters(const StepConfig& c) {
   } else {
     hit(I::kMropeOn);
     const auto& s = *c.mrope_sections;
-    ScenarioConfig model;  // the real model's proportions for this rd
+    traces::ScenarioConfig model;  // the real model's proportions for this rd
     model.mrope = true;
     model.rotary_dim = c.rotary_dim;
     hit(model.mrope_sections() == c.mrope_sections ? I::kMropeSectionsModelProportions : I::kMropeSectionsOtherSplit);
@@ -335,7 +335,7 @@ void InputSpaceCoverage::count_special_values(const std::vector<Bf16>& values, I
   for (int k = 0; k < 5; ++k) hit(offset(nan, k), found[k]);
 }
 
-void InputSpaceCoverage::add_prefix_hits(const PrefixHitCounts& h) {
+void InputSpaceCoverage::add_prefix_hits(const traces::PrefixHitCounts& h) {
   in_step_ = true;
   if (h.on_finished > 0) hit(I::kPrefixHitOnFinishedRequest, h.on_finished);
   if (h.deeper_than_one > 0) hit(I::kPrefixHitDeeperThanOneBlock, h.deeper_than_one);
@@ -425,4 +425,4 @@ std::vector<std::string> InputSpaceCoverage::gap_keys() const {
   return keys;
 }
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

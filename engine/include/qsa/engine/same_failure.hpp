@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "qsa/backend.hpp"
-#include "qsa/traces/scenario_runner.hpp"
-#include "qsa/traces/shrinker.hpp"
+#include "qsa/engine/scenario_runner.hpp"
+#include "qsa/engine/shrinker.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 
 /// Makes a fresh instance of the backend under test (each candidate starts from empty caches).
 /// traces does not know the registry (the backends layer does): callers pass
@@ -20,6 +20,6 @@ using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 /// `failure.check` (not as an invalid scenario) and the reference passes it (else the shrinker broke
 /// the scenario). The predicate returns the failing step, for shrink_scenario(). Both run under
 /// `tolerance`, so a tolerance-mode failure shrinks to a scenario that still exceeds N row-ulps.
-FailingStep fails_the_same_way(BackendFactory make_backend, const RunFailure& failure, FloatTolerance tolerance = {});
+FailingStep fails_the_same_way(BackendFactory make_backend, const RunFailure& failure, traces::FloatTolerance tolerance = {});
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

@@ -1,12 +1,12 @@
-#include "qsa/traces/same_failure.hpp"
+#include "qsa/engine/same_failure.hpp"
 
 #include "qsa/reference/backend.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 
-FailingStep fails_the_same_way(BackendFactory make_backend, const RunFailure& failure, FloatTolerance tolerance) {
+FailingStep fails_the_same_way(BackendFactory make_backend, const RunFailure& failure, traces::FloatTolerance tolerance) {
   return [make_backend = std::move(make_backend), check = failure.check,
-          tolerance](const Scenario& candidate) -> std::optional<int64_t> {
+          tolerance](const traces::Scenario& candidate) -> std::optional<int64_t> {
     auto backend = make_backend();
     RunOptions options;
     options.float_tolerance = tolerance;
@@ -18,4 +18,4 @@ FailingStep fails_the_same_way(BackendFactory make_backend, const RunFailure& fa
   };
 }
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

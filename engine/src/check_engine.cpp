@@ -1,4 +1,4 @@
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,10 +9,10 @@
 #include "qsa/invariants.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/reference/metadata.hpp"
-#include "qsa/traces/compare.hpp"
-#include "qsa/traces/written_blocks.hpp"
+#include "qsa/engine/compare.hpp"
+#include "qsa/engine/written_blocks.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
@@ -345,12 +345,43 @@ std::optional<Finding> compare_whole_caches(const StepCaches& expected, const St
   return compare_cache("ring", expected.ring, actual.ring, nullptr);
 }
 
+namespace {
+
+// The metadata a kernel built for its own step (StepOutput::step_metadata): both groups, equal to
+// the reference's, so a step never passes on metadata nothing judged (SPEC 2, 7.4).
+std::optional<Finding> judge_step_metadata(const StepInput& input, const std::vector<MetadataOutput>& own) {
+  if (own.empty()) return std::nullopt;
+  const MetadataInput groups[2] = {input.compressed_metadata_input(), input.ring_metadata_input()};
+  if (own.size() != 2)
+    return make_finding("step-metadata-differential", "step_metadata", -1, "2 groups", std::to_string(own.size()),
+                        "the kernel gave its step update " + std::to_string(own.size()) +
+                            " metadata groups; the step has 2 (compressed, ring)");
+  for (int g = 0; g < 2; ++g) {
+    const MetadataRun expected = reference_metadata(groups[g]);
+    if (expected.status != Status::kOk) continue;  // the step's own status check reports it
+    if (auto m = compare_metadata(groups[g], expected.output, own[static_cast<size_t>(g)]))
+      return make_finding("step-metadata-differential", m->field, m->index, m->expected, m->actual,
+                          std::string("the ") + to_string(groups[g].cache.kind) +
+                              " metadata the kernel gave its step update differs from the contract: " +
+                              m->to_string());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 StepRun run_step_update(Backend& backend, const StepInput& input, const StepCaches& caches) {
   StepRun run;
   run.caches = caches;
-  run.output = make_poisoned_step_output(input);
-  run.status = backend.step_update(input, &run.caches, &run.output, &run.error);
+  run_step_update_in_place(backend, input, &run);
   return run;
+}
+
+void run_step_update_in_place(Backend& backend, const StepInput& input, StepRun* run) {
+  run->output = make_poisoned_step_output(input);
+  run->status = backend.step_update(input, &run->caches, &run->output, &run->error);
+  if (run->status == Status::kOk)
+    for (MetadataOutput& m : run->output.step_metadata) apply_deviations(backend.deviations(), &m);
 }
 
 std::optional<Finding> judge_step_update(const StepInput& input, const StepCaches& before, const StepRun& actual,
@@ -362,6 +393,7 @@ std::optional<Finding> judge_step_update(const StepInput& input, const StepCache
   } else if (actual.status != Status::kOk) {
     return judge_status("step-update", Status::kOk, Error{}, actual.status, actual.error);
   }
+  if (auto f = judge_step_metadata(input, actual.output.step_metadata)) return f;
   const StepStatus want = expected != nullptr ? expected->output.step_status : StepStatus::kOk;
   if (actual.output.step_status != want)
     return make_finding(
@@ -396,4 +428,4 @@ std::optional<Finding> judge_step_update(const StepInput& input, const StepCache
   return std::nullopt;
 }
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

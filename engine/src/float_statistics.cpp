@@ -1,14 +1,14 @@
-#include "qsa/traces/float_statistics.hpp"
+#include "qsa/engine/float_statistics.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
 
-#include "qsa/traces/float_comparator.hpp"
+#include "qsa/engine/float_comparator.hpp"
 #include "qsa/traces/json_reader.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 namespace {
 
 // The upper bounds of the bins below ">N": 0, 1, 2, 4, 8, ... while below N, then N.
@@ -119,7 +119,7 @@ nlohmann::json to_json(const FloatStatistics& s) {
 }
 
 FloatStatistics float_statistics_from_json(const nlohmann::json& json, const std::string& context) {
-  JsonObjectReader r(json, context);
+  traces::JsonObjectReader r(json, context);
   FloatStatistics s(r.integer("ulps"));
   s.elements = r.integer("elements");
   s.identical = r.integer("bit_identical");
@@ -130,10 +130,10 @@ FloatStatistics float_statistics_from_json(const nlohmann::json& json, const std
   for (size_t i = 0; i < labels.size(); ++i) {
     if (!histogram.is_object() || !histogram.contains(labels[i]))
       r.fail("row_ulp_histogram", static_cast<int64_t>(i), "missing", "no bin \"" + labels[i] + "\"");
-    s.histogram[i] = json_integer(histogram[labels[i]], context + "row_ulp_histogram." + labels[i], -1);
+    s.histogram[i] = traces::json_integer(histogram[labels[i]], context + "row_ulp_histogram." + labels[i], -1);
   }
   if (const nlohmann::json* worst = r.optional_raw("worst")) {
-    JsonObjectReader w(*worst, context + "worst.");
+    traces::JsonObjectReader w(*worst, context + "worst.");
     const nlohmann::json& distance = w.raw("distance_row_ulps");
     if (distance == "inf")
       s.worst.distance = INFINITY;
@@ -167,4 +167,4 @@ bool absorb(FloatStatistics& into, const FloatStatistics& from) {
   return false;
 }
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

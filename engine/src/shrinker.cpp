@@ -1,24 +1,24 @@
-#include "qsa/traces/shrinker.hpp"
+#include "qsa/engine/shrinker.hpp"
 
 #include <algorithm>
 
-namespace qsa::traces {
+namespace qsa::engine {
 
-std::vector<int64_t> requests_of(const Scenario& scenario) {
+std::vector<int64_t> requests_of(const traces::Scenario& scenario) {
   std::set<int64_t> ids;
-  for (const StepRecord& step : scenario.steps)
-    for (const ChunkRecord& chunk : step.chunks) ids.insert(chunk.request);
+  for (const traces::StepRecord& step : scenario.steps)
+    for (const traces::ChunkRecord& chunk : step.chunks) ids.insert(chunk.request);
   return {ids.begin(), ids.end()};
 }
 
-Scenario remove_requests(const Scenario& scenario, const std::set<int64_t>& requests) {
-  Scenario out;
+traces::Scenario remove_requests(const traces::Scenario& scenario, const std::set<int64_t>& requests) {
+  traces::Scenario out;
   out.config = scenario.config;
   auto removed = [&](int64_t id) { return requests.count(id) != 0; };
-  for (const StepRecord& step : scenario.steps) {
-    StepRecord kept = step;
+  for (const traces::StepRecord& step : scenario.steps) {
+    traces::StepRecord kept = step;
     kept.chunks.erase(std::remove_if(kept.chunks.begin(), kept.chunks.end(),
-                                     [&](const ChunkRecord& c) { return removed(c.request); }),
+                                     [&](const traces::ChunkRecord& c) { return removed(c.request); }),
                       kept.chunks.end());
     kept.finished.erase(std::remove_if(kept.finished.begin(), kept.finished.end(), removed), kept.finished.end());
     kept.preempted.erase(std::remove_if(kept.preempted.begin(), kept.preempted.end(), removed), kept.preempted.end());
@@ -34,11 +34,11 @@ namespace {
 class Shrinker {
  public:
   Shrinker(const FailingStep& failing_step, int64_t max_tries,
-           const std::function<void(const Scenario&, const ShrinkStats&)>& progress)
+           const std::function<void(const traces::Scenario&, const ShrinkStats&)>& progress)
       : failing_step_(failing_step), max_tries_(max_tries), progress_(progress) {}
 
   // Keeps `candidate` (cut after its failing step) when it still fails.
-  bool try_candidate(const Scenario& candidate, Scenario* current) {
+  bool try_candidate(const traces::Scenario& candidate, traces::Scenario* current) {
     if (stats.tries >= max_tries_ || candidate.steps.empty()) return false;
     ++stats.tries;
     const std::optional<int64_t> step = failing_step_(candidate);
@@ -52,7 +52,7 @@ class Shrinker {
   }
 
   // ddmin over request ids: remove ever smaller subsets while the scenario keeps failing.
-  void remove_requests_ddmin(Scenario* current) {
+  void remove_requests_ddmin(traces::Scenario* current) {
     std::vector<int64_t> ids = requests_of(*current);
     size_t parts = 2;
     while (ids.size() >= 2 && stats.tries < max_tries_) {
@@ -74,9 +74,9 @@ class Shrinker {
     }
   }
 
-  void remove_padding(Scenario* current) {
-    Scenario candidate = *current;
-    for (StepRecord& step : candidate.steps) step.padded_requests = step.padding_tokens = 0;
+  void remove_padding(traces::Scenario* current) {
+    traces::Scenario candidate = *current;
+    for (traces::StepRecord& step : candidate.steps) step.padded_requests = step.padding_tokens = 0;
     if (try_candidate(candidate, current)) return;
     for (size_t i = 0; i < current->steps.size() && stats.tries < max_tries_; ++i) {
       if (current->steps[i].padded_requests == 0 && current->steps[i].padding_tokens == 0) continue;
@@ -91,15 +91,15 @@ class Shrinker {
  private:
   const FailingStep& failing_step_;
   int64_t max_tries_;
-  const std::function<void(const Scenario&, const ShrinkStats&)>& progress_;
+  const std::function<void(const traces::Scenario&, const ShrinkStats&)>& progress_;
 };
 
 }  // namespace
 
-Scenario shrink_scenario(const Scenario& failing, const FailingStep& failing_step, int64_t max_tries,
-                         const std::function<void(const Scenario&, const ShrinkStats&)>& progress, ShrinkStats* stats) {
+traces::Scenario shrink_scenario(const traces::Scenario& failing, const FailingStep& failing_step, int64_t max_tries,
+                         const std::function<void(const traces::Scenario&, const ShrinkStats&)>& progress, ShrinkStats* stats) {
   Shrinker shrinker(failing_step, max_tries, progress);
-  Scenario current = failing;
+  traces::Scenario current = failing;
   if (!shrinker.try_candidate(failing, &current)) {  // not failing: nothing to shrink
     if (stats != nullptr) *stats = shrinker.stats;
     return failing;
@@ -110,4 +110,4 @@ Scenario shrink_scenario(const Scenario& failing, const FailingStep& failing_ste
   return current;
 }
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

@@ -16,14 +16,15 @@
 
 #include "qsa/backend.hpp"
 #include "qsa/model_oracle.hpp"
-#include "qsa/traces/check_engine.hpp"
-#include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/engine/check_engine.hpp"
+#include "qsa/engine/input_space_coverage.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/scenario.hpp"
+#include "qsa/traces/scenario_caches.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/step_digest.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 
 struct RunOptions {
   bool check_metadata = true;    // all three kinds: invariants, and equality with the reference
@@ -41,12 +42,12 @@ struct RunOptions {
   bool compute_digests = false;  // digest the backend's outputs after each step (last_digest())
   /// Recorded digests ([steps], e.g. ScenarioFile::digests): each step's digest must equal its
   /// entry (check "digest", naming the first differing output). Implies compute_digests.
-  const std::vector<StepDigest>* expected_digests = nullptr;
+  const std::vector<traces::StepDigest>* expected_digests = nullptr;
   /// How compressed rows and q_out are compared (the differential, the oracle's group and Q path
   /// checks, the recorded digests). In a tolerance mode the differential always runs (unless the
   /// backend is the reference), and a digest mismatch of those two outputs is judged by it: the
   /// reference is recomputed and compared through the comparator.
-  FloatTolerance float_tolerance{};
+  traces::FloatTolerance float_tolerance{};
   /// Tolerance mode: accumulates the row-ulp figures of every step (optional).
   StepFloatStatistics* float_statistics = nullptr;
   /// Counts every step's input against the input-space inventory (optional; input_space.hpp).
@@ -70,10 +71,10 @@ std::string to_string(const RunFailure& failure);
 
 class ScenarioRunner {
  public:
-  ScenarioRunner(const ScenarioConfig& config, Backend& backend, RunOptions options = {});
+  ScenarioRunner(const traces::ScenarioConfig& config, Backend& backend, RunOptions options = {});
 
   /// Runs and checks the next step. After a failure the runner should not be stepped further.
-  std::optional<RunFailure> step(const StepRecord& record);
+  std::optional<RunFailure> step(const traces::StepRecord& record);
   /// After the last step: compares both whole caches if some step since the last full comparison
   /// compared only its rows (RunOptions::full_compare_every). run_scenario() calls it.
   std::optional<RunFailure> finish();
@@ -86,20 +87,20 @@ class ScenarioRunner {
   const std::set<std::string>& declined() const { return declined_; }
   /// Why the last step was excluded (RunOptions::stop_at_exclusion); empty when none was.
   const std::string& excluded() const { return excluded_; }
-  const ScenarioState& state() const { return state_; }
+  const traces::ScenarioState& state() const { return state_; }
   /// The backend's caches after the steps run so far.
   const StepCaches& caches() const { return caches_; }
   /// The digest of the backend's outputs in the last step run (with compute_digests or
   /// expected_digests; empty otherwise). Metadata entries only when the step update did not run.
-  const StepDigest& last_digest() const { return digest_; }
+  const traces::StepDigest& last_digest() const { return digest_; }
 
  private:
   /// Before a step: the pre-filled context of its `prefilled` chunks, written by the reference into
   /// the backend's caches and the expected ones (docs/workloads.md "Pre-filled context").
-  std::optional<RunFailure> prefill(const StepRecord& record);
-  std::optional<RunFailure> check_metadata(const StepRecord& record);
+  std::optional<RunFailure> prefill(const traces::StepRecord& record);
+  std::optional<RunFailure> check_metadata(const traces::StepRecord& record);
   std::optional<RunFailure> check_step_update();
-  std::optional<RunFailure> check_oracle(const StepRecord& record, const std::map<int64_t, int64_t>& committed_before);
+  std::optional<RunFailure> check_oracle(const traces::StepRecord& record, const std::map<int64_t, int64_t>& committed_before);
   std::optional<RunFailure> check_digest(bool update_ran);
   /// Both whole caches against the expected ones, after `step` (see full_compare_every).
   std::optional<RunFailure> compare_whole_caches(int64_t step);
@@ -116,8 +117,8 @@ class ScenarioRunner {
   static void poison_new_blocks(const BlockTable& table, BlockPoison& poison, CacheBytes& backend,
                                 CacheBytes& expected);
 
-  ScenarioState state_;
-  PrefixHitTracker prefix_hits_;  // the SPEC 7 rows of the input-space inventory (with input_space)
+  traces::ScenarioState state_;
+  traces::PrefixHitTracker prefix_hits_;  // the SPEC 7 rows of the input-space inventory (with input_space)
   ModelOracle oracle_;
   Backend& backend_;
   std::unique_ptr<Backend> reference_;
@@ -136,7 +137,7 @@ class ScenarioRunner {
   bool expected_ready_[3] = {false, false, false};
   MetadataOutput metadata_[3];  // the backend's metadata of this step: compressed, ring, passthrough
   StepOutput output_;           // the backend's step output of this step (when the update ran)
-  StepDigest digest_;
+  traces::StepDigest digest_;
   int64_t index_ = 0;
   bool step_update_supported_ = true;
   bool backend_is_reference_ = false;  // its metadata is the reference's: built once, not twice
@@ -145,18 +146,7 @@ class ScenarioRunner {
 };
 
 /// Runs a whole scenario; nullopt when every step passed.
-std::optional<RunFailure> run_scenario(const Scenario& scenario, Backend& backend, const RunOptions& options = {});
+std::optional<RunFailure> run_scenario(const traces::Scenario& scenario, Backend& backend, const RunOptions& options = {});
 
-/// Fresh caches for a configuration, every byte poisoned (nothing a correct run reads is unwritten).
-StepCaches make_poisoned_caches(const ScenarioConfig& config);
-/// Fresh caches, every byte `value`; with 0 nothing is committed (CacheBytes): the runner starts
-/// from these and poisons each block when a step first names it.
-StepCaches make_caches(const ScenarioConfig& config, uint8_t value);
-/// The layouts of those caches (dense), without allocating them.
-CacheLayout ring_cache_layout(const ScenarioConfig& config);
-CacheLayout compressed_cache_layout(const ScenarioConfig& config);
-/// What every step of a scenario of this configuration shares, for a kernel's declared
-/// constraints to judge before any step is generated (Backend::excludes).
-StepGeometry step_geometry(const ScenarioConfig& config);
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

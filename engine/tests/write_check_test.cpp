@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 namespace {
 
 // 4 blocks of 8 rows of 32 bf16 elements; rows 40 elements apart, blocks 8 · 40 + 16 apart.
@@ -105,4 +105,4 @@ TEST(WriteCheck, TheRingIsCheckedAgainstItsOwnMetadata) {
 }
 
 }  // namespace
-}  // namespace qsa::traces
+}  // namespace qsa::engine

@@ -1,4 +1,4 @@
-#include "qsa/traces/float_comparator.hpp"
+#include "qsa/engine/float_comparator.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,13 +7,13 @@
 
 #include "qsa/numerics.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 namespace {
 
 // Today's rule for our kernels: bit for bit.
 class ExactComparator : public FloatComparator {
  public:
-  FloatTolerance tolerance() const override { return FloatTolerance{}; }
+  traces::FloatTolerance tolerance() const override { return traces::FloatTolerance{}; }
   std::optional<FloatDifference> compare(const CacheLayout& /*rows*/, ByteView expected,
                                          ByteView actual) const override {
     return first_differing_byte(expected, actual);
@@ -27,8 +27,8 @@ class ExactComparator : public FloatComparator {
 // padding between rows and blocks) stay exact.
 class RowUlpComparator : public FloatComparator {
  public:
-  explicit RowUlpComparator(FloatTolerance tolerance) : tolerance_(tolerance) {}
-  FloatTolerance tolerance() const override { return tolerance_; }
+  explicit RowUlpComparator(traces::FloatTolerance tolerance) : tolerance_(tolerance) {}
+  traces::FloatTolerance tolerance() const override { return tolerance_; }
 
   std::optional<FloatDifference> compare(const CacheLayout& rows, ByteView expected,
                                          ByteView actual) const override {
@@ -68,33 +68,18 @@ class RowUlpComparator : public FloatComparator {
   }
 
  private:
-  FloatTolerance tolerance_;
+  traces::FloatTolerance tolerance_;
 };
 
 bool is_nan_element(const uint8_t* p, int element_bytes) { return std::isnan(element_value(p, element_bytes)); }
 
 }  // namespace
 
-std::string FloatTolerance::to_string() const {
-  return mode == Mode::kExact ? std::string("exact") : "row-ulp:" + std::to_string(ulps);
-}
-
-std::optional<FloatTolerance> parse_float_tolerance(const std::string& text) {
-  if (text == "exact") return FloatTolerance{};
-  const std::string prefix = "row-ulp:";
-  if (text.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
-  const std::string digits = text.substr(prefix.size());
-  if (digits.empty() || digits.size() > 7 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return std::nullopt;
-  const int64_t n = std::stoll(digits);
-  if (n > 1000000) return std::nullopt;
-  return FloatTolerance{FloatTolerance::Mode::kRowUlp, n};
-}
-
-std::unique_ptr<FloatComparator> make_float_comparator(FloatTolerance tolerance) {
+std::unique_ptr<FloatComparator> make_float_comparator(traces::FloatTolerance tolerance) {
   switch (tolerance.mode) {
-    case FloatTolerance::Mode::kExact:
+    case traces::FloatTolerance::Mode::kExact:
       break;
-    case FloatTolerance::Mode::kRowUlp:
+    case traces::FloatTolerance::Mode::kRowUlp:
       return std::make_unique<RowUlpComparator>(tolerance);
   }
   return std::make_unique<ExactComparator>();
@@ -164,4 +149,4 @@ std::vector<double> row_ulp_distances(const uint8_t* expected, const uint8_t* ac
   return distances;
 }
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

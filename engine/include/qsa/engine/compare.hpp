@@ -8,7 +8,7 @@
 
 #include "qsa/types.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 
 struct Mismatch {
   std::string field;      // e.g. "slot_mapping", "k_work_metadata", "num_decodes"
@@ -26,4 +26,4 @@ struct Mismatch {
 std::optional<Mismatch> compare_metadata(const MetadataInput& input, const MetadataOutput& expected,
                                          const MetadataOutput& actual);
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

@@ -11,11 +11,11 @@
 
 #include "qsa/traces/scenario.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 
 /// The step at which `scenario` fails the way the caller cares about, or nullopt when it passes
 /// (or fails only because the shrinker broke it: the caller checks the reference passes).
-using FailingStep = std::function<std::optional<int64_t>(const Scenario& scenario)>;
+using FailingStep = std::function<std::optional<int64_t>(const traces::Scenario& scenario)>;
 
 struct ShrinkStats {
   int64_t tries = 0;     // predicate calls
@@ -24,14 +24,14 @@ struct ShrinkStats {
 
 /// Shrinks a failing scenario. `max_tries` bounds the predicate calls; `progress` (optional) is
 /// called after each try with the current size (steps, requests).
-Scenario shrink_scenario(const Scenario& failing, const FailingStep& failing_step, int64_t max_tries = 400,
-                         const std::function<void(const Scenario&, const ShrinkStats&)>& progress = {},
+traces::Scenario shrink_scenario(const traces::Scenario& failing, const FailingStep& failing_step, int64_t max_tries = 400,
+                         const std::function<void(const traces::Scenario&, const ShrinkStats&)>& progress = {},
                          ShrinkStats* stats = nullptr);
 
 /// The scenario without the given requests (their chunks and events), minus steps left empty.
-Scenario remove_requests(const Scenario& scenario, const std::set<int64_t>& requests);
+traces::Scenario remove_requests(const traces::Scenario& scenario, const std::set<int64_t>& requests);
 
 /// Requests that appear in the scenario, in id order.
-std::vector<int64_t> requests_of(const Scenario& scenario);
+std::vector<int64_t> requests_of(const traces::Scenario& scenario);
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

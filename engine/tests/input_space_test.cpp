@@ -11,10 +11,10 @@
 
 #include <gtest/gtest.h>
 
-#include "qsa/traces/input_space.hpp"
-#include "qsa/traces/input_space_coverage.hpp"
+#include "qsa/engine/input_space.hpp"
+#include "qsa/engine/input_space_coverage.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 namespace {
 
 using I = InputClassId;
@@ -217,7 +217,7 @@ TEST(InputSpaceCoverage, PositionAndBlockEdgesAreThoseOfTheInput) {
 
 TEST(InputSpaceCoverage, PrefixHitRowsCountTheTrackersClasses) {
   InputSpaceCoverage c;
-  PrefixHitCounts h;
+  traces::PrefixHitCounts h;
   h.hits = 3, h.on_finished = 2, h.deeper_than_one = 1, h.shared_by_live = 1;
   c.add_prefix_hits(h);
   EXPECT_EQ(c.at(I::kPrefixHitOnFinishedRequest).count, 2);
@@ -284,4 +284,4 @@ TEST(InputSpacePage, CommittedPageMatchesTheTable) {
 }
 
 }  // namespace
-}  // namespace qsa::traces
+}  // namespace qsa::engine

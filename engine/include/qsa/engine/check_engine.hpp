@@ -19,11 +19,11 @@
 #include "qsa/backend.hpp"
 #include "qsa/model_oracle.hpp"
 #include "qsa/step_types.hpp"
-#include "qsa/traces/float_comparator.hpp"
-#include "qsa/traces/float_statistics.hpp"
+#include "qsa/engine/float_comparator.hpp"
+#include "qsa/engine/float_statistics.hpp"
 #include "qsa/types.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 
 /// What the engine found wrong: which check, where, both values, and the whole story. Each caller
 /// reports it its own way (a campaign row, a RunFailure, an RC_FAIL, a fuzz finding, a bench error).
@@ -88,6 +88,10 @@ struct StepRun {
 
 /// Runs `backend` on `input`, on a copy of `caches`, with the output poisoned.
 StepRun run_step_update(Backend& backend, const StepInput& input, const StepCaches& caches);
+/// Runs `backend` on `input` in place, on run->caches, with run->output poisoned first; the
+/// metadata the kernel gave its step (StepOutput::step_metadata) is read with its declared
+/// deviations, once, as run_metadata() reads its metadata.
+void run_step_update_in_place(Backend& backend, const StepInput& input, StepRun* run);
 
 /// The slots a step may write, per cache (SPEC 5: the compressed rows of the groups that close in
 /// it and the ring rows it commits), ascending, each once, none past the cache.
@@ -123,7 +127,7 @@ struct StepChecks {
 };
 
 /// Judges a run made from `before`: status (kNotImplemented is the caller's to handle), the
-/// step status, both caches and q_out against the expectation, the writes, the Q path.
+/// metadata a kernel that builds its own gave its step (against the reference's), the step status, both caches and q_out against the expectation, the writes, the Q path.
 std::optional<Finding> judge_step_update(const StepInput& input, const StepCaches& before, const StepRun& actual,
                                          const StepChecks& checks);
 
@@ -139,4 +143,4 @@ struct CachePlace {
 };
 CachePlace cache_place(const CacheLayout& layout, int64_t byte_offset);
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

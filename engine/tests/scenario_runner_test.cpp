@@ -10,8 +10,8 @@
 #include "qsa/reference/metadata.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/traces/scenario_runner.hpp"
-#include "qsa/traces/shrinker.hpp"
+#include "qsa/engine/scenario_runner.hpp"
+#include "qsa/engine/shrinker.hpp"
 #include "support/hand_scenarios.hpp"
 
 namespace qsa {
@@ -36,20 +36,59 @@ class CorruptingBackend : public reference::ReferenceBackend {
   int64_t step_ = 0;
 };
 
+// A kernel that builds its own metadata for its step (STEP_USES_METADATA) hands it back with the
+// step's outputs; from `at_step` on, one slot of the ring group's is off by one row.
+class OwnStepMetadataBackend : public reference::ReferenceBackend {
+ public:
+  explicit OwnStepMetadataBackend(int64_t at_step) : at_step_(at_step) {}
+  std::string name() const override { return "own-step-metadata"; }
+  Status step_update(const StepInput& in, StepCaches* caches, StepOutput* out, Error* error) override {
+    if (Status s = ReferenceBackend::step_update(in, caches, out, error); s != Status::kOk) return s;
+    for (const MetadataInput& group : {in.compressed_metadata_input(), in.ring_metadata_input()}) {
+      MetadataOutput m = make_poisoned_metadata_output(group);
+      if (Status s = reference::build_metadata(group, &m, error); s != Status::kOk) return s;
+      out->step_metadata.push_back(std::move(m));
+    }
+    if (step_++ >= at_step_)
+      for (int64_t& slot : out->step_metadata[1].slot_mapping)
+        if (slot >= 0) {
+          ++slot;
+          break;
+        }
+    return Status::kOk;
+  }
+
+ private:
+  int64_t at_step_;
+  int64_t step_ = 0;
+};
+
+TEST(ScenarioRunner, MetadataAKernelGaveItsOwnStepIsJudgedByTheEngine) {
+  OwnStepMetadataBackend honest(1 << 30);
+  const auto passed = engine::run_scenario(testing::hand_scenario(), honest);
+  EXPECT_FALSE(passed.has_value()) << engine::to_string(*passed);
+  OwnStepMetadataBackend backend(3);
+  const auto failure = engine::run_scenario(testing::hand_scenario(), backend);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->step, 3);
+  EXPECT_EQ(failure->check, "step-metadata-differential") << failure->message;
+  EXPECT_EQ(failure->field, "slot_mapping") << failure->message;
+}
+
 TEST(ScenarioRunner, ReferencePassesEveryCheckOnTheHandScenario) {
   for (bool mrope : {false, true}) {
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
       reference::ReferenceBackend backend;
-      const auto failure = traces::run_scenario(testing::hand_scenario(mrope, dtype), backend,
-                                                traces::RunOptions{true, true, true, true, 1});
-      EXPECT_FALSE(failure.has_value()) << (failure ? traces::to_string(*failure) : "");
+      const auto failure = engine::run_scenario(testing::hand_scenario(mrope, dtype), backend,
+                                                engine::RunOptions{true, true, true, true, 1});
+      EXPECT_FALSE(failure.has_value()) << (failure ? engine::to_string(*failure) : "");
     }
   }
 }
 
 TEST(ScenarioRunner, StrayRingWriteIsCaughtAtItsStep) {
   CorruptingBackend backend(7);
-  const auto failure = traces::run_scenario(testing::hand_scenario(), backend);
+  const auto failure = engine::run_scenario(testing::hand_scenario(), backend);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, 7);
   EXPECT_EQ(failure->check, "step-differential") << failure->message;
@@ -57,11 +96,11 @@ TEST(ScenarioRunner, StrayRingWriteIsCaughtAtItsStep) {
 
 TEST(ScenarioRunner, OracleAloneCatchesTheStrayWriteWithoutTheDifferential) {
   CorruptingBackend backend(7);
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.differential = false;
   options.check_writes = false;
   options.sweep_every = 1;
-  const auto failure = traces::run_scenario(testing::hand_scenario(), backend, options);
+  const auto failure = engine::run_scenario(testing::hand_scenario(), backend, options);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->check, "7.2-ring-open-group") << failure->message;
 }
@@ -102,10 +141,10 @@ class StrayWriteBackend : public reference::ReferenceBackend {
 TEST(ScenarioRunner, StrayWriteOutsideTheTouchedRowsIsCaughtAtTheNextFullComparison) {
   for (bool differential : {true, false}) {
     StrayWriteBackend backend(5, false);
-    traces::RunOptions options;
+    engine::RunOptions options;
     options.differential = differential;
     options.full_compare_every = 4;
-    const auto failure = traces::run_scenario(testing::hand_scenario(), backend, options);
+    const auto failure = engine::run_scenario(testing::hand_scenario(), backend, options);
     ASSERT_TRUE(failure.has_value()) << differential;
     EXPECT_EQ(failure->step, 7);  // steps 4-7 compared whole after step 7
     EXPECT_EQ(failure->check, "7.5-writes");
@@ -119,9 +158,9 @@ TEST(ScenarioRunner, StrayWriteOutsideTheTouchedRowsIsCaughtAtTheEnd) {
   const traces::Scenario s = testing::hand_scenario();
   const auto last = static_cast<int64_t>(s.steps.size()) - 1;
   StrayWriteBackend backend(last, false);  // in the last step, after the last periodic comparison
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.full_compare_every = 0;  // only at the end
-  const auto failure = traces::run_scenario(s, backend, options);
+  const auto failure = engine::run_scenario(s, backend, options);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, last);
   EXPECT_EQ(failure->check, "7.5-writes");
@@ -129,7 +168,7 @@ TEST(ScenarioRunner, StrayWriteOutsideTheTouchedRowsIsCaughtAtTheEnd) {
       << failure->message;
   // Stepped by hand (as the campaign does), the last comparison is finish()'s.
   StrayWriteBackend again(last, false);
-  traces::ScenarioRunner runner(s.config, again, options);
+  engine::ScenarioRunner runner(s.config, again, options);
   for (const traces::StepRecord& step : s.steps) ASSERT_FALSE(runner.step(step).has_value());
   const auto at_finish = runner.finish();
   ASSERT_TRUE(at_finish.has_value());
@@ -138,7 +177,7 @@ TEST(ScenarioRunner, StrayWriteOutsideTheTouchedRowsIsCaughtAtTheEnd) {
 
 TEST(ScenarioRunner, StrayWriteInATouchedRowIsCaughtAtItsStep) {
   StrayWriteBackend backend(5, true);
-  const auto failure = traces::run_scenario(testing::hand_scenario(), backend);
+  const auto failure = engine::run_scenario(testing::hand_scenario(), backend);
   ASSERT_GE(backend.touched_slot(), 0);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, 5);
@@ -149,9 +188,9 @@ TEST(ScenarioRunner, StrayWriteInATouchedRowIsCaughtAtItsStep) {
 
 TEST(ScenarioRunner, EveryStepComparedWholeWhenAskedCatchesTheStrayWriteAtItsStep) {
   StrayWriteBackend backend(5, false);
-  traces::RunOptions options;
+  engine::RunOptions options;
   options.full_compare_every = 1;
-  const auto failure = traces::run_scenario(testing::hand_scenario(), backend, options);
+  const auto failure = engine::run_scenario(testing::hand_scenario(), backend, options);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, 5);
   EXPECT_EQ(failure->check, "step-differential") << failure->message;
@@ -161,7 +200,7 @@ TEST(ScenarioRunner, ContradictoryScenarioIsReportedAsInvalid) {
   traces::Scenario s = testing::hand_scenario();
   s.steps[1].chunks[0].start = 10;  // request 2 committed 9 positions
   reference::ReferenceBackend backend;
-  const auto failure = traces::run_scenario(s, backend);
+  const auto failure = engine::run_scenario(s, backend);
   ASSERT_TRUE(failure.has_value());
   EXPECT_TRUE(failure->invalid_scenario);
   EXPECT_EQ(failure->step, 1);
@@ -235,25 +274,25 @@ TEST(ScenarioFile, DigestsAreObjectsOfKnownOutputsOnEveryStepOrNone) {
 TEST(ScenarioRunner, DigestsNameTheStepAndTheFirstDifferingOutput) {
   const traces::Scenario s = testing::hand_scenario();
   reference::ReferenceBackend reference;
-  traces::RunOptions record;
+  engine::RunOptions record;
   record.compute_digests = true;
-  traces::ScenarioRunner recorder(s.config, reference, record);
+  engine::ScenarioRunner recorder(s.config, reference, record);
   std::vector<traces::StepDigest> digests;
   for (const auto& step : s.steps) {
     ASSERT_FALSE(recorder.step(step).has_value());
     digests.push_back(recorder.last_digest());
     EXPECT_EQ(digests.back().outputs.size(), traces::kDigestOutputs.size());
   }
-  traces::RunOptions replay;
+  engine::RunOptions replay;
   replay.expected_digests = &digests;
-  EXPECT_FALSE(traces::run_scenario(s, reference, replay).has_value()) << "the reference reproduces its own digests";
+  EXPECT_FALSE(engine::run_scenario(s, reference, replay).has_value()) << "the reference reproduces its own digests";
 
   // A recorded digest that no longer matches (as when the reference's behaviour changed) is named
   // by its step and output; the outputs before it agree.
   std::vector<traces::StepDigest> stale = digests;
   stale[5].set("cache.ring", stale[5].find("cache.ring").value() + 1);
   replay.expected_digests = &stale;
-  const auto failure = traces::run_scenario(s, reference, replay);
+  const auto failure = engine::run_scenario(s, reference, replay);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->check, "digest");
   EXPECT_EQ(failure->step, 5);
@@ -334,9 +373,9 @@ TEST(Shrinker, KeepsOnlyWhatTheFailureNeeds) {
         if (chunk.request == 2 && chunk.start == 0 && chunk.length == 18) return static_cast<int64_t>(i);
     return std::nullopt;
   };
-  traces::ShrinkStats stats;
-  const traces::Scenario small = traces::shrink_scenario(s, failing, 200, {}, &stats);
-  EXPECT_EQ(traces::requests_of(small), std::vector<int64_t>{2});
+  engine::ShrinkStats stats;
+  const traces::Scenario small = engine::shrink_scenario(s, failing, 200, {}, &stats);
+  EXPECT_EQ(engine::requests_of(small), std::vector<int64_t>{2});
   EXPECT_EQ(small.steps.size(), 5u);  // steps 0, 1, 2, 3 (preemption) and 4 (recompute)
   EXPECT_GT(stats.accepted, 0);
   for (const auto& step : small.steps) EXPECT_EQ(step.padding_tokens, 0);

@@ -1,13 +1,13 @@
-#include "qsa/traces/scenario_runner.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 
 #include <algorithm>
 #include <limits>
 
 #include "qsa/reference/backend.hpp"
-#include "qsa/traces/check_engine.hpp"
+#include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/json_reader.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
@@ -42,57 +42,6 @@ std::string to_string(const RunFailure& f) {
   return "step " + str(f.step) + ": " + f.check + where + ": " + f.message;
 }
 
-namespace {
-
-// Rows of `width` elements, `row_pad` elements apart, and `block_pad` elements past each block.
-CacheLayout padded_layout(int64_t num_blocks, int64_t rows, int64_t width, int element_bytes, int64_t row_pad,
-                          int64_t block_pad) {
-  CacheLayout l = CacheLayout::dense(num_blocks, rows, width, element_bytes);
-  l.row_stride = width + row_pad;
-  l.block_stride = rows * l.row_stride + block_pad;
-  return l;
-}
-
-}  // namespace
-
-CacheLayout ring_cache_layout(const ScenarioConfig& config) {
-  return padded_layout(config.num_ring_blocks, config.ring_capacity, ring_row_width(config.head_dim, config.mrope), 2,
-                       config.ring_row_pad, config.ring_block_pad);
-}
-
-CacheLayout compressed_cache_layout(const ScenarioConfig& config) {
-  return padded_layout(config.num_compressed_blocks, config.storage_block_size(), config.head_dim,
-                       element_bytes(config.store_dtype), config.compressed_row_pad, config.compressed_block_pad);
-}
-
-StepGeometry step_geometry(const ScenarioConfig& config) {
-  StepGeometry g;
-  g.head_dim = config.head_dim;
-  g.rotary_dim = config.rotary_dim;
-  g.num_heads = config.num_heads;
-  g.compress_ratio = config.compress_ratio;
-  g.storage_block_size = config.storage_block_size();
-  g.ring_capacity = config.ring_capacity;
-  g.store_dtype = config.store_dtype;
-  g.mrope = config.mrope;
-  g.ring_positions = config.mrope;  // an MRoPE model's ring caches the positions (SPEC 4)
-  g.strided_block_tables = config.block_table_layout != BlockTableLayout::kRows;
-  g.padded_caches = config.compressed_row_pad > 0 || config.compressed_block_pad > 0 || config.ring_row_pad > 0 ||
-                    config.ring_block_pad > 0;
-  return g;
-}
-
-StepCaches make_poisoned_caches(const ScenarioConfig& config) { return make_caches(config, kPoisonByte); }
-
-StepCaches make_caches(const ScenarioConfig& config, uint8_t value) {
-  StepCaches caches;
-  caches.ring.layout = ring_cache_layout(config);
-  caches.ring.bytes.assign(static_cast<size_t>(caches.ring.layout.size_bytes()), value);
-  caches.compressed.layout = compressed_cache_layout(config);
-  caches.compressed.bytes.assign(static_cast<size_t>(caches.compressed.layout.size_bytes()), value);
-  return caches;
-}
-
 void ScenarioRunner::poison_new_blocks(const BlockTable& table, BlockPoison& poison, CacheBytes& backend,
                                        CacheBytes& expected) {
   const int64_t block_bytes = poison.layout.block_stride * poison.layout.element_bytes;
@@ -108,14 +57,14 @@ void ScenarioRunner::poison_new_blocks(const BlockTable& table, BlockPoison& poi
   }
 }
 
-ScenarioRunner::ScenarioRunner(const ScenarioConfig& config, Backend& backend, RunOptions options)
+ScenarioRunner::ScenarioRunner(const traces::ScenarioConfig& config, Backend& backend, RunOptions options)
     : state_(config),
       prefix_hits_(config),
       oracle_(state_.step_config()),
       backend_(backend),
       reference_(std::make_unique<reference::ReferenceBackend>()),
       options_(options),
-      caches_(make_caches(config, 0)),
+      caches_(traces::make_caches(config, 0)),
       reference_caches_(caches_),
       backend_is_reference_(backend_.name() == "reference") {
   compressed_poison_.layout = caches_.compressed.layout;
@@ -146,7 +95,7 @@ const MetadataRun& ScenarioRunner::expected_metadata(int kind_index) {
   return expected_[kind_index];
 }
 
-std::optional<RunFailure> ScenarioRunner::check_metadata(const StepRecord& record) {
+std::optional<RunFailure> ScenarioRunner::check_metadata(const traces::StepRecord& record) {
   for (int kind_index = 0; kind_index < 3; ++kind_index) {
     const MetadataInput& in = inputs_[kind_index];
     MetadataRun run = run_metadata(backend_, in);
@@ -173,7 +122,7 @@ std::optional<RunFailure> ScenarioRunner::check_metadata(const StepRecord& recor
   // SPEC 7.3: a committed query sees no group beyond its request's committed length.
   int64_t t = 0;
   const int64_t c = input.config.compress_ratio;
-  for (const ChunkRecord& chunk : record.chunks) {
+  for (const traces::ChunkRecord& chunk : record.chunks) {
     for (int64_t o = 0; o < chunk.length; ++o, ++t) {
       const int64_t committed_after = chunk.start + chunk.accepted;
       if (o < chunk.accepted && compressed_metadata.visible_blocks[t] > committed_after / c)
@@ -202,8 +151,7 @@ std::optional<RunFailure> ScenarioRunner::check_step_update() {
     run.caches = std::move(caches_);
   else
     run.caches = caches_;  // caches_ stays the state before the step until the run is judged
-  run.output = make_poisoned_step_output(input);
-  run.status = backend_.step_update(input, &run.caches, &run.output, &run.error);
+  run_step_update_in_place(backend_, input, &run);
   if (run.status == Status::kNotImplemented) {
     if (touched) caches_ = std::move(run.caches);
     step_update_supported_ = false;
@@ -264,7 +212,7 @@ std::optional<RunFailure> ScenarioRunner::compare_whole_caches(int64_t step) {
   rows_only_since_ = std::numeric_limits<int64_t>::max();
   // The differential's caches are the reference's (compressed rows through the comparator); the
   // write check's are the backend's own, followed in the rows each step may write.
-  auto f = traces::compare_whole_caches(reference_caches_, caches_, options_.differential ? floats_.get() : nullptr);
+  auto f = engine::compare_whole_caches(reference_caches_, caches_, options_.differential ? floats_.get() : nullptr);
   if (!f) return std::nullopt;
   RunFailure failure = from_finding(step, "", *f);
   failure.check = "7.5-writes";
@@ -278,7 +226,7 @@ std::optional<RunFailure> ScenarioRunner::compare_whole_caches(int64_t step) {
 std::optional<RunFailure> ScenarioRunner::finish() { return compare_whole_caches(index_ - 1); }
 
 std::optional<RunFailure> ScenarioRunner::check_digest(bool update_ran) {
-  digest_ = StepDigest{};
+  digest_ = traces::StepDigest{};
   static const char* const kMetadataNames[3] = {"metadata.compressed", "metadata.ring", "metadata.passthrough"};
   for (int k = 0; k < 3; ++k) {
     if (!options_.check_metadata) {  // the checks did not build it: ask the backend now
@@ -286,7 +234,7 @@ std::optional<RunFailure> ScenarioRunner::check_digest(bool update_ran) {
       if (run.status != Status::kOk) return failure("metadata-status", qsa::to_string(run.error));
       metadata_[k] = std::move(run.output);
     }
-    digest_.set(kMetadataNames[k], digest_metadata(metadata_[k]));
+    digest_.set(kMetadataNames[k], traces::digest_metadata(metadata_[k]));
   }
   if (update_ran) {
     // The rows this step names, by the contract's metadata (the reference builder), not the backend's.
@@ -294,35 +242,35 @@ std::optional<RunFailure> ScenarioRunner::check_digest(bool update_ran) {
       if (expected_metadata(k).status != Status::kOk) return failure("reference", qsa::to_string(expected_[k].error));
     const MetadataOutput& compressed = expected_[0].output;
     const MetadataOutput& ring = expected_[1].output;
-    digest_.set("q_out", digest_q_out(output_.q_out));
-    digest_.set("cache.compressed", digest_cache_rows(caches_.compressed, compressed.slot_mapping));
-    digest_.set("cache.ring", digest_cache_rows(caches_.ring, ring.slot_mapping));
-    digest_.set("step_status", digest_step_status(output_.step_status));
+    digest_.set("q_out", traces::digest_q_out(output_.q_out));
+    digest_.set("cache.compressed", traces::digest_cache_rows(caches_.compressed, compressed.slot_mapping));
+    digest_.set("cache.ring", traces::digest_cache_rows(caches_.ring, ring.slot_mapping));
+    digest_.set("step_status", traces::digest_step_status(output_.step_status));
   }
-  const std::vector<StepDigest>* expected = options_.expected_digests;
+  const std::vector<traces::StepDigest>* expected = options_.expected_digests;
   // A backend that declined part of the step has no digest of it; the run reports what it left out.
   if (expected == nullptr || !declined_.empty()) return std::nullopt;
   if (static_cast<size_t>(index_) >= expected->size())
     return failure("digest", "the file records " + str(static_cast<int64_t>(expected->size())) +
                                  " digests, this is step " + str(index_));
-  StepDigest want = (*expected)[static_cast<size_t>(index_)];
+  traces::StepDigest want = (*expected)[static_cast<size_t>(index_)];
   if (update_ran && !options_.float_tolerance.exact() && options_.differential)
     for (const char* name : {"q_out", "cache.compressed"})  // judged by the differential within the tolerance
       if (digest_.find(name)) want.set(name, *digest_.find(name));
-  if (auto difference = compare_digests(want, digest_))
+  if (auto difference = traces::compare_digests(want, digest_))
     return failure("digest", "output " + *difference +
                                  " (digest recorded from the reference; the outputs listed before it agree)");
   return std::nullopt;
 }
 
-std::optional<RunFailure> ScenarioRunner::check_oracle(const StepRecord& record,
+std::optional<RunFailure> ScenarioRunner::check_oracle(const traces::StepRecord& record,
                                                        const std::map<int64_t, int64_t>& committed_before) {
   const bool sweep = options_.sweep_every > 0 && (index_ + 1) % options_.sweep_every == 0;
   const int64_t c = state_.config().compress_ratio;
   for (const auto& [id, ledger] : state_.requests()) {
     const auto before = committed_before.find(id);
     const bool touched = std::any_of(record.chunks.begin(), record.chunks.end(),
-                                     [id = id](const ChunkRecord& ch) { return ch.request == id; });
+                                     [id = id](const traces::ChunkRecord& ch) { return ch.request == id; });
     if (!touched && !sweep) continue;
     const CommittedStream stream = state_.committed_stream(ledger);
     const int64_t first_group = sweep || before == committed_before.end() ? 0 : before->second / c;
@@ -337,8 +285,8 @@ std::optional<RunFailure> ScenarioRunner::check_oracle(const StepRecord& record,
   return std::nullopt;
 }
 
-std::optional<RunFailure> ScenarioRunner::prefill(const StepRecord& record) {
-  for (const ChunkRecord& chunk : record.chunks) {
+std::optional<RunFailure> ScenarioRunner::prefill(const traces::StepRecord& record) {
+  for (const traces::ChunkRecord& chunk : record.chunks) {
     if (!chunk.prefilled) continue;
     for (const StepInput& in : state_.prefill_inputs(chunk, index_)) {
       poison_new_blocks(in.block_table, compressed_poison_, caches_.compressed.bytes,
@@ -363,10 +311,10 @@ std::optional<RunFailure> ScenarioRunner::prefill(const StepRecord& record) {
   return std::nullopt;
 }
 
-std::optional<RunFailure> ScenarioRunner::step(const StepRecord& record) {
+std::optional<RunFailure> ScenarioRunner::step(const traces::StepRecord& record) {
   try {
     input_ = state_.step_input(record, index_);
-  } catch (const InputError& e) {
+  } catch (const traces::InputError& e) {
     RunFailure f = failure("scenario", qsa::to_string(e.error()));
     f.invalid_scenario = true;
     return f;
@@ -408,11 +356,11 @@ std::optional<RunFailure> ScenarioRunner::step(const StepRecord& record) {
   return std::nullopt;
 }
 
-std::optional<RunFailure> run_scenario(const Scenario& scenario, Backend& backend, const RunOptions& options) {
+std::optional<RunFailure> run_scenario(const traces::Scenario& scenario, Backend& backend, const RunOptions& options) {
   ScenarioRunner runner(scenario.config, backend, options);
-  for (const StepRecord& record : scenario.steps)
+  for (const traces::StepRecord& record : scenario.steps)
     if (auto f = runner.step(record)) return f;
   return runner.finish();
 }
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace qsa::traces {
+namespace qsa::engine {
 
 /// Which generated inputs feed a row.
 enum class InputScope {
@@ -184,4 +184,4 @@ bool edge_is_legal(const InputClass& row, int edge);
 /// docs/input-space.md, generated from the table (`qsacheck input-space` prints it).
 std::string input_space_markdown();
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

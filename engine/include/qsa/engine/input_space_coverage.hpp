@@ -13,11 +13,11 @@
 
 #include "qsa/status.hpp"
 #include "qsa/step_types.hpp"
-#include "qsa/traces/input_space.hpp"
+#include "qsa/engine/input_space.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/types.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 
 /// What one row of the inventory saw.
 struct InputClassCount {
@@ -41,7 +41,7 @@ class InputSpaceCoverage {
   void add_step(const StepInput& input, const CacheLayout& compressed, const CacheLayout& ring);
   /// The prefix hits of one step (PrefixHitTracker::add's answer): the SPEC 7 rows that depend on
   /// which request wrote a block, which a step input alone does not show.
-  void add_prefix_hits(const PrefixHitCounts& step_hits);
+  void add_prefix_hits(const traces::PrefixHitCounts& step_hits);
 
   /// Counts add, extremes combine, edges join (shards of one campaign, jobs of one run).
   InputSpaceCoverage& operator+=(const InputSpaceCoverage& other);
@@ -83,4 +83,4 @@ class InputSpaceCoverage {
   bool in_step_ = false;  // add_step() is counting
 };
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

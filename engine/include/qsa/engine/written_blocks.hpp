@@ -8,7 +8,7 @@
 
 #include "qsa/step_types.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 
 /// Sorted, disjoint stretches of whole blocks of `layout`, within [0, min(a.size(), b.size())).
 std::vector<ByteRange> written_blocks(const CacheLayout& layout, const CacheBytes& a, const CacheBytes& b);
@@ -16,4 +16,4 @@ std::vector<ByteRange> written_blocks(const CacheLayout& layout, const CacheByte
 /// The layout of the blocks [first_byte, last_byte) of `layout` (whole blocks), as a cache of its own.
 CacheLayout stretch_layout(const CacheLayout& layout, const ByteRange& stretch);
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

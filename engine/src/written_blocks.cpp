@@ -1,8 +1,8 @@
-#include "qsa/traces/written_blocks.hpp"
+#include "qsa/engine/written_blocks.hpp"
 
 #include <algorithm>
 
-namespace qsa::traces {
+namespace qsa::engine {
 
 std::vector<ByteRange> written_blocks(const CacheLayout& layout, const CacheBytes& a, const CacheBytes& b) {
   const size_t size = std::min(a.size(), b.size());
@@ -29,4 +29,4 @@ CacheLayout stretch_layout(const CacheLayout& layout, const ByteRange& stretch) 
   return part;
 }
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "qsa/traces/input_space.hpp"
+#include "qsa/engine/input_space.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 namespace {
 
 // 2^24, 2^31 - 1, -2^63: the SPEC's way of writing its limits; small numbers as they are.
@@ -89,4 +89,4 @@ std::string input_space_markdown() {
   return md;
 }
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

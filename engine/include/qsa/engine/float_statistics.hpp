@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace qsa::traces {
+namespace qsa::engine {
 
 /// The worst element seen: its row-ulp distance, where it lies and both values.
 struct FloatWorst {
@@ -69,4 +69,4 @@ FloatStatistics float_statistics_from_json(const nlohmann::json& json, const std
 /// sequential run's.
 bool absorb(FloatStatistics& into, const FloatStatistics& from);
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

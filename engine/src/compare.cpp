@@ -1,9 +1,9 @@
-#include "qsa/traces/compare.hpp"
+#include "qsa/engine/compare.hpp"
 
 #include <sstream>
 #include <vector>
 
-namespace qsa::traces {
+namespace qsa::engine {
 
 std::string Mismatch::to_string() const {
   std::ostringstream os;
@@ -106,4 +106,4 @@ std::optional<Mismatch> compare_metadata(const MetadataInput& input, const Metad
   return compare_scalar("max_seq_len", e.max_seq_len, a.max_seq_len);
 }
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

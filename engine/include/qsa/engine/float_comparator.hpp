@@ -18,27 +18,9 @@
 #include <vector>
 
 #include "qsa/step_types.hpp"
+#include "qsa/traces/float_tolerance.hpp"
 
-namespace qsa::traces {
-
-/// The float comparison mode, as a user names it.
-struct FloatTolerance {
-  enum class Mode { kExact, kRowUlp };
-  Mode mode = Mode::kExact;
-  int64_t ulps = 0;  // N of row-ulp:N
-
-  bool exact() const { return mode == Mode::kExact; }
-  std::string to_string() const;  // "exact" or "row-ulp:N"
-  bool operator==(const FloatTolerance& o) const { return mode == o.mode && ulps == o.ulps; }
-  bool operator!=(const FloatTolerance& o) const { return !(*this == o); }
-};
-
-/// The rule for the flag value, for error messages and help.
-inline constexpr const char* kFloatToleranceRule = "expected 'exact' or 'row-ulp:N' with N an integer in [0, 1000000]";
-
-/// Parses "exact" or "row-ulp:N"; nullopt for anything else (the caller names the flag and
-/// kFloatToleranceRule).
-std::optional<FloatTolerance> parse_float_tolerance(const std::string& text);
+namespace qsa::engine {
 
 /// The elements a comparator did not accept: the first (a byte offset into the buffer, decoded by
 /// cache_place()) and how many there are in `unit`s.
@@ -55,7 +37,7 @@ struct FloatDifference {
 class FloatComparator {
  public:
   virtual ~FloatComparator() = default;
-  virtual FloatTolerance tolerance() const = 0;
+  virtual traces::FloatTolerance tolerance() const = 0;
   /// nullopt when every element of `actual` is acceptable for `expected`.
   virtual std::optional<FloatDifference> compare(const CacheLayout& rows, ByteView expected,
                                                  ByteView actual) const = 0;
@@ -65,7 +47,7 @@ class FloatComparator {
 };
 
 /// The comparator of a mode (exact: every byte equal, padding between rows included).
-std::unique_ptr<FloatComparator> make_float_comparator(FloatTolerance tolerance = {});
+std::unique_ptr<FloatComparator> make_float_comparator(traces::FloatTolerance tolerance = {});
 
 /// The exact comparator, shared (every caller that asks for no tolerance).
 const FloatComparator& exact_float_comparator();
@@ -89,4 +71,4 @@ double format_ulp_at(double m, int element_bytes);
 /// the element matches (NaN matches NaN of any payload) and +inf when it does not.
 std::vector<double> row_ulp_distances(const uint8_t* expected, const uint8_t* actual, int64_t width, int element_bytes);
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine

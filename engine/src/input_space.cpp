@@ -1,10 +1,10 @@
-#include "qsa/traces/input_space.hpp"
+#include "qsa/engine/input_space.hpp"
 
 #include <stdexcept>
 
 #include "qsa/types.hpp"
 
-namespace qsa::traces {
+namespace qsa::engine {
 namespace {
 
 constexpr InputScope kBatch = InputScope::kBatch;
@@ -317,4 +317,4 @@ bool edge_is_legal(const InputClass& row, int edge) {
   return value >= row.lo && value <= row.hi && in_value_set(row.values, value);
 }
 
-}  // namespace qsa::traces
+}  // namespace qsa::engine
