@@ -16,6 +16,7 @@
 #include "fuzz_support.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
+#include "qsa/engine/replay_command.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "scenario_builder.hpp"
 
@@ -45,8 +46,9 @@ void run_on(Backend& backend, const traces::Scenario& s) {
   for (const traces::StepRecord& step : s.steps) {
     const auto failure = runner.step(step);
     if (!failure) continue;
-    const std::string replay = "\n  the scenario (save it as x.scenario; qsacheck replay --backend " + backend.name() +
-                               " x.scenario):\n" + as_file(s);
+    const std::string replay = "\n  the scenario (save it as x.scenario; " +
+                               engine::replay_command(backend.name(), "x.scenario", options.float_tolerance) +
+                               "):\n" + as_file(s);
     if (failure->invalid_scenario)
       finding(kTarget, "builder", "the builder made an invalid scenario: " + engine::to_string(*failure) + replay);
     finding(kTarget, failure->check, backend.name() + ": " + engine::to_string(*failure) + replay);

@@ -18,6 +18,7 @@
 #include "qsa/backends/registry.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/traces/scenario_file.hpp"
+#include "qsa/engine/replay_command.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "support/gpu_guard.hpp"
 
@@ -56,8 +57,8 @@ void replay_with_digests(const std::string& path, Backend& backend) {
   engine::ScenarioRunner runner(file.scenario.config, backend, options);
   for (const traces::StepRecord& step : file.scenario.steps) {
     if (const auto failure = runner.step(step)) {
-      FAIL() << path << ": " << engine::to_string(*failure) << "\n  replay: qsacheck replay --backend "
-             << backend.name() << " " << path;
+      FAIL() << path << ": " << engine::to_string(*failure)
+             << "\n  replay: " << engine::replay_command(backend.name(), path);
     }
   }
   EXPECT_TRUE(runner.step_update_supported())

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "qsa/backends/registry.hpp"
+#include "qsa/engine/replay_command.hpp"
 #include "qsa/engine/same_failure.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/engine/scenario_runner.hpp"
@@ -56,8 +57,7 @@ std::string reproduce(const traces::Scenario& failing, const engine::RunFailure&
   traces::write_scenario_file(file, small, {}, tolerance);
   return "shrunk to " + std::to_string(small.steps.size()) + " steps, " +
          std::to_string(engine::requests_of(small).size()) + " requests, written to " + file +
-         "\n  replay: qsacheck replay --backend " + backend_name + " " + file +
-         (tolerance.exact() ? "" : " --float-tolerance " + tolerance.to_string()) +
+         "\n  replay: " + engine::replay_command(backend_name, file, tolerance) +
          "\n  rerun:  " + testing::rerun_command() + " (with the RC_PARAMS printed below)";
 }
 

@@ -1,14 +1,11 @@
 #include "qsa/backends/worker_command.hpp"
 
+#include "qsa/traces/shell_words.hpp"
+
 namespace qsa::backends {
 namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
-
-bool is_plain(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string("_./:=@%+,-").find(c) != std::string::npos;
-}
 
 }  // namespace
 
@@ -61,21 +58,6 @@ Status split_worker_command(const std::string& command, std::vector<std::string>
   return Status::kOk;
 }
 
-std::string join_worker_command(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const std::string& arg : argv) {
-    if (!out.empty()) out += ' ';
-    bool plain = !arg.empty();
-    for (char c : arg) plain = plain && is_plain(c);
-    if (plain) {
-      out += arg;
-      continue;
-    }
-    out += '\'';
-    for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += '\'';
-  }
-  return out;
-}
+std::string join_worker_command(const std::vector<std::string>& argv) { return traces::shell_words(argv); }
 
 }  // namespace qsa::backends

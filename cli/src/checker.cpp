@@ -16,9 +16,9 @@
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/backends/plugin_library.hpp"
 #include "qsa/backends/worker_backend.hpp"
-#include "qsa/backends/worker_command.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
+#include "qsa/engine/replay_command.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/json_codec.hpp"
@@ -54,11 +54,6 @@ std::string file_safe(std::string name) {
   for (char& ch : name)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') ch = '_';
   return name.size() > 80 ? name.substr(0, 80) : name;
-}
-
-// The backend name and a file as shell words of a printed command (a worker's name holds blanks).
-std::string replay_command(const std::string& name, const std::string& file) {
-  return "qsacheck replay --backend " + backends::join_worker_command({name, file});
 }
 
 // Shrinking a worker fault (a crash, a hang, a broken frame: a failure of its own kind): each
@@ -390,7 +385,7 @@ void Checker::write_batch_reproducer(CheckFinding& finding, const std::string& w
     return;
   }
   finding.reproducer = file;
-  finding.replay_command = replay_command(finding.backend, file);
+  finding.replay_command = engine::replay_command(finding.backend, file);
 }
 
 void Checker::run_invalid_batches(size_t b, const std::string& name, Backend& backend) {
@@ -716,7 +711,7 @@ void Checker::write_scenario_reproducer(CheckFinding& finding, const JobResult& 
                   " requests; it fails " + (again ? engine::to_string(*again) : std::string("(no longer fails?)")));
   finding.reproducer = file;
   finding.replay_command =
-      replay_command(name, file) + (tolerance_.exact() ? "" : " --float-tolerance " + tolerance_.to_string());
+      engine::replay_command(name, file, tolerance_);
 }
 
 void Checker::note_stop(const std::string& what_is_left) {

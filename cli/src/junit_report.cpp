@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "qsa/engine/replay_command.hpp"
 #include "qsa/records/report_html.hpp"
 
 namespace qsa::cli {
@@ -239,8 +240,9 @@ JunitSuite replay_junit(const nlohmann::json& report) {
     } else if (!file.value("passed", false)) {
       c.outcome = JunitCase::Outcome::kFailed;
       c.message = file.value("failure", "failed");
-      c.details = c.message + "\nreplay: qsacheck replay --backend " + backend +
-                  (tolerance == "exact" ? "" : " --float-tolerance " + tolerance) + " " + path;
+      c.details = c.message + "\nreplay: " +
+                  engine::replay_command(backend, path, traces::parse_float_tolerance(tolerance).value_or(
+                                                            traces::FloatTolerance{}));
     }
     suite.cases.push_back(std::move(c));
     if (file.contains("step_update_checked") && !file["step_update_checked"].get<bool>())

@@ -22,6 +22,23 @@ expect 1 "7.4-metadata-invariant k-work" "$qsacheck" check --backend "$w --bug k
   --workload default --scenarios 1 --steps 30 --batches 100 --out "$work"
 expect 1 "step 0: step-differential cache.compressed" "$qsacheck" replay \
   --backend "$w --bug group-position-last-member" "$source/traces/recorded/default.scenario"
+# The replay line of every entry point pastes into a shell as it is, for a worker whose command has a
+# blank and a quote (engine/replay_command.hpp): check's summary and its JUnit details, each run.
+odd="$work/a b'c"
+mkdir -p "$odd" && cp "$worker" "$odd/w.py"
+export PYTHONPATH="$source/python${PYTHONPATH:+:$PYTHONPATH}"
+quoted="'${odd//\'/\'\\\'\'}/w.py'"  # the worker command's own quoting (docs/worker-protocol.md)
+expect 1 "replay: " "$qsacheck" check --backend "worker:$python $quoted --bug group-position-last-member" \
+  --workload default --scenarios 1 --steps 30 --batches 0 --out "$odd" --junit "$odd/j.xml"
+summary_line=$(sed -n 's/^ *replay: *//p' "$work/out" | head -1)
+junit_line=$("$python" -c 'import sys, xml.etree.ElementTree as E
+for f in E.parse(sys.argv[1]).iter("failure"):
+    for line in (f.text or "").splitlines():
+        if line.startswith("replay: "): print(line[8:]); sys.exit(0)' "$odd/j.xml")
+for line in "$summary_line" "$junit_line"; do
+  expect 1 "step-differential" env PATH="$(dirname "$qsacheck"):$PATH" bash -c "$line"
+  [ -n "$line" ] || { echo "FAIL: no replay line to paste"; failures=$((failures + 1)); }
+done
 expect 3 "does not declare the capability this input needs: the step update" "$qsacheck" check --backend "$w --metadata-only" --workload default --scenarios 1 \
   --steps 20 --batches 50 --out "$work"
 exit $((failures > 0))
