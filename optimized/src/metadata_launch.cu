@@ -1,4 +1,4 @@
-// The production launcher of metadata_staged_tiles_kernel (the default variant, MetadataVariant::kNoBug).
+// The shipped launcher of metadata_staged_tiles_kernel (its policy: MetadataPolicy, the default).
 
 #include <atomic>
 

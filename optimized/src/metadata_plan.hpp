@@ -1,7 +1,7 @@
 #pragma once
 // Host-side planning of one metadata launch: checks the launch arguments (host values only) and
-// fills the kernel's parameter block and grid. Shared by the production launcher and the
-// test-only planted-bug launchers.
+// fills the kernel's parameter block and grid. Shared by the shipped launcher and the launchers of
+// other policies (through the detail header in qsa/cuda/detail/).
 
 #include "kernels/metadata_params.hpp"
 #include "qsa/cuda/metadata.hpp"

@@ -1,6 +1,6 @@
 #pragma once
-// Host side of a step-update launch, shared by the production launcher and the test-only planted
-// variants: the argument checks and the kernel's parameter block. Host code (g++).
+// Host side of a step-update launch, shared by the shipped launcher and the launchers of other
+// policies: the argument checks and the kernel's parameter block. Host code (g++).
 
 #include "kernels/step_update_params.hpp"
 #include "qsa/cuda/step_update.hpp"

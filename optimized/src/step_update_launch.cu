@@ -1,4 +1,4 @@
-// The production step-update launcher (every head dim, no planted bug) and the device's SPEC 6
+// The shipped step-update launcher (every head dim, StepPolicy) and the device's SPEC 6
 // conversions exposed for exhaustive tests.
 
 #include <vector>
@@ -10,7 +10,7 @@
 namespace qsa::cuda {
 
 Status launch_step_update(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
-  return detail::dispatch_step_update<detail::kNoBug, /*Generic=*/true, 32, 64, 128, 256, 512>(args, stream, error);
+  return detail::dispatch_step_update<detail::StepPolicy, /*Generic=*/true, 32, 64, 128, 256, 512>(args, stream, error);
 }
 
 namespace {

@@ -6,8 +6,6 @@
 
 namespace qsa::mutants {
 
-using cuda::detail::MetadataVariant;
-
 const std::vector<PlantedMetadataBug>& planted_metadata_bugs() {
   static const std::vector<PlantedMetadataBug> bugs = {
       {MetadataVariant::kColumnBoundOffByOne, "column-bound-off-by-one",

@@ -7,7 +7,6 @@
 namespace qsa::mutants {
 
 const std::vector<PlantedStepBug>& planted_step_bugs() {
-  using namespace cuda::detail;
   static const std::vector<PlantedStepBug> bugs = {
       {kCommitBeforeRead, "commit-before-read", "item (j, 0) commits the ring suffix before pooling its first group",
        ""},
@@ -31,7 +30,7 @@ const std::vector<PlantedStepBug>& planted_step_bugs() {
 }
 
 std::unique_ptr<Backend> make_planted_step_backend(const PlantedStepBug& bug) {
-  const cuda::detail::StepBug which = bug.bug;
+  const StepBug which = bug.bug;
   auto backend = std::make_unique<cuda::CudaBackend>(
       "cuda-planted-step-" + bug.name,
       [](const cuda::MetadataDeviceArgs& args, cudaStream_t stream, Error* error) {

@@ -1,6 +1,6 @@
 #pragma once
-// The fused step-update kernel with one realistic bug planted (a compile-time variant of
-// step_update_row_teams_kernel), wrapped as a backend. The GPU scenario differential must catch
+// The fused step-update kernel with one realistic bug planted (step_update_row_teams_kernel with a
+// policy of cuda/step_policies.cuh), wrapped as a backend. The GPU scenario differential must catch
 // every one of them (properties/step_update_planted_bugs_test.cpp). Private to planted/.
 
 #include <memory>
@@ -8,13 +8,27 @@
 #include <vector>
 
 #include "qsa/backend.hpp"
-#include "qsa/cuda/detail/kernel_variants.hpp"
 #include "qsa/cuda/step_update.hpp"
 
 namespace qsa::mutants {
 
+/// The planted step-update kernels, each a policy of cuda/step_policies.cuh of the same name
+/// without the k (kNoBug: the shipped StepPolicy).
+enum StepBug : int {
+  kNoBug = 0,
+  kCommitBeforeRead,          // item (j, 0) commits the ring suffix before pooling its group
+  kRingOneRowShort,           // ring rows addressed by position mod (R - 1)
+  kWrongMropeAxis,            // h and w swapped in the MRoPE axis selection
+  kFp8NoSaturation,           // fp8 store without saturation (beyond +-448 -> NaN)
+  kRingBlockUnchecked,        // no bound check on the ring block: a block past the cache is read and written
+  kQOutSkipsPadding,          // the Q path stops at M = qsl[NR] rows, padding rows unwritten
+  kReversedTree,              // the cross-lane sum of squares with offsets kLanes/2 .. 1: another tree
+  kGroupPositionIgnoresTail,  // the group rotated at (gC, gC, gC) although the ring caches positions
+  kSkipsGridWait,             // no griddepcontrol.wait: under PDL it reads the metadata before it is written
+};
+
 struct PlantedStepBug {
-  cuda::detail::StepBug bug;
+  StepBug bug;
   std::string name;         // e.g. "commit-before-read"
   std::string description;  // what the bug does, in one line
   std::string needs;  // the scenario feature that shows it: "", "mrope", "fp8", "ring-block-past-cache", "many-rows",
@@ -25,7 +39,7 @@ struct PlantedStepBug {
 const std::vector<PlantedStepBug>& planted_step_bugs();
 
 /// Launches the given variant exactly as launch_step_update launches the production kernel.
-Status launch_planted_step_update(cuda::detail::StepBug bug, const cuda::StepUpdateDeviceArgs& args,
+Status launch_planted_step_update(StepBug bug, const cuda::StepUpdateDeviceArgs& args,
                                   cudaStream_t stream, Error* error);
 
 /// A CudaBackend named "cuda-planted-step-<name>" whose step update launches the variant. The

@@ -1,7 +1,6 @@
 #pragma once
 // The kernels' parameter blocks (passed by value; the ring kind's tiles take their own order) and
-// the compile-time variant switch shared by the production launcher and the planted-bug variants
-// (planted/). Plain C++: no CUDA headers.
+// their launch constants. Plain C++: no CUDA headers.
 
 #include <cstddef>
 #include <cstdint>
@@ -31,27 +30,6 @@ inline constexpr int64_t kNarrowWarpTableMaxRows = 8192;
 inline constexpr int32_t kKindCompressed = 0;
 inline constexpr int32_t kKindRing = 1;
 inline constexpr int32_t kKindPassthrough = 2;
-
-/// Compile-time variants of metadata_staged_tiles_kernel. Production uses kNoBug (the default);
-/// the others are realistic bugs planted on purpose, instantiated by planted/ (through
-/// qsa/cuda/detail/kernel_variants.cuh) to prove that the GPU differential suite catches each.
-enum class MetadataVariant : int {
-  kNoBug,
-  kColumnBoundOffByOne,        // compressed: accepts logical block L == W (reads one column past the table)
-  kRequestSearchOffByOne,      // token_to_req search tests qsl[mid] < t instead of <=
-  kWorkPrefixRace,             // k-work scan reads the warp totals without the barrier after they are written
-  kPaddingRowsUnwritten,       // rows M..N-1 are left untouched
-  kRingKeepsEveryRow,          // ring: the "last R rows of the chunk" survival test is dropped
-  kNegativeCommonSlotIgnored,  // compressed: the common slot's sign is not consulted
-  kZeroLengthRequestGetsWork,  // n_j = max(1, ...) also for q_j = 0
-  kWorkTailUnwritten,          // k-work rows past sum(n_j) are not filled with (-1, -1)
-  kColumnStrideIgnored,        // block_table column addressed as if col_stride == 1
-  // Not a bug: a correct kernel that holds its writes back for kHoldNanoseconds after it lets the
-  // next grid launch, so that a step kernel skipping its PDL wait reads them early every time.
-  kHoldsWritesAfterTrigger,
-};
-
-inline constexpr uint64_t kHoldNanoseconds = 200000;  // far longer than a dependent's launch
 
 /// Everything one launch needs, by value (184 bytes of kernel parameters).
 struct MetadataParams {

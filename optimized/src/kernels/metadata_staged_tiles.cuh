@@ -37,8 +37,8 @@
 //
 // The three share every line that computes an output from a found request.
 //
-// Template parameters: the planted-bug variant (metadata_params.hpp; production instantiates
-// MetadataVariant::kNoBug only), the block size, the table's place, the cache kind (so that
+// Template parameters: the policy (metadata_policy.cuh; the shipped launcher instantiates
+// MetadataPolicy only), the block size, the table's place, the cache kind (so that
 // each kind's tiles carry only their own code, and take their kind's parameter block,
 // TileParams: metadata_params.hpp), kOneRow (one row and one k-work row a thread,
 // so that the loops over up to four rows and their guards go) and kWarmParameters (the
@@ -50,22 +50,12 @@
 
 #include "kernels/invariant_divider.hpp"
 #include "kernels/metadata_params.hpp"
+#include "kernels/metadata_policy.cuh"
 #include "kernels/metadata_warp_table.cuh"
 #include "kernels/programmatic_launch.cuh"
 #include "qsa/cuda/metadata.hpp"
 
 namespace qsa::cuda::detail {
-
-/// n_j of SPEC 2 for a request with rows [row_begin, row_end) and e_j = seq_len.
-template <MetadataVariant kVariant>
-__device__ __forceinline__ int32_t work_items(int32_t row_begin, int32_t row_end, int32_t seq_len,
-                                              const InvariantDivider& c) {
-  const int32_t q = row_end - row_begin;
-  if constexpr (kVariant != MetadataVariant::kZeroLengthRequestGetsWork) {
-    if (q == 0) return 0;
-  }
-  return max(1, c.div(seq_len) - c.div(seq_len - q));
-}
 
 /// Records `owner` as the search hint of every chunk start tile_begin + 32k (k in [0, chunks])
 /// that lies in [begin, end).
@@ -93,7 +83,7 @@ __device__ __forceinline__ int32_t search_last_at_most(const int32_t* keys, int3
 
 /// Stages n_j of every request in prefix_s, replaces them by their exclusive prefix, marks the
 /// request owning every 32nd work row of the tile in `hints`, and returns sum(n_j).
-template <MetadataVariant kVariant, int kThreads>
+template <typename Policy, int kThreads>
 __device__ int32_t stage_work_prefix(const MetadataParams& p, int32_t* prefix_s, int32_t* hints, int32_t* warp_totals,
                                      int32_t tile_begin, int32_t chunks) {
   const int32_t nr = p.num_requests;
@@ -118,7 +108,7 @@ __device__ int32_t stage_work_prefix(const MetadataParams& p, int32_t* prefix_s,
 #pragma unroll
     for (int u = 0; u < kStageBatch; ++u) {
       const int32_t j = base + u * kThreads + tid;
-      if (j < nr) prefix_s[j] = work_items<kVariant>(begin[u], end[u], seq_len[u], p.compress_ratio);
+      if (j < nr) prefix_s[j] = Policy::work_items(begin[u], end[u], seq_len[u], p.compress_ratio);
     }
   }
   __syncthreads();
@@ -131,7 +121,7 @@ __device__ int32_t stage_work_prefix(const MetadataParams& p, int32_t* prefix_s,
   for (int32_t j = run_begin; j < run_end; ++j) local += prefix_s[j];
   const int32_t inclusive = warp_inclusive_sum(local);
   if (lane == 31) warp_totals[warp] = inclusive;
-  if constexpr (kVariant != MetadataVariant::kWorkPrefixRace) __syncthreads();
+  Policy::warp_totals_barrier();
   int32_t offset = inclusive - local;
   int32_t total = 0;
 #pragma unroll
@@ -151,18 +141,18 @@ __device__ int32_t stage_work_prefix(const MetadataParams& p, int32_t* prefix_s,
 }
 
 /// The k-work table of NR <= kMaxWarpTableRequests requests in the warp's lanes (warp-collective).
-template <MetadataVariant kVariant>
+template <typename Policy>
 __device__ WarpWorkTable load_warp_work_table(const MetadataParams& p) {
   const int32_t nr = p.num_requests;
   const int32_t j = static_cast<int32_t>(threadIdx.x) & 31;
   int32_t work = 0;
   if (j < nr)
-    work = work_items<kVariant>(__ldg(p.query_start_loc + j), __ldg(p.query_start_loc + j + 1), __ldg(p.seq_lens + j),
-                                p.compress_ratio);
+    work = Policy::work_items(__ldg(p.query_start_loc + j), __ldg(p.query_start_loc + j + 1), __ldg(p.seq_lens + j),
+                              p.compress_ratio);
   return warp_work_table(work, nr);
 }
 
-template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, bool kOneRow>
+template <typename Policy, int kThreads, MetadataRequestTable kTable, bool kOneRow>
 __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_t tile) {
   constexpr int kRowsMax = kOneRow ? 1 : kMaxWorkRowsPerThread;
   const int32_t rows_per_thread = kOneRow ? 1 : p.work_rows_per_thread;
@@ -174,10 +164,10 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
   const int32_t tile_begin = tile * tile_rows;
   int32_t* hints = shared + nr;  // staged: [chunks + 1] request owning work row tile_begin + 32k
   const int32_t* prefix = kStaged ? shared : p.request_tables + 2 * nr;  // [nr] exclusive prefix of n_j
-  [[maybe_unused]] const WarpWorkTable lanes = kWarp ? load_warp_work_table<kVariant>(p) : WarpWorkTable{};
+  [[maybe_unused]] const WarpWorkTable lanes = kWarp ? load_warp_work_table<Policy>(p) : WarpWorkTable{};
   const int32_t total =
       kWarp     ? lanes.total
-      : kStaged ? stage_work_prefix<kVariant, kThreads>(p, shared, hints, hints + chunks + 1, tile_begin, chunks)
+      : kStaged ? stage_work_prefix<Policy, kThreads>(p, shared, hints, hints + chunks + 1, tile_begin, chunks)
                 : p.request_tables[3 * nr];
   const int tid = static_cast<int>(threadIdx.x);
 
@@ -209,10 +199,8 @@ __device__ void build_work_tile(const MetadataParams& p, int32_t* shared, int32_
       }
       const int32_t j = kWarp ? found : search_last_at_most<false>(prefix, lo, hi, r);
       item = make_int2(j, r - (kWarp ? found_prefix : prefix[j]));
-    } else if constexpr (kVariant == MetadataVariant::kWorkTailUnwritten) {
-      continue;
     }
-    out[r] = item;
+    Policy::store_work_row(out, r, item);
   }
 }
 
@@ -259,13 +247,13 @@ __device__ void stage_request_table(const TileParams<kKind>& p, int32_t* shared,
   __syncthreads();
 }
 
-template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow>
+template <typename Policy, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow>
 __device__ void build_row_tile(const TileParams<kKind>& p, int32_t* shared, int32_t tile) {
   constexpr int kRowsMax = kOneRow ? 1 : kMaxRowsPerThread;
   const int32_t rows_per_thread = kOneRow ? 1 : p.rows_per_thread;
   constexpr bool kStaged = kTable == MetadataRequestTable::kSharedPerBlock;
   constexpr bool kWarp = kTable == MetadataRequestTable::kWarpRegisters;
-  constexpr bool kStrict = kVariant == MetadataVariant::kRequestSearchOffByOne;
+  constexpr bool kStrict = Policy::kStrictRowSearch;
   const int32_t nr = p.num_requests;
   const int32_t tile_rows = kThreads * rows_per_thread;
   const int32_t chunks = tile_rows / kChunkRows;
@@ -335,18 +323,16 @@ __device__ void build_row_tile(const TileParams<kKind>& p, int32_t* shared, int3
       if (p.compress_ratio.mod(pos + 1) == 0) {
         const int32_t g = p.compress_ratio.div(pos);
         const int32_t logical_block = p.storage_block_size.div(g);
-        const bool in_table = kVariant == MetadataVariant::kColumnBoundOffByOne ? logical_block <= p.block_table_cols
-                                                                                : logical_block < p.block_table_cols;
-        const bool common_ok = kVariant == MetadataVariant::kNegativeCommonSlotIgnored || common[i] >= 0;
+        const bool in_table = Policy::in_block_table(logical_block, p.block_table_cols);
+        const bool common_ok = Policy::common_slot_usable(common[i]);
         if (in_table && common_ok) {
-          const int64_t col_stride = kVariant == MetadataVariant::kColumnStrideIgnored ? 1 : p.col_stride;
+          const int64_t col_stride = Policy::column_stride(p);
           block[i] = __ldg(p.block_table + static_cast<int64_t>(j) * p.row_stride + logical_block * col_stride);
           group[i] = g;
         }
       }
     } else if constexpr (kKind == kKindRing) {
-      const bool kept =
-          kVariant == MetadataVariant::kRingKeepsEveryRow || t + static_cast<int32_t>(p.ring_capacity.divisor) >= end;
+      const bool kept = Policy::ring_keeps_row(t, end, p.ring_capacity.divisor);
       if (kept) block[i] = kWarp ? found.ring : rings[j];
     }
   }
@@ -358,12 +344,7 @@ __device__ void build_row_tile(const TileParams<kKind>& p, int32_t* shared, int3
     const int32_t t = tile_begin + i * kThreads + tid;
     if (t >= p.num_tokens) break;
     if (t >= m) {
-      if constexpr (kVariant != MetadataVariant::kPaddingRowsUnwritten) {
-        p.token_to_req[t] = 0;
-        p.logical_positions[t] = -1;
-        p.visible_blocks[t] = 0;
-        p.slot_mapping[t] = -1;
-      }
+      Policy::store_padding_row(p, t);
       continue;
     }
     p.token_to_req[t] = request[i];
@@ -383,8 +364,7 @@ __device__ void build_row_tile(const TileParams<kKind>& p, int32_t* shared, int3
   }
 }
 
-template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow,
-          bool kWarmParameters>
+template <typename Policy, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow, bool kWarmParameters>
 __global__ void __launch_bounds__(kThreads)
     metadata_staged_tiles_kernel(const __grid_constant__ TileParams<kKind> params) {
   extern __shared__ int32_t shared[];
@@ -393,22 +373,22 @@ __global__ void __launch_bounds__(kThreads)
   if constexpr (kWarmParameters) warm_parameter_cache<kRingFieldsOnly ? kRingTileParameterBytes : 0>(params);
   wait_for_previous_grid();  // every input may come from the previous kernel (programmatic_launch.cuh)
   allow_next_grid();
-  if constexpr (kVariant == MetadataVariant::kHoldsWritesAfterTrigger) hold_for(kHoldNanoseconds);
+  Policy::after_next_grid_allowed();
   if constexpr (kKind == kKindCompressed) {
     if (block < params.work_blocks) {
-      build_work_tile<kVariant, kThreads, kTable, kOneRow>(params, shared, block);
+      build_work_tile<Policy, kThreads, kTable, kOneRow>(params, shared, block);
       return;
     }
-    build_row_tile<kVariant, kThreads, kTable, kKind, kOneRow>(params, shared, block - params.work_blocks);
+    build_row_tile<Policy, kThreads, kTable, kKind, kOneRow>(params, shared, block - params.work_blocks);
   } else {
-    build_row_tile<kVariant, kThreads, kTable, kKind, kOneRow>(params, shared, block);  // no work tiles
+    build_row_tile<Policy, kThreads, kTable, kKind, kOneRow>(params, shared, block);  // no work tiles
   }
 }
 
 /// The first launch when NR > kMaxStagedMetadataRequests: one block writes every request's chunk
 /// start and ring block and (compressed kind) the exclusive prefix of n_j and their sum into the
 /// workspace, kRequestTableThreads requests a round, for the tiles to search in global memory.
-template <MetadataVariant kVariant>
+template <typename Policy>
 __global__ void __launch_bounds__(kRequestTableThreads) metadata_request_tables_kernel(const MetadataParams p) {
   __shared__ int32_t warp_totals[kRequestTableThreads / 32];
   wait_for_previous_grid();
@@ -428,7 +408,7 @@ __global__ void __launch_bounds__(kRequestTableThreads) metadata_request_tables_
       const int32_t seq_len = __ldg(p.seq_lens + j);
       p.request_tables[j] = seq_len - (end - begin);
       p.request_tables[nr + j] = ring_blocks ? __ldg(p.block_table + static_cast<int64_t>(j) * p.row_stride) : -1;
-      if (p.kind == kKindCompressed) n = work_items<kVariant>(begin, end, seq_len, p.compress_ratio);
+      if (p.kind == kKindCompressed) n = Policy::work_items(begin, end, seq_len, p.compress_ratio);
     }
     const int32_t inclusive = warp_inclusive_sum(n);
     if (lane == 31) warp_totals[warp] = inclusive;
@@ -449,35 +429,35 @@ __global__ void __launch_bounds__(kRequestTableThreads) metadata_request_tables_
 /// The tile kernel for the launch's kind (a template parameter, so that each kind's tiles carry
 /// only their own code: no shape slower, the ring kind 0.1-0.2 us faster at decode; docs/decisions.md,
 /// "CUDA metadata kernel, how it is instantiated").
-template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow,
+template <typename Policy, int kThreads, MetadataRequestTable kTable, int32_t kKind, bool kOneRow,
           bool kWarmParameters = false>
-constexpr auto tile_kernel = metadata_staged_tiles_kernel<kVariant, kThreads, kTable, kKind, kOneRow, kWarmParameters>;
+constexpr auto tile_kernel = metadata_staged_tiles_kernel<Policy, kThreads, kTable, kKind, kOneRow, kWarmParameters>;
 
 /// Launched with PDL, the ring kind's tiles warm the parameter cache before the wait (0.12 us
 /// less at 2 x 4096, 0.18 at 4 x 4096; the compressed kind gained at decode and lost at 4 x 4096,
-/// and plain launches lost 2-6 %). The planted variants keep the plain prologue, which
+/// and plain launches lost 2-6 %). A policy may keep the plain prologue, which
 /// computes the same outputs.
-template <MetadataVariant kVariant>
-constexpr bool warms_ring_parameters = kVariant == MetadataVariant::kNoBug;
+template <typename Policy>
+constexpr bool warms_ring_parameters = Policy::kWarmsRingParameters;
 
-template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable, bool kOneRow>
+template <typename Policy, int kThreads, MetadataRequestTable kTable, bool kOneRow>
 cudaError_t launch_tiles_of(const MetadataParams& params, dim3 grid, size_t shared, cudaStream_t stream,
                             bool programmatic) {
   const dim3 block(kThreads);
   switch (params.kind) {
     case kKindCompressed:
-      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindCompressed, kOneRow>, grid, block, shared,
-                           stream, programmatic, params);
+      return launch_kernel(tile_kernel<Policy, kThreads, kTable, kKindCompressed, kOneRow>, grid, block, shared, stream,
+                           programmatic, params);
     case kKindRing:
-      if constexpr (warms_ring_parameters<kVariant>) {
+      if constexpr (warms_ring_parameters<Policy>) {
         if (programmatic)
-          return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindRing, kOneRow, true>, grid, block, shared,
+          return launch_kernel(tile_kernel<Policy, kThreads, kTable, kKindRing, kOneRow, true>, grid, block, shared,
                                stream, programmatic, ring_tile_params(params));
       }
-      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindRing, kOneRow>, grid, block, shared, stream,
+      return launch_kernel(tile_kernel<Policy, kThreads, kTable, kKindRing, kOneRow>, grid, block, shared, stream,
                            programmatic, ring_tile_params(params));
     case kKindPassthrough:
-      return launch_kernel(tile_kernel<kVariant, kThreads, kTable, kKindPassthrough, kOneRow>, grid, block, shared,
+      return launch_kernel(tile_kernel<Policy, kThreads, kTable, kKindPassthrough, kOneRow>, grid, block, shared,
                            stream, programmatic, params);
     default:
       return cudaErrorInvalidValue;
@@ -487,15 +467,15 @@ cudaError_t launch_tiles_of(const MetadataParams& params, dim3 grid, size_t shar
 /// Launches the tiles for one row and one k-work row a thread (the plan's default up to 65 536
 /// rows) without the loops and guards of up to four rows: a third fewer instructions per warp at
 /// prefill (the ring kind: 118 instructions a warp instead of 182).
-template <MetadataVariant kVariant, int kThreads, MetadataRequestTable kTable>
+template <typename Policy, int kThreads, MetadataRequestTable kTable>
 cudaError_t launch_tiles(const MetadataParams& params, dim3 grid, size_t shared, cudaStream_t stream,
                          bool programmatic) {
   if (params.rows_per_thread == 1 && params.work_rows_per_thread == 1)
-    return launch_tiles_of<kVariant, kThreads, kTable, true>(params, grid, shared, stream, programmatic);
-  return launch_tiles_of<kVariant, kThreads, kTable, false>(params, grid, shared, stream, programmatic);
+    return launch_tiles_of<Policy, kThreads, kTable, true>(params, grid, shared, stream, programmatic);
+  return launch_tiles_of<Policy, kThreads, kTable, false>(params, grid, shared, stream, programmatic);
 }
 
-template <MetadataVariant kVariant, int kThreads>
+template <typename Policy, int kThreads>
 cudaError_t allow_staged_shared_memory(int bytes) {
   constexpr MetadataRequestTable kStaged = MetadataRequestTable::kSharedPerBlock;
   constexpr cudaFuncAttribute kLimit = cudaFuncAttributeMaxDynamicSharedMemorySize;
@@ -504,36 +484,36 @@ cudaError_t allow_staged_shared_memory(int bytes) {
     if (e == cudaSuccess) e = cudaFuncSetAttribute(kernel, kLimit, bytes);
   };
   // One call per kernel: the ring kind's tiles take another parameter type (RingMetadataParams).
-  allow(tile_kernel<kVariant, kThreads, kStaged, kKindCompressed, false>);
-  allow(tile_kernel<kVariant, kThreads, kStaged, kKindCompressed, true>);
-  allow(tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough, false>);
-  allow(tile_kernel<kVariant, kThreads, kStaged, kKindPassthrough, true>);
-  allow(tile_kernel<kVariant, kThreads, kStaged, kKindRing, false>);
-  allow(tile_kernel<kVariant, kThreads, kStaged, kKindRing, true>);
-  if constexpr (warms_ring_parameters<kVariant>) {
-    allow(tile_kernel<kVariant, kThreads, kStaged, kKindRing, false, true>);
-    allow(tile_kernel<kVariant, kThreads, kStaged, kKindRing, true, true>);
+  allow(tile_kernel<Policy, kThreads, kStaged, kKindCompressed, false>);
+  allow(tile_kernel<Policy, kThreads, kStaged, kKindCompressed, true>);
+  allow(tile_kernel<Policy, kThreads, kStaged, kKindPassthrough, false>);
+  allow(tile_kernel<Policy, kThreads, kStaged, kKindPassthrough, true>);
+  allow(tile_kernel<Policy, kThreads, kStaged, kKindRing, false>);
+  allow(tile_kernel<Policy, kThreads, kStaged, kKindRing, true>);
+  if constexpr (warms_ring_parameters<Policy>) {
+    allow(tile_kernel<Policy, kThreads, kStaged, kKindRing, false, true>);
+    allow(tile_kernel<Policy, kThreads, kStaged, kKindRing, true, true>);
   }
   return e;
 }
 
-/// Raises the dynamic shared-memory limit of every staged instantiation of kVariant.
-template <MetadataVariant kVariant = MetadataVariant::kNoBug>
+/// Raises the dynamic shared-memory limit of every staged instantiation of Policy.
+template <typename Policy = MetadataPolicy>
 cudaError_t allow_metadata_shared_memory(int bytes) {
-  cudaError_t e = allow_staged_shared_memory<kVariant, 256>(bytes);
-  if constexpr (kVariant == MetadataVariant::kNoBug) {
-    if (e == cudaSuccess) e = allow_staged_shared_memory<kVariant, 512>(bytes);
-    if (e == cudaSuccess) e = allow_staged_shared_memory<kVariant, 1024>(bytes);
+  cudaError_t e = allow_staged_shared_memory<Policy, 256>(bytes);
+  if constexpr (Policy::kWideStagedTiles) {
+    if (e == cudaSuccess) e = allow_staged_shared_memory<Policy, 512>(bytes);
+    if (e == cudaSuccess) e = allow_staged_shared_memory<Policy, 1024>(bytes);
   }
   return e;
 }
 
-/// Launches the kVariant instantiation planned by plan_metadata_launch: for the warp table or the
-/// staged table, the tiles at `shape.threads` threads per block (256; staged kNoBug also 512 or
-/// 1024, the tilings a caller may ask for, while the planted variants run the default tiling
-/// only); for the global workspace, the request-table block and then the tiles; `programmatic`:
+/// Launches the Policy instantiation planned by plan_metadata_launch: for the warp table or the
+/// staged table, the tiles at `shape.threads` threads per block (256; staged also 512 or 1024,
+/// the tilings a caller may ask for, unless Policy::kWideStagedTiles is off); for the global
+/// workspace, the request-table block and then the tiles; `programmatic`:
 /// with programmatic dependent launch (both launches).
-template <MetadataVariant kVariant = MetadataVariant::kNoBug>
+template <typename Policy = MetadataPolicy>
 cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, const MetadataLaunchShape& shape,
                                          cudaStream_t stream, bool programmatic = false) {
   const int32_t blocks = shape.row_blocks + shape.work_blocks;
@@ -544,27 +524,27 @@ cudaError_t launch_metadata_staged_tiles(const MetadataParams& params, const Met
     case MetadataRequestTable::kWarpRegisters: {
       constexpr MetadataRequestTable kWarp = MetadataRequestTable::kWarpRegisters;
       if (shape.threads == kWarpTableThreads)
-        return launch_tiles<kVariant, kWarpTableThreads, kWarp>(params, grid, shared, stream, programmatic);
+        return launch_tiles<Policy, kWarpTableThreads, kWarp>(params, grid, shared, stream, programmatic);
       if (shape.threads == kNarrowWarpTableThreads)
-        return launch_tiles<kVariant, kNarrowWarpTableThreads, kWarp>(params, grid, shared, stream, programmatic);
+        return launch_tiles<Policy, kNarrowWarpTableThreads, kWarp>(params, grid, shared, stream, programmatic);
       return cudaErrorInvalidConfiguration;
     }
     case MetadataRequestTable::kGlobalWorkspace: {
       if (shape.threads != kGlobalTableThreads) return cudaErrorInvalidConfiguration;
-      const cudaError_t e = launch_kernel(metadata_request_tables_kernel<kVariant>, dim3(1), dim3(kRequestTableThreads),
+      const cudaError_t e = launch_kernel(metadata_request_tables_kernel<Policy>, dim3(1), dim3(kRequestTableThreads),
                                           0, stream, programmatic, params);
       if (e != cudaSuccess) return e;
-      return launch_tiles<kVariant, kGlobalTableThreads, MetadataRequestTable::kGlobalWorkspace>(params, grid, shared,
-                                                                                                 stream, programmatic);
+      return launch_tiles<Policy, kGlobalTableThreads, MetadataRequestTable::kGlobalWorkspace>(params, grid, shared,
+                                                                                               stream, programmatic);
     }
     case MetadataRequestTable::kSharedPerBlock:
       break;
   }
   constexpr MetadataRequestTable kStaged = MetadataRequestTable::kSharedPerBlock;
-  if (shape.threads == 256) return launch_tiles<kVariant, 256, kStaged>(params, grid, shared, stream, programmatic);
-  if constexpr (kVariant == MetadataVariant::kNoBug) {
-    if (shape.threads == 512) return launch_tiles<kVariant, 512, kStaged>(params, grid, shared, stream, programmatic);
-    if (shape.threads == 1024) return launch_tiles<kVariant, 1024, kStaged>(params, grid, shared, stream, programmatic);
+  if (shape.threads == 256) return launch_tiles<Policy, 256, kStaged>(params, grid, shared, stream, programmatic);
+  if constexpr (Policy::kWideStagedTiles) {
+    if (shape.threads == 512) return launch_tiles<Policy, 512, kStaged>(params, grid, shared, stream, programmatic);
+    if (shape.threads == 1024) return launch_tiles<Policy, 1024, kStaged>(params, grid, shared, stream, programmatic);
   }
   return cudaErrorInvalidConfiguration;
 }

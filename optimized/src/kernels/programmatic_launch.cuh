@@ -55,17 +55,6 @@ __device__ __forceinline__ void warm_parameter_cache(const Params& params) {
   if (mix == 0u) __threadfence_block();
 }
 
-// Spins for `nanoseconds` of the global timer (a test instrument: a producer that holds its writes
-// back after allow_next_grid(), so that a consumer skipping its wait reads before them).
-__device__ __forceinline__ void hold_for(uint64_t nanoseconds) {
-  uint64_t start = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  for (uint64_t now = start; now - start < nanoseconds;) {
-    __nanosleep(1000);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  }
-}
-
 /// Launches `kernel` on `stream`, with the programmatic-stream-serialization attribute when
 /// `programmatic` is set (a plain launch otherwise). Capturable in a CUDA graph either way.
 template <typename... Params, typename... Args>

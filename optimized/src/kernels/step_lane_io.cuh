@@ -120,7 +120,7 @@ __device__ __forceinline__ void store_bits_to_ring(uint16_t* row, const uint32_t
 // Stores a lane's chunk, held as E/2 packed bf16 pairs, in the store dtype at `row` + offset
 // elements: 16-byte stores of bf16 or 8-byte stores of e4m3 in Fast mode (8 and 4 bytes for a
 // 4-element piece of the halves layout).
-template <int E, int Bug, bool Fast, CacheHint Hint = CacheHint::kDefault>
+template <int E, typename Policy, bool Fast, CacheHint Hint = CacheHint::kDefault>
 __device__ __forceinline__ void store_chunk(void* row, int offset, const uint32_t (&y)[E / 2], bool fp8) {
   if (!fp8) {
     uint16_t* p = static_cast<uint16_t*>(row) + offset;
@@ -140,13 +140,10 @@ __device__ __forceinline__ void store_chunk(void* row, int offset, const uint32_
     }
     return;
   }
-  constexpr bool kSaturate = Bug != kFp8NoSaturation;
   uint32_t b[E / 4];
 #pragma unroll
-  for (int i = 0; i < E / 4; ++i) {
-    b[i] = bf16x2_to_e4m3x2<kSaturate>(y[2 * i]) | static_cast<uint32_t>(bf16x2_to_e4m3x2<kSaturate>(y[2 * i + 1]))
-                                                       << 16;
-  }
+  for (int i = 0; i < E / 4; ++i)
+    b[i] = Policy::to_e4m3x2(y[2 * i]) | static_cast<uint32_t>(Policy::to_e4m3x2(y[2 * i + 1])) << 16;
   uint8_t* p = static_cast<uint8_t*>(row) + offset;
   if constexpr (Fast && E == 4) {
     store_vector<Hint>(reinterpret_cast<uint32_t*>(p), b[0]);

@@ -31,34 +31,22 @@ __device__ __forceinline__ int halves_offset(int lane) {
 // The root of SPEC 6.2's tree for H rows, from each lane's subtree sums of its two pieces. The
 // two halves' reductions share shuffles: at offset 1 an even lane keeps the rotary chain and an odd
 // lane the pass-through chain, each sending the other; the root adds the two at the end.
-template <int D, int Bug, int H>
+template <int D, int H>
 __device__ __forceinline__ void halves_team_sum(const float (&rotary)[H], const float (&pass)[H], int lane,
                                                 float (&ss)[H]) {
   constexpr int kLanes = HalvesShape<D>::kLanes;
-  if constexpr (Bug == kReversedTree) {
-    float both[2 * H];
+  const bool odd = lane & 1;
 #pragma unroll
-    for (int k = 0; k < H; ++k) {
-      both[k] = rotary[k];
-      both[H + k] = pass[k];
-    }
-    team_sum<D, Bug, 2 * H>(both);
-#pragma unroll
-    for (int k = 0; k < H; ++k) ss[k] = __fadd_rn(both[k], both[H + k]);
-  } else {
-    const bool odd = lane & 1;
-#pragma unroll
-    for (int k = 0; k < H; ++k) {
-      const float sent = odd ? rotary[k] : pass[k];
-      ss[k] = __fadd_rn(odd ? pass[k] : rotary[k], __shfl_xor_sync(0xFFFFFFFFu, sent, 1));
-    }
-#pragma unroll
-    for (int offset = 2; offset < kLanes; offset *= 2)
-#pragma unroll
-      for (int k = 0; k < H; ++k) ss[k] = __fadd_rn(ss[k], __shfl_xor_sync(0xFFFFFFFFu, ss[k], offset));
-#pragma unroll
-    for (int k = 0; k < H; ++k) ss[k] = __fadd_rn(ss[k], __shfl_xor_sync(0xFFFFFFFFu, ss[k], 1));
+  for (int k = 0; k < H; ++k) {
+    const float sent = odd ? rotary[k] : pass[k];
+    ss[k] = __fadd_rn(odd ? pass[k] : rotary[k], __shfl_xor_sync(0xFFFFFFFFu, sent, 1));
   }
+#pragma unroll
+  for (int offset = 2; offset < kLanes; offset *= 2)
+#pragma unroll
+    for (int k = 0; k < H; ++k) ss[k] = __fadd_rn(ss[k], __shfl_xor_sync(0xFFFFFFFFu, ss[k], offset));
+#pragma unroll
+  for (int k = 0; k < H; ++k) ss[k] = __fadd_rn(ss[k], __shfl_xor_sync(0xFFFFFFFFu, ss[k], 1));
 }
 
 // The weight of the lane's two pieces as loaded (packed bf16 pairs). A Q block loads it before the
@@ -121,11 +109,11 @@ __device__ __forceinline__ uint32_t halves_lane_axes(const StepParams& p, int la
 }
 
 // One token row of the Q path in the halves layout, every head, in passes of H heads (as q_row).
-template <int D, int Bug, int H>
+template <int D, typename Policy, int H>
 __device__ void q_row_halves(const StepParams& p, int64_t t, uint32_t axes, const HalvesWeight<D>& weight, int lane) {
   constexpr int P = HalvesShape<D>::kPiece;
   constexpr int kLanes = HalvesShape<D>::kLanes;
-  const int64_t rows = Bug == kQOutSkipsPadding ? p.query_start_loc[p.num_requests] : p.num_tokens;
+  const int64_t rows = Policy::q_path_rows(p);
   const bool active = t < rows;
   const int h_end = p.num_heads;
   const int64_t row = t * p.num_heads * D + halves_offset<D>(lane);
@@ -170,7 +158,7 @@ __device__ void q_row_halves(const StepParams& p, int64_t t, uint32_t axes, cons
       ss_pass[k] = lane_sum_of_squares<P>(pass[k]);
     }
     float ss[H];
-    halves_team_sum<D, Bug, H>(ss_rotary, ss_pass, lane, ss);
+    Policy::template sum_across_halves<D, H>(ss_rotary, ss_pass, lane, ss);
     float rrms[H];
     team_rrms<D, H>(ss, p.eps, lane, rrms);
 #pragma unroll
@@ -185,8 +173,8 @@ __device__ void q_row_halves(const StepParams& p, int64_t t, uint32_t axes, cons
       rotate_packed<P>(c, s, partner, P, y);
       if (active && h0 + k < h_end) {
         uint8_t* head = q_out + (h0 + k) * head_bytes;
-        store_chunk<P, Bug, true, CacheHint::kStreaming>(head, 0, y, p.fp8);
-        store_chunk<P, Bug, true, CacheHint::kStreaming>(head, D / 2, y_pass, p.fp8);
+        store_chunk<P, Policy, true, CacheHint::kStreaming>(head, 0, y, p.fp8);
+        store_chunk<P, Policy, true, CacheHint::kStreaming>(head, D / 2, y_pass, p.fp8);
       }
     }
   }

@@ -23,20 +23,13 @@ __device__ __forceinline__ float lane_sum_of_squares(const float (&x)[E]) {
 }
 
 // The rest of the tree across the team, for H rows at once (their shuffles interleave).
-template <int D, int Bug, int H>
+template <int D, int H>
 __device__ __forceinline__ void team_sum(float (&ss)[H]) {
   constexpr int kLanes = TeamShape<D>::kLanes;
-  if constexpr (Bug == kReversedTree) {
 #pragma unroll
-    for (int offset = kLanes / 2; offset >= 1; offset /= 2)
+  for (int offset = 1; offset < kLanes; offset *= 2)
 #pragma unroll
-      for (int k = 0; k < H; ++k) ss[k] = __fadd_rn(ss[k], __shfl_xor_sync(0xFFFFFFFFu, ss[k], offset));
-  } else {
-#pragma unroll
-    for (int offset = 1; offset < kLanes; offset *= 2)
-#pragma unroll
-      for (int k = 0; k < H; ++k) ss[k] = __fadd_rn(ss[k], __shfl_xor_sync(0xFFFFFFFFu, ss[k], offset));
-  }
+    for (int k = 0; k < H; ++k) ss[k] = __fadd_rn(ss[k], __shfl_xor_sync(0xFFFFFFFFu, ss[k], offset));
 }
 
 // rrms = 1 / sqrt(ss / D + eps). ss / D == ss · (1 / D) exactly: D is a power of two, both are

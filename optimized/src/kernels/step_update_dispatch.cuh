@@ -1,6 +1,6 @@
 #pragma once
-// Launches step_update_row_teams_kernel<D, Bug> for the head dim of the arguments. The production
-// launcher instantiates every D with kNoBug; the planted variants (tests) only the D they use.
+// Launches step_update_row_teams_kernel<D, Policy> for the head dim of the arguments. The shipped
+// launcher instantiates every D with StepPolicy; another policy may instantiate only the D it uses.
 
 #include <cuda_runtime_api.h>
 
@@ -14,18 +14,8 @@
 
 namespace qsa::cuda::detail {
 
-// The MRoPE axis of rotary pair `pair` (SPEC 6.3): T, then H and W in turn while their sections last.
-template <int Bug>
-int rope_axis(int pair, const StepParams& p) {
-  constexpr int h = Bug == kWrongMropeAxis ? 2 : 1;
-  constexpr int w = Bug == kWrongMropeAxis ? 1 : 2;
-  if (pair % 3 == 1 && pair < 3 * p.mrope_sections[1]) return h;
-  if (pair % 3 == 2 && pair < 3 * p.mrope_sections[2]) return w;
-  return 0;
-}
-
 // Per lane of a team, the axis of each of its elements' pairs (0 without MRoPE), 2 bits each.
-template <int D, int Bug>
+template <int D, typename Policy>
 void fill_lane_axes(StepParams& p) {
   using Shape = TeamShape<D>;
   static_assert(Shape::kLanes <= 32 && 2 * Shape::kElems <= 32, "one word per lane");
@@ -34,7 +24,7 @@ void fill_lane_axes(StepParams& p) {
     uint32_t bits = 0;
     for (int i = 0; p.mrope && lane < Shape::kLanes && i < Shape::kElems; ++i) {
       const int d = lane * Shape::kElems + i;
-      if (d < p.rotary_dim) bits |= static_cast<uint32_t>(rope_axis<Bug>(d < hp ? d : d - hp, p)) << (2 * i);
+      if (d < p.rotary_dim) bits |= static_cast<uint32_t>(Policy::mrope_axis(d < hp ? d : d - hp, p)) << (2 * i);
     }
     p.lane_axes[lane] = bits;
   }
@@ -76,14 +66,12 @@ inline Status pdl_cap_shared_bytes(int cap, size_t static_bytes, size_t* bytes, 
 // Threads per block; items_span: the share of the grid, in percent from its start, among whose Q
 // blocks the item blocks are spread (0: the item blocks lead the grid, as upstream's programs do;
 // 100: spread over the whole grid).
-template <int D, int Bug, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
+template <int D, typename Policy, bool Fast, int H = kDefaultHeadsPerPass, int MinBlocks = kDefaultMinBlocks,
           int PoolBatch = kDefaultPoolBatch, bool GridControl = true, int Threads = kStepThreads, bool Halves = false,
           bool EarlyRingLoads = false>
 Status launch_step_kernel(StepParams p, int items_span, cudaStream_t stream, Error* error) {
   constexpr int64_t teams = TeamShape<D>::template kTeamsPerBlock<Threads>;
-  fill_lane_axes<D, Bug>(p);
-  if (Bug == kRingOneRowShort && p.ring_capacity > 1)
-    p.ring_rows = InvariantDivider::make(static_cast<uint32_t>(p.ring_capacity - 1));
+  fill_lane_axes<D, Policy>(p);
   const int64_t item_blocks = (p.num_work_rows + teams - 1) / teams;
   const int64_t q_blocks = (p.num_tokens + teams - 1) / teams;  // one team per token row
   if (item_blocks + q_blocks == 0) return Status::kOk;
@@ -103,8 +91,8 @@ Status launch_step_kernel(StepParams p, int items_span, cudaStream_t stream, Err
         s != Status::kOk)
       return s;
   }
-  QSA_CUDA_TRY(launch_kernel(step_update_row_teams_kernel<D, Bug, Fast, H, MinBlocks, PoolBatch, GridControl, Threads,
-                                                          Halves, EarlyRingLoads>,
+  QSA_CUDA_TRY(launch_kernel(step_update_row_teams_kernel<D, Policy, Fast, H, MinBlocks, PoolBatch, GridControl,
+                                                          Threads, Halves, EarlyRingLoads>,
                              dim3(static_cast<unsigned>(item_blocks + q_blocks)), dim3(Threads), shared_bytes, stream,
                              programmatic, p),
                error);
@@ -145,35 +133,35 @@ inline bool wants_latency_grid(const StepParams& p, int head_dim, StepGrid grid)
 
 // The fast layout's two Q-path layouts: halves when rd == D/2 (step_q_halves.cuh), contiguous
 // otherwise.
-template <int D, int Bug, int H, int MinBlocks, int PoolBatch, bool GridControl, int Threads,
+template <int D, typename Policy, int H, int MinBlocks, int PoolBatch, bool GridControl, int Threads,
           bool EarlyRingLoads = false>
 Status launch_fast(const StepParams& p, int items_span, cudaStream_t stream, Error* error) {
   if (halves_q_layout(D, p.rotary_dim))
-    return launch_step_kernel<D, Bug, true, H, MinBlocks, PoolBatch, GridControl, Threads, true, EarlyRingLoads>(
+    return launch_step_kernel<D, Policy, true, H, MinBlocks, PoolBatch, GridControl, Threads, true, EarlyRingLoads>(
         p, items_span, stream, error);
-  return launch_step_kernel<D, Bug, true, H, MinBlocks, PoolBatch, GridControl, Threads, false, EarlyRingLoads>(
+  return launch_step_kernel<D, Policy, true, H, MinBlocks, PoolBatch, GridControl, Threads, false, EarlyRingLoads>(
       p, items_span, stream, error);
 }
 
-template <int D, int Bug, bool Generic>
+template <int D, typename Policy, bool Generic>
 Status launch_for_layout(const StepParams& p, StepGrid grid, cudaStream_t stream, Error* error) {
   if constexpr (kHasLatencyGrid<D>) {
     if (fast_layout(p, D) && wants_latency_grid(p, D, grid))
-      return launch_fast<D, Bug, kDefaultHeadsPerPass, kLatencyMinBlocks, kLatencyPoolBatch, true, kLatencyThreads,
+      return launch_fast<D, Policy, kDefaultHeadsPerPass, kLatencyMinBlocks, kLatencyPoolBatch, true, kLatencyThreads,
                          kLatencyEarlyRingLoads>(p, /*items_span=*/0, stream, error);
   }
   if (fast_layout(p, D))
-    return launch_fast<D, Bug, kDefaultHeadsPerPass, kMinBlocksFor<D, true>, kStreamingPoolBatch, true, kStepThreads>(
-        p, kStreamingItemsSpan, stream, error);
+    return launch_fast<D, Policy, kDefaultHeadsPerPass, kMinBlocksFor<D, true>, kStreamingPoolBatch, true,
+                       kStepThreads>(p, kStreamingItemsSpan, stream, error);
   if constexpr (Generic)
-    return launch_step_kernel<D, Bug, false, kDefaultHeadsPerPass, kMinBlocksFor<D, false>>(p, streaming_items_span(p),
-                                                                                            stream, error);
+    return launch_step_kernel<D, Policy, false, kDefaultHeadsPerPass, kMinBlocksFor<D, false>>(
+        p, streaming_items_span(p), stream, error);
   return invalid(error, "layout", -1, "launch-argument",
-                 "this kernel variant is built for the fast layout only (aligned rows, rd/2 a power-of-two multiple of "
-                 "the lane chunk)");
+                 "this kernel instantiation is built for the fast layout only (aligned rows, rd/2 a power-of-two "
+                 "multiple of the lane chunk)");
 }
 
-/// A tuning variant (benchmarks only): D = 128, the fast layout, H heads per pass, MinBlocks,
+/// A tuning instantiation (benchmarks only): D = 128, the fast layout, H heads per pass, MinBlocks,
 /// PoolBatch members loaded at once, with or without the PDL wait and trigger, Threads per block,
 /// the share of the grid the item blocks are spread over (percent), the Q path's halves layout
 /// when rd == D/2 or always contiguous, phase B's first batch loaded with the members or after
@@ -184,25 +172,25 @@ Status launch_step_tuning(const StepUpdateDeviceArgs& args, cudaStream_t stream,
   if (Status s = check_step_args(args, error); s != Status::kOk) return s;
   const StepParams p = make_step_params(args);
   if (args.head_dim != 128 || !fast_layout(p, 128))
-    return invalid(error, "head_dim", -1, "launch-argument", "tuning variants need D = 128, fast layout");
+    return invalid(error, "head_dim", -1, "launch-argument", "tuning instantiations need D = 128, fast layout");
   if constexpr (HalvesWhenRdIsHalf)
-    return launch_fast<128, kNoBug, H, MinBlocks, PoolBatch, GridControl, Threads, EarlyRingLoads>(p, ItemsSpan, stream,
-                                                                                                   error);
-  return launch_step_kernel<128, kNoBug, true, H, MinBlocks, PoolBatch, GridControl, Threads, false, EarlyRingLoads>(
-      p, ItemsSpan, stream, error);
+    return launch_fast<128, StepPolicy, H, MinBlocks, PoolBatch, GridControl, Threads, EarlyRingLoads>(p, ItemsSpan,
+                                                                                                       stream, error);
+  return launch_step_kernel<128, StepPolicy, true, H, MinBlocks, PoolBatch, GridControl, Threads, false,
+                            EarlyRingLoads>(p, ItemsSpan, stream, error);
 }
 
 /// Checks the arguments and launches for their D and layout. `Dims` lists the head dims this
-/// variant was built for (another D gives kInvalidInput); `Generic` whether it has the element-
+/// instantiation was built for (another D gives kInvalidInput); `Generic` whether it has the element-
 /// by-element instantiation for layouts that are not fast.
-template <int Bug, bool Generic, int... Dims>
+template <typename Policy, bool Generic, int... Dims>
 Status dispatch_step_update(const StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
   if (Status s = check_step_args(args, error); s != Status::kOk) return s;
   const StepParams p = make_step_params(args);
   Status status = invalid(error, "head_dim", -1, "launch-argument",
-                          "this kernel variant is not built for D = " + std::to_string(args.head_dim));
+                          "this kernel instantiation is not built for D = " + std::to_string(args.head_dim));
   const bool launched =
-      ((args.head_dim == Dims ? (status = launch_for_layout<Dims, Bug, Generic>(p, args.grid, stream, error), true)
+      ((args.head_dim == Dims ? (status = launch_for_layout<Dims, Policy, Generic>(p, args.grid, stream, error), true)
                               : false) ||
        ...);
   (void)launched;

@@ -15,24 +15,9 @@ inline constexpr int kDefaultHeadsPerPass = 2;  // Q-path heads whose loads and 
 inline constexpr int kDefaultMinBlocks = 8;
 // The generic layout (element by element): at most 80 registers, 24 warps per SM.
 inline constexpr int kGenericMinBlocks = 6;
-// Group members loaded at once by the generic layout (and the tuning variants' default); the fast
+// Group members loaded at once by the generic layout (and the tuning instantiations' default); the fast
 // layout's grids load four (kStreamingPoolBatch, kLatencyPoolBatch in step_update_dispatch.cuh).
 inline constexpr int kDefaultPoolBatch = 2;
-
-/// Planted bugs (planted/, through qsa/cuda/detail/kernel_variants.cuh): the production kernel is
-/// step_update_row_teams_kernel<D, kNoBug>.
-enum StepBug : int {
-  kNoBug = 0,
-  kCommitBeforeRead,          // item (j, 0) commits the ring suffix before pooling its group
-  kRingOneRowShort,           // ring rows addressed by position mod (R - 1)
-  kWrongMropeAxis,            // h and w swapped in the MRoPE axis selection
-  kFp8NoSaturation,           // fp8 store without saturation (beyond +-448 -> NaN)
-  kRingBlockUnchecked,        // no bound check on the ring block: a block past the cache is read and written
-  kQOutSkipsPadding,          // the Q path stops at M = qsl[NR] rows, padding rows unwritten
-  kReversedTree,              // the cross-lane sum of squares with offsets kLanes/2 .. 1: another tree
-  kGroupPositionIgnoresTail,  // the group rotated at (gC, gC, gC) although the ring caches positions
-  kSkipsGridWait,             // no griddepcontrol.wait: under PDL it reads the metadata before it is written
-};
 
 struct StepParams {
   const int32_t* query_start_loc;
@@ -87,7 +72,7 @@ struct StepParams {
   float inv_compress_ratio;           // 1 / C when C is a power of two (then x / C == x · (1 / C) exactly), else 0
   InvariantDivider compress_divider;  // C
   InvariantDivider storage_divider;   // S
-  InvariantDivider ring_rows;         // R (R - 1 in the planted ring-one-row-short bug)
+  InvariantDivider ring_rows;         // R
   uint32_t lane_axes[32];             // per lane of a team: the MRoPE axis of each element's rotary pair, 2 bits each
   int32_t item_blocks;                // blocks 0, k, 2k, ... (item_blocks of them) run k-work items, the rest Q rows
   bool programmatic_launch;           // launched with programmatic dependent launch (programmatic_launch.cuh)
