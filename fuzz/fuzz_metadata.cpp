@@ -2,7 +2,7 @@
 // sometimes invalid.
 // - Invalid (by an independent reading of SPEC 1.4): the reference answers kInvalidInput with that
 //   field and rule, and writes nothing; every other backend answers the same error and writes
-//   nothing (the checking engine, traces/check_engine.hpp).
+//   nothing (the checking engine, engine/check_engine.hpp).
 // - Valid: the reference answers kOk and its output keeps the invariants of SPEC 7.4; every other
 //   backend (differential mode, fuzz_support.hpp) produces the same output bit for bit (the engine).
 // A finding prints what differed and traps.

@@ -1,6 +1,6 @@
 // Stateful property (SPEC 7.1-7.5): random scenarios of every workload model stepped through the
 // backend under test, checked after every step against the model oracle, the invariants and the
-// reference. A failure is shrunk with the project's one shrinker (traces/shrinker.hpp), written as
+// reference. A failure is shrunk with the project's one shrinker (engine/shrinker.hpp), written as
 // a scenario file, and reported with the commands that replay it.
 
 #include <gtest/gtest.h>

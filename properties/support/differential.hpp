@@ -13,7 +13,7 @@
 
 namespace qsa::testing {
 
-/// The checking engine's verdict (traces/check_engine.hpp) on `backend` against the reference for
+/// The checking engine's verdict (engine/check_engine.hpp) on `backend` against the reference for
 /// `input`: status, error (field, index, rule), untouched output on an error, the SPEC 7.4
 /// invariants, every output bit for bit. Returns the finding as text (its key first), or nullopt.
 std::optional<std::string> differential_failure(Backend& backend, const MetadataInput& input);

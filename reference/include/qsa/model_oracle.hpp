@@ -34,7 +34,7 @@ class ModelOracle {
 
   /// Whether a compressed row or a q_out head row (`width` elements of `element_bytes`) is
   /// acceptable for the expected one. Bit for bit unless set: the float tolerance mode of SPEC 6
-  /// (traces/float_comparator.hpp) sets its comparator here. Ring rows are always exact.
+  /// (engine/float_comparator.hpp) sets its comparator here. Ring rows are always exact.
   using RowAccepts =
       std::function<bool(const uint8_t* expected, const uint8_t* actual, int64_t width, int element_bytes)>;
   void set_row_accepts(RowAccepts accepts) { row_accepts_ = std::move(accepts); }
