@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "qsa/reference/backend.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 
 namespace {
@@ -79,24 +80,36 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "FAIL %s\n", engine::to_string(f).c_str());
     return 1;
   };
+  // The prompt in chunks, then `decodes` decode steps of 4 rows (2 accepted), each decode timed
+  // from its record's making to the end of its checks.
   const auto t0 = std::chrono::steady_clock::now();
   int64_t at = 0;
-  while (at < prompt) {
-    const int64_t rows = std::min(chunk_tokens, prompt - at);
-    if (auto f = runner.step(step_of(at, rows, rows))) return fail(*f);
-    at += rows;
-  }
-  const double prefill_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  int64_t decoded = 0;
+  double prefill_s = 0;
+  traces::StepRecord record;
+  std::chrono::steady_clock::time_point s0;
+  const engine::StepSource next = [&]() -> const traces::StepRecord* {
+    if (at < prompt) {
+      const int64_t rows = std::min(chunk_tokens, prompt - at);
+      record = step_of(at, rows, rows);
+      at += rows;
+    } else {
+      if (decoded == 0) prefill_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (decoded++ == decodes) return nullptr;
+      record = step_of(at, 4, 2);
+      at += 2;
+    }
+    s0 = std::chrono::steady_clock::now();
+    return &record;
+  };
   std::vector<double> plain, full;
-  for (int64_t i = 0; i < decodes; ++i) {
-    const int64_t index = runner.steps_run();
-    const auto s0 = std::chrono::steady_clock::now();
-    if (auto f = runner.step(step_of(at, 4, 2))) return fail(*f);
+  engine::StepObserver observer;
+  observer.after_step = [&](int64_t index, const traces::StepRecord& step, const engine::ScenarioRunner&, bool) {
+    if (step.chunks[0].length == step.chunks[0].accepted) return;  // a prefill chunk
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
     (every > 0 && (index + 1) % every == 0 ? full : plain).push_back(ms);
-    at += 2;
-  }
-  if (auto f = runner.finish()) return fail(*f);
+  };
+  if (auto f = engine::run_steps(runner, next, observer).failure) return fail(*f);
   std::sort(plain.begin(), plain.end());
   const double median = plain.empty() ? 0 : plain[plain.size() / 2];
   double full_mean = 0;

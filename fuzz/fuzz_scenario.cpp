@@ -17,6 +17,7 @@
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/engine/replay_command.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "scenario_builder.hpp"
 
@@ -43,9 +44,8 @@ void run_on(Backend& backend, const traces::Scenario& s) {
   options.full_compare_every = 1;  // and compare both whole caches after every step (a stray write at its step)
   options.float_tolerance = fuzz::fuzz_float_tolerance();
   engine::ScenarioRunner runner(s.config, backend, options);
-  for (const traces::StepRecord& step : s.steps) {
-    const auto failure = runner.step(step);
-    if (!failure) continue;
+  const auto failure = engine::run_steps(runner, s.steps).failure;
+  if (failure) {
     const std::string replay = "\n  the scenario (save it as x.scenario; " +
                                engine::replay_command(backend.name(), "x.scenario", options.float_tolerance) +
                                "):\n" + as_file(s);

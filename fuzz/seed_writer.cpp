@@ -17,6 +17,7 @@
 #include "qsa/backends/registry.hpp"
 #include "qsa/traces/rng.hpp"
 #include "qsa/traces/scenario_file.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -50,10 +51,11 @@ std::string scenario_text(const std::string& workload, uint64_t seed, int64_t st
     engine::RunOptions options;
     options.compute_digests = true;
     engine::ScenarioRunner runner(s.config, *reference, options);
-    for (const traces::StepRecord& step : s.steps) {
-      if (runner.step(step)) break;
-      recorded.push_back(runner.last_digest());
-    }
+    engine::StepObserver observer;
+    observer.after_step = [&](int64_t, const traces::StepRecord&, const engine::ScenarioRunner& r, bool failed) {
+      if (!failed) recorded.push_back(r.last_digest());
+    };
+    if (engine::run_steps(runner, s.steps, observer).failure) recorded.clear();
     if (recorded.size() != s.steps.size()) recorded.clear();
   }
   std::ostringstream out;

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "qsa/ring_capacity.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "support/backend_under_test.hpp"
 #include "support/gpu_guard.hpp"
@@ -119,10 +120,10 @@ TEST(MetamorphicProperties, ScheduleDoesNotChangeTheCompressedRows) {
     options.differential = false;  // this property needs no reference run
     engine::ScenarioRunner run_a(config, *backend, options);
     engine::ScenarioRunner run_b(config, *backend, options);
-    for (const StepRecord& step : build(config, prompt, committed, family, a).steps)
-      if (auto f = run_a.step(step)) RC_FAIL("schedule A: " + engine::to_string(*f));
-    for (const StepRecord& step : build(config, prompt, committed, family, b).steps)
-      if (auto f = run_b.step(step)) RC_FAIL("schedule B: " + engine::to_string(*f));
+    if (auto f = engine::run_steps(run_a, build(config, prompt, committed, family, a).steps).failure)
+      RC_FAIL("schedule A: " + engine::to_string(*f));
+    if (auto f = engine::run_steps(run_b, build(config, prompt, committed, family, b).steps).failure)
+      RC_FAIL("schedule B: " + engine::to_string(*f));
 
     for (int64_t g = 0; g < committed / c; ++g)
       if (compressed_row(run_a.caches(), config, a.blocks, g) != compressed_row(run_b.caches(), config, b.blocks, g))

@@ -19,6 +19,7 @@
 #include "qsa/reference/backend.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/engine/replay_command.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "support/gpu_guard.hpp"
 
@@ -55,12 +56,8 @@ void replay_with_digests(const std::string& path, Backend& backend) {
   engine::RunOptions options;
   options.expected_digests = &file.digests;
   engine::ScenarioRunner runner(file.scenario.config, backend, options);
-  for (const traces::StepRecord& step : file.scenario.steps) {
-    if (const auto failure = runner.step(step)) {
-      FAIL() << path << ": " << engine::to_string(*failure)
-             << "\n  replay: " << engine::replay_command(backend.name(), path);
-    }
-  }
+  if (const auto failure = engine::run_steps(runner, file.scenario.steps).failure)
+    FAIL() << path << ": " << engine::to_string(*failure) << "\n  replay: " << engine::replay_command(backend.name(), path);
   EXPECT_TRUE(runner.step_update_supported())
       << backend.name() << " has no step update: only the metadata digests were compared";
 }

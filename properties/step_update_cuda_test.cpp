@@ -12,6 +12,7 @@
 #include "qsa/cuda/step_update.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/reference/step_update.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -232,14 +233,24 @@ TEST(StepUpdateCudaRobustness, TwoRunsGiveIdenticalBytes) {
   const traces::Scenario s = traces::simulate(traces::workload_by_name("adversarial"), 11, 60);
   cuda::CudaBackend first;
   cuda::CudaBackend second;
-  engine::ScenarioRunner a(s.config, first);
-  engine::ScenarioRunner b(s.config, second);
-  for (const traces::StepRecord& step : s.steps) {
-    ASSERT_FALSE(a.step(step).has_value());
-    ASSERT_FALSE(b.step(step).has_value());
-    ASSERT_EQ(a.caches().ring.bytes, b.caches().ring.bytes);
-    ASSERT_EQ(a.caches().compressed.bytes, b.caches().compressed.bytes);
-  }
+  // Every step's digest (its outputs and the cache rows it wrote), then both whole caches.
+  engine::RunOptions options;
+  options.compute_digests = true;
+  engine::ScenarioRunner a(s.config, first, options);
+  engine::ScenarioRunner b(s.config, second, options);
+  std::vector<traces::StepDigest> digests_a, digests_b;
+  const auto keep = [](std::vector<traces::StepDigest>* into) {
+    engine::StepObserver observer;
+    observer.after_step = [into](int64_t, const traces::StepRecord&, const engine::ScenarioRunner& r, bool) {
+      into->push_back(r.last_digest());
+    };
+    return observer;
+  };
+  ASSERT_FALSE(engine::run_steps(a, s.steps, keep(&digests_a)).failure.has_value());
+  ASSERT_FALSE(engine::run_steps(b, s.steps, keep(&digests_b)).failure.has_value());
+  for (size_t i = 0; i < digests_a.size(); ++i) ASSERT_EQ(digests_a[i], digests_b[i]) << "step " << i;
+  ASSERT_EQ(a.caches().ring.bytes, b.caches().ring.bytes);
+  ASSERT_EQ(a.caches().compressed.bytes, b.caches().compressed.bytes);
 }
 
 // One backend through scenarios whose RoPE tables have the same size and different contents (the

@@ -12,6 +12,7 @@
 #include "qsa/backends/plugin_library.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/spec_examples.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -99,7 +100,7 @@ TEST(PluginBackend, InputsOutsideTheCapabilitiesAreDeclinedAsNotRun) {
   }
   engine::ScenarioRunner runner(simulate("default", 1, 5).config, backend);
   const traces::Scenario scenario = simulate("default", 1, 5);
-  for (const traces::StepRecord& step : scenario.steps) ASSERT_FALSE(runner.step(step));
+  ASSERT_FALSE(engine::run_steps(runner, scenario.steps).failure);
   EXPECT_FALSE(runner.step_update_supported());
   EXPECT_EQ(runner.declined().size(), 3u);  // ring and passthrough metadata, the step update
 }

@@ -10,6 +10,7 @@
 #include "qsa/backends/registry.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/invalid_batch.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/request_replay.hpp"
@@ -101,26 +102,28 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
   engine::ScenarioRunner runner(simulator.config(), backend, options);
   traces::CoverageCounter coverage(simulator.config());
   const backends::CudaGridChoice grid_choice = backends::cuda_grid_choice(simulator.config());
-  for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {
-    if (stop_requested() || (cancelled && cancelled())) {
-      result.stopped = true;
-      break;
-    }
+  const engine::StepSource next = [&]() -> const traces::StepRecord* {
+    if (static_cast<int64_t>(result.scenario.steps.size()) >= job.steps || simulator.done()) return nullptr;
     result.scenario.steps.push_back(simulator.next());
-    result.failure = runner.step(result.scenario.steps.back());
-    if (!runner.excluded().empty()) {
-      result.excluded.push_back(runner.excluded());
-      return result;
-    }
-    coverage.add(result.scenario.steps.back());
-    const std::string grid = backends::cuda_step_grid(grid_choice, result.scenario.steps.back());
+    return &result.scenario.steps.back();
+  };
+  engine::StepObserver observer;
+  observer.stop = [&]() { return stop_requested() || (cancelled && cancelled()); };
+  observer.after_step = [&](int64_t index, const traces::StepRecord& step, const engine::ScenarioRunner&, bool failed) {
+    coverage.add(step);
+    const std::string grid = backends::cuda_step_grid(grid_choice, step);
     if (!grid.empty()) ++result.cuda_grid_steps[grid];
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (result.failure) break;
-    ++result.steps_run;
-    if (progress) progress(job, i + 1, coverage.coverage(), result.seconds);
+    if (!failed && progress) progress(job, index + 1, coverage.coverage(), result.seconds);
+  };
+  const engine::StepLoopResult run = engine::run_steps(runner, next, observer);
+  result.failure = run.failure;
+  result.stopped = run.stopped;
+  result.steps_run = run.steps_passed();
+  if (!run.excluded.empty()) {
+    result.excluded.push_back(run.excluded);
+    return result;
   }
-  if (!result.failure && !result.stopped) result.failure = runner.finish();  // the last full comparison
   if (!result.failure && !result.stopped && job.workload.schedule && !simulator.done()) {
     // Request ids follow the log's arrivals: id k is arrival k of the window.
     std::set<int64_t> finished;

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "scenario_files.hpp"
 
@@ -32,12 +33,11 @@ int record_expected(const std::vector<std::string>& paths, ReportOutput output) 
     options.compute_digests = true;
     engine::ScenarioRunner runner(s.config, *reference, options);
     std::vector<traces::StepDigest> digests;
-    std::optional<engine::RunFailure> failure;
-    for (const traces::StepRecord& step : s.steps) {
-      if ((failure = runner.step(step))) break;
-      digests.push_back(runner.last_digest());
-    }
-    if (!failure) failure = runner.finish();
+    engine::StepObserver observer;
+    observer.after_step = [&](int64_t, const traces::StepRecord&, const engine::ScenarioRunner& r, bool failed) {
+      if (!failed) digests.push_back(r.last_digest());
+    };
+    const std::optional<engine::RunFailure> failure = engine::run_steps(runner, s.steps, observer).failure;
     if (failure) {
       out << "FAIL " << named.path << ": " << engine::to_string(*failure) << " (file left unchanged)" << std::endl;
       exit_code = failure->invalid_scenario ? kExitUsage : kExitMismatch;

@@ -17,6 +17,7 @@
 #include "output.hpp"
 #include "output_file.hpp"
 #include "stop_request.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/float_statistics.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/engine/scenario_runner.hpp"
@@ -82,16 +83,13 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     engine::StepFloatStatistics statistics(tolerance.ulps);
     if (!tolerance.exact()) options.float_statistics = &statistics;
     engine::ScenarioRunner runner(s.config, *backend, options);
-    std::optional<engine::RunFailure> failure;
     const auto start = std::chrono::steady_clock::now();
-    size_t steps_run = 0;
-    for (const traces::StepRecord& step : s.steps) {
-      if (stop_requested()) break;
-      ++steps_run;
-      if ((failure = runner.step(step))) break;
-    }
-    const bool stopped = !failure && steps_run < s.steps.size();
-    if (!failure && !stopped) failure = runner.finish();
+    engine::StepObserver observer;
+    observer.stop = stop_requested;
+    const engine::StepLoopResult run = engine::run_steps(runner, s.steps, observer);
+    std::optional<engine::RunFailure> failure = run.failure;
+    const bool stopped = run.stopped;
+    const int64_t steps_run = run.steps_run;
     nlohmann::json result = {
         {"file", named.path},
         {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()},

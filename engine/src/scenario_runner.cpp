@@ -5,6 +5,7 @@
 
 #include "qsa/reference/backend.hpp"
 #include "qsa/engine/check_engine.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::engine {
@@ -358,9 +359,7 @@ std::optional<RunFailure> ScenarioRunner::step(const traces::StepRecord& record)
 
 std::optional<RunFailure> run_scenario(const traces::Scenario& scenario, Backend& backend, const RunOptions& options) {
   ScenarioRunner runner(scenario.config, backend, options);
-  for (const traces::StepRecord& record : scenario.steps)
-    if (auto f = runner.step(record)) return f;
-  return runner.finish();
+  return run_steps(runner, scenario.steps).failure;
 }
 
 }  // namespace qsa::engine

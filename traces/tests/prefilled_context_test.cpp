@@ -16,6 +16,7 @@
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/request_replay.hpp"
 #include "qsa/traces/scenario_file.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "support/scenario_rules.hpp"
@@ -94,12 +95,12 @@ Stepped run(const Scenario& s) {
   options.sweep_every = 1;  // every live request's every group, after every step
   engine::ScenarioRunner runner(s.config, reference, options);
   Stepped r;
-  for (const StepRecord& step : s.steps) {
-    r.failure = runner.step(step);
-    if (r.failure) return r;
-    r.digests.push_back(runner.last_digest());
-  }
-  r.failure = runner.finish();
+  engine::StepObserver observer;
+  observer.after_step = [&](int64_t, const StepRecord&, const engine::ScenarioRunner& at, bool failed) {
+    if (!failed) r.digests.push_back(at.last_digest());
+  };
+  r.failure = engine::run_steps(runner, s.steps, observer).failure;
+  if (r.failure) return r;
   r.caches = runner.caches();
   return r;
 }

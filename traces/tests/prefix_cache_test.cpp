@@ -13,6 +13,7 @@
 #include "qsa/traces/log_reuse.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/request_replay.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -26,9 +27,7 @@ std::optional<engine::RunFailure> run_on_reference(const Scenario& s) {
   engine::RunOptions options;
   options.sweep_every = 1;  // every live request's every group, after every step
   engine::ScenarioRunner runner(s.config, reference, options);
-  for (const StepRecord& step : s.steps)
-    if (auto failure = runner.step(step)) return failure;
-  return runner.finish();
+  return engine::run_steps(runner, s.steps).failure;
 }
 
 PrefixHitCounts hits_of(const Scenario& s) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "qsa/reference/backend.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "support/hand_scenarios.hpp"
 
@@ -38,11 +39,7 @@ TEST(SparseCaches, ResidentMemoryFollowsTheBlocksInUse) {
   const int64_t before = resident_bytes();
   reference::ReferenceBackend backend;
   engine::ScenarioRunner runner(s.config, backend);  // its caches and the write check's copy
-  for (const traces::StepRecord& step : s.steps) {
-    const auto f = runner.step(step);
-    ASSERT_FALSE(f.has_value()) << engine::to_string(*f);
-  }
-  const auto f = runner.finish();
+  const auto f = engine::run_steps(runner, s.steps).failure;
   ASSERT_FALSE(f.has_value()) << engine::to_string(*f);
   const int64_t grown = resident_bytes() - before;
   EXPECT_LT(grown, dense / 16) << "resident memory grew by " << grown << " bytes; two dense copies are " << 2 * dense;

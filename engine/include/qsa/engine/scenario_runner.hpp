@@ -7,6 +7,7 @@
 // once per kind and shared by the differential, the write check and the digests.
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -69,15 +70,15 @@ struct RunFailure {
 
 std::string to_string(const RunFailure& failure);
 
+struct StepLoopResult;
+struct StepObserver;
+using StepSource = std::function<const traces::StepRecord*()>;
+
+/// Holds a scenario's caches and checks each step handed to it. Only the step loop
+/// (step_loop.hpp: run_steps) steps it, so every caller ends a scenario the same way.
 class ScenarioRunner {
  public:
   ScenarioRunner(const traces::ScenarioConfig& config, Backend& backend, RunOptions options = {});
-
-  /// Runs and checks the next step. After a failure the runner should not be stepped further.
-  std::optional<RunFailure> step(const traces::StepRecord& record);
-  /// After the last step: compares both whole caches if some step since the last full comparison
-  /// compared only its rows (RunOptions::full_compare_every). run_scenario() calls it.
-  std::optional<RunFailure> finish();
 
   int64_t steps_run() const { return index_; }
   /// False once the backend answered kNotImplemented for the step update (metadata is still checked).
@@ -95,6 +96,14 @@ class ScenarioRunner {
   const traces::StepDigest& last_digest() const { return digest_; }
 
  private:
+  friend StepLoopResult run_steps(ScenarioRunner& runner, const StepSource& next, const StepObserver& observer);
+
+  /// Runs and checks the next step. After a failure the runner should not be stepped further.
+  std::optional<RunFailure> step(const traces::StepRecord& record);
+  /// After the last step: compares both whole caches if some step since the last full comparison
+  /// compared only its rows (RunOptions::full_compare_every).
+  std::optional<RunFailure> finish();
+
   /// Before a step: the pre-filled context of its `prefilled` chunks, written by the reference into
   /// the backend's caches and the expected ones (docs/workloads.md "Pre-filled context").
   std::optional<RunFailure> prefill(const traces::StepRecord& record);
