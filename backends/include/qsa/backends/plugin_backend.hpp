@@ -43,6 +43,7 @@ class PluginBackend final : public Backend {
   std::optional<std::string> excludes(const StepInput& input, const StepCaches& caches) const override;
   std::optional<std::string> excludes(const StepGeometry& geometry) const override;
   Deviations deviations() const override;
+  bool outside_kernel() const override { return true; }
 
   /// The step update on the device for timing (qsa/backends/device_step.hpp): a CUDA plugin that
   /// declares QSA_PLUGIN_FEATURE_GRAPH_CAPTURABLE; its own metadata of the step (when its step

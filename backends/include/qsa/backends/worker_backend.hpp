@@ -56,6 +56,7 @@ class WorkerBackend final : public Backend {
   std::optional<std::string> excludes(const StepInput& input, const StepCaches& caches) const override;
   std::optional<std::string> excludes(const StepGeometry& geometry) const override;
   Deviations deviations() const override;
+  bool outside_kernel() const override { return true; }
 
   /// The handshake's answer (valid when probe() is kOk).
   const WorkerHello& hello() const { return hello_; }
