@@ -1,5 +1,6 @@
 #include "qsa/backends/plugin_backend.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -143,8 +144,10 @@ Status PluginBackend::run_metadata(const MetadataInput& in, PluginMetadataBuffer
   args.stream = memory.stream();
   QsaPluginError e{};
   e.index = -1;
+  const auto start = std::chrono::steady_clock::now();
   const int32_t code = library_->table().build_metadata(instance_->handle, &args, &e);
   QSA_TRY(memory.synchronize(error));
+  kernel_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (code != QSA_PLUGIN_OK) return failed_call_status(code, e, name_, "build_metadata", error);
   return Status::kOk;
 }
@@ -251,8 +254,10 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
 
   QsaPluginError e{};
   e.index = -1;
+  const auto start = std::chrono::steady_clock::now();
   const int32_t code = library_->table().step_update(instance_->handle, &args, &e);
   QSA_TRY(memory.synchronize(error));
+  kernel_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // The caches come back even after a failure: a plugin that wrote before failing shows it.
   if (!host) {
     QSA_TRY(download_cache(*ring_, &caches->ring, &ring_shadow_, error));

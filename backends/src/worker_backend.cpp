@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -283,8 +284,12 @@ Status WorkerBackend::call(const json& request, const std::string& what, json* r
   if (fault_) return earlier_fault(error);
   std::string text;
   Error e;
-  if (process_->send(request.dump(), worker_timeout(), &e) != Status::kOk ||
-      process_->receive(what, worker_timeout(), &text, &e) != Status::kOk) {
+  const std::string frame = request.dump();
+  const auto start = std::chrono::steady_clock::now();
+  const bool answered = process_->send(frame, worker_timeout(), &e) == Status::kOk &&
+                        process_->receive(what, worker_timeout(), &text, &e) == Status::kOk;
+  kernel_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!answered) {
     fault_ = e;
     *error = std::move(e);
     return Status::kInternalError;

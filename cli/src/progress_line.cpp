@@ -6,12 +6,19 @@
 
 namespace qsa::cli {
 
-std::string overall_progress(int64_t done, int64_t total, double elapsed_seconds) {
+std::string overall_progress(int64_t done, int64_t total, double elapsed_seconds, int64_t steps) {
   std::string text = "[jobs " + std::to_string(done) + "/" + std::to_string(total) + ", " +
                      std::to_string(static_cast<int64_t>(elapsed_seconds)) + " s elapsed, ETA ";
-  if (done <= 0 || done > total) return text + "?]";
-  const double left = elapsed_seconds / static_cast<double>(done) * static_cast<double>(total - done);
-  return text + std::to_string(static_cast<int64_t>(left + 0.5)) + " s]";
+  if (done <= 0 || done > total) {
+    text += "?";
+  } else {
+    const double left = elapsed_seconds / static_cast<double>(done) * static_cast<double>(total - done);
+    text += std::to_string(static_cast<int64_t>(left + 0.5)) + " s";
+  }
+  if (steps >= 0 && elapsed_seconds >= 1.0)  // a rate over less than a second says little
+    text += ", " + std::to_string(static_cast<int64_t>(static_cast<double>(steps) / elapsed_seconds + 0.5)) +
+            " steps/s";
+  return text + "]";
 }
 
 ProgressLine::ProgressLine(bool quiet)

@@ -55,6 +55,9 @@ class PluginBackend final : public Backend {
   const PluginLibrary* library() const { return library_.get(); }
   /// The loader's error when probe() fails.
   const Error& load_error() const { return load_error_; }
+  /// Seconds spent inside the plugin's build_metadata and step_update (with the device synchronized
+  /// after each), since construction: the kernel's own time, which qsacheck reports apart.
+  double kernel_seconds() const { return kernel_seconds_; }
 
  private:
   Status run_metadata(const MetadataInput& input, PluginMetadataBuffers* buffers, Error* error);
@@ -70,6 +73,7 @@ class PluginBackend final : public Backend {
   std::unique_ptr<PluginMemory> memory_;
   std::shared_ptr<PluginInstance> instance_;
   Error load_error_;
+  double kernel_seconds_ = 0;
   std::unique_ptr<PluginBackendBuffers> buffers_;  // every call's buffers, kept for the next call
   // A CUDA plugin's resident caches (kept across steps) and what the host saw of them after the
   // last step; a host plugin steps qsacheck's caches in place.

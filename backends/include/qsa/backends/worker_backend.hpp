@@ -63,6 +63,10 @@ class WorkerBackend final : public Backend {
   /// The command as run (arguments re-quoted).
   const std::string& command() const { return command_; }
 
+  /// Seconds from sending each call to its reply (the worker's own time, pipes and its decoding
+  /// of the frame included), since construction; qsacheck reports it apart.
+  double kernel_seconds() const { return kernel_seconds_; }
+
  private:
   Status start(const std::vector<std::string>& argv);
   Status call(const nlohmann::json& request, const std::string& what, nlohmann::json* reply, Error* error);
@@ -84,6 +88,7 @@ class WorkerBackend final : public Backend {
   std::optional<Error> fault_;     // the last fault, until a restart clears it
   int64_t restarts_ = 0;
   int64_t calls_ = 0;
+  double kernel_seconds_ = 0;
   // The part of the shared memory that lives across steps: both caches and the RoPE table.
   struct Persistent {
     CacheLayout ring, compressed;
