@@ -52,7 +52,7 @@ void BM_CheckStep(benchmark::State& state, const std::string& kind, const std::s
     state.SkipWithError((name + ": " + e.what()).c_str());
     return;
   }
-  std::string reason;
+  std::string reason = "not built into this binary";
   if (!backend || backend->probe(&reason) != qsa::Status::kOk) {
     state.SkipWithError((name + " cannot run here: " + reason).c_str());
     return;
