@@ -10,10 +10,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
-#include <tuple>
 
 #include "padded_caches.hpp"
+#include "stray_writes.hpp"
 #include "qsa/backends/worker_backend.hpp"
 #include "qsa/backends/worker_command.hpp"
 #include "qsa/backends/worker_protocol.hpp"
@@ -196,42 +197,21 @@ TEST_F(IsolatedWorker, PlantedVariantIsCaughtThroughTheWorker) {
   EXPECT_EQ(failure->field, "k-work-items") << traces::to_string(*failure);
 }
 
-// The first step from `from` on with a decode the planted ring write can use (0 < q < R, its ring
-// block in the cache): where stray-write-row-rewritten-later writes.
-int64_t first_decode_step(const traces::Scenario& scenario, int64_t from) {
-  for (int64_t i = from; i < static_cast<int64_t>(scenario.steps.size()); ++i)
-    for (const traces::ChunkRecord& c : scenario.steps[static_cast<size_t>(i)].chunks)
-      if (c.length > 0 && c.length < scenario.config.ring_capacity && c.ring_block >= 0 &&
-          c.ring_block < scenario.config.num_ring_blocks)
-        return i;
-  return -1;
-}
-
-// SPEC 7.5 through the shared memory, at the step of the write: a row no step names, and a row the
-// next step rewrites. The NumPy example's --bug (when a NumPy python is there) and the host plugin's
-// variants inside qsacheck-worker-host.
+// SPEC 7.5 through the shared memory, at the step of the write: the host plugin's variants inside
+// qsacheck-worker-host, and the NumPy example's --bug when a python3 with NumPy is there.
 TEST_F(IsolatedWorker, PlantedStrayWritesAreCaughtAtTheirStep) {
   const traces::Scenario scenario = simulate("default", 7, 60);
-  const int64_t decode = first_decode_step(scenario, 2);
-  ASSERT_GE(decode, 2);
+  expect_stray_writes_caught_at_their_step(scenario, [](const std::string& variant) {
+    return std::make_unique<WorkerBackend>(std::string("isolated:plugin:") + QSA_TEST_PLUGIN_HOST + "#" + variant);
+  });
   const std::string numpy = QSA_TEST_NUMPY_PYTHON;
-  for (const auto& [variant, field, step] :
-       {std::make_tuple(std::string("stray-write-unused-row"), "cache.compressed", int64_t{2}),
-        std::make_tuple(std::string("stray-write-row-rewritten-later"), "cache.ring", decode)}) {
-    std::vector<std::string> names = {std::string("isolated:plugin:") + QSA_TEST_PLUGIN_HOST + "#" + variant};
-    if (!numpy.empty()) names.push_back("worker:" + numpy + " " + QSA_TEST_NUMPY_WORKER + " --bug " + variant);
-    for (const std::string& name : names) {
-      WorkerBackend backend(name);
-      std::string reason;
-      ASSERT_EQ(backend.probe(&reason), Status::kOk) << reason;
-      const auto failure = traces::run_scenario(scenario, backend);
-      ASSERT_TRUE(failure) << name;
-      EXPECT_EQ(failure->check, "7.5-writes") << name << ": " << traces::to_string(*failure);
-      EXPECT_EQ(failure->field, field) << name << ": " << traces::to_string(*failure);
-      EXPECT_EQ(failure->step, step) << name << ": " << traces::to_string(*failure);
-    }
+  if (numpy.empty()) {
+    std::printf("no python3 with NumPy here: the NumPy worker's --bug was not run\n");
+    return;
   }
-  if (numpy.empty()) std::printf("no python3 with NumPy: the NumPy worker's --bug was not run\n");
+  expect_stray_writes_caught_at_their_step(scenario, [&](const std::string& variant) {
+    return std::make_unique<WorkerBackend>("worker:" + numpy + " " + QSA_TEST_NUMPY_WORKER + " --bug " + variant);
+  });
 }
 
 TEST_F(IsolatedWorker, PaddedCachesAndStridedTablesCrossTheSharedMemoryIntact) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "backend_choice.hpp"
 #include "float_tolerance_option.hpp"
@@ -525,6 +526,17 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
                   inside, (wall * static_cast<double>(workers) - inside) / static_cast<double>(steps_done) * 1000.0,
                   workers > 1 ? " (per job)" : "");
     report_.kernel_time.push_back(line);
+    // Each job has its own worker process, or its own plugin instance when the plugin declares
+    // concurrent instances (otherwise the jobs share one and take turns).
+    const auto* plugin = dynamic_cast<const backends::PluginBackend*>(backends.front().get());
+    const bool parallel =
+        plugin == nullptr || (plugin->library() != nullptr &&
+                              (plugin->library()->capabilities().features & QSA_PLUGIN_FEATURE_CONCURRENT_INSTANCES) != 0);
+    const unsigned cores = std::thread::hardware_concurrency();
+    if (workers == 1 && parallel && cores > 1 && mine.size() > 1)
+      report_.kernel_time.push_back("  --jobs " + std::to_string(std::min<size_t>(cores, mine.size())) + " would run " +
+                                    std::to_string(std::min<size_t>(cores, mine.size())) +
+                                    " scenarios at once, each with its own instance of the kernel");
   }
   if (!tolerance_.exact()) {
     report_.float_statistics.emplace_back(name, traces::StepFloatStatistics(tolerance_.ulps));
