@@ -32,6 +32,26 @@ inline bool same_bytes(const void* a, const void* b, size_t bytes) {
   return bytes == 0 || std::memcmp(a, b, bytes) == 0;
 }
 
+/// Calls `copy(offset, bytes)` for each maximal stretch where `a` and `b` differ, in order. Equal
+/// stretches are skipped 512 bytes at a time by memcmp: a pass costs about a memcmp of the range,
+/// and what follows (an upload, a copy back) only the bytes that changed.
+template <typename Copy>
+void for_each_difference(const uint8_t* a, const uint8_t* b, size_t size, Copy&& copy) {
+  constexpr size_t kChunk = 512;
+  size_t i = 0;
+  while (i < size) {
+    while (i + kChunk <= size && std::memcmp(a + i, b + i, kChunk) == 0) i += kChunk;
+    while (i < size && a[i] == b[i]) ++i;
+    if (i == size) return;
+    size_t end = i + 1;
+    // A stretch ends at the first 64 equal bytes, so a row with a few equal bytes inside stays one copy.
+    for (size_t equal = 0; end < size && equal < 64; ++end) equal = a[end] == b[end] ? equal + 1 : 0;
+    if (end < size) end -= 64;
+    copy(i, end - i);
+    i = end;
+  }
+}
+
 }  // namespace qsa::backends
 
 #define QSA_TRY(call)                                     \

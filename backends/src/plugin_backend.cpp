@@ -1,5 +1,6 @@
 #include "qsa/backends/plugin_backend.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -62,7 +63,8 @@ std::shared_ptr<PluginInstance> open_instance(const std::shared_ptr<PluginLibrar
 
 }  // namespace
 
-PluginBackend::PluginBackend(std::string name) : name_(std::move(name)) {
+PluginBackend::PluginBackend(std::string name)
+    : name_(std::move(name)), buffers_(std::make_unique<PluginBackendBuffers>()) {
   const std::optional<PluginName> parsed = parse_plugin_name(name_);
   if (!parsed) {
     load_error_ =
@@ -91,6 +93,7 @@ PluginBackend::PluginBackend(std::string name) : name_(std::move(name)) {
 
 PluginBackend::~PluginBackend() {
   // Device buffers go before the instance and the memory (context) they live in.
+  buffers_.reset();
   ring_.reset();
   compressed_.reset();
   cos_sin_.reset();
@@ -140,8 +143,10 @@ Status PluginBackend::run_metadata(const MetadataInput& in, PluginMetadataBuffer
   args.stream = memory.stream();
   QsaPluginError e{};
   e.index = -1;
+  const auto start = std::chrono::steady_clock::now();
   const int32_t code = library_->table().build_metadata(instance_->handle, &args, &e);
   QSA_TRY(memory.synchronize(error));
+  kernel_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (code != QSA_PLUGIN_OK) return failed_call_status(code, e, name_, "build_metadata", error);
   return Status::kOk;
 }
@@ -156,17 +161,35 @@ Status PluginBackend::build_metadata(const MetadataInput& input, MetadataOutput*
     *error = capability_error(*missing);
     return Status::kNotImplemented;
   }
-  PluginMetadataBuffers buffers;
-  QSA_TRY(run_metadata(input, &buffers, error));
-  return read_metadata(buffers, output, error);
+  QSA_TRY(run_metadata(input, &buffers_->metadata, error));
+  return read_metadata(buffers_->metadata, output, error);
 }
 
-Status PluginBackend::sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device,
-                                 CacheBytes* shadow, Error* error) {
-  if (*device && (*device)->bytes() == host.bytes.size() && *shadow == host.bytes) return Status::kOk;
+Status PluginBackend::sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device, CacheBytes* shadow,
+                                 Error* error) {
+  if (*device && (*device)->bytes() == host.bytes.size() && shadow->size() == host.bytes.size()) {
+    // Only what qsacheck changed since the last step (new blocks poisoned, a prefill's rows) goes up.
+    Status status = Status::kOk;
+    for_each_difference(host.bytes.data(), shadow->data(), host.bytes.size(), [&](size_t at, size_t n) {
+      if (status == Status::kOk)
+        status = memory_->upload(static_cast<uint8_t*>((*device)->data()) + at, host.bytes.data() + at, n, error);
+      copy_bytes(shadow->data() + at, host.bytes.data() + at, n);
+    });
+    return status;
+  }
   *device = std::make_unique<PluginBuffer>();
   *shadow = host.bytes;
   return (*device)->allocate_from(*memory_, host.bytes.data(), host.bytes.size(), error);
+}
+
+// After a step on the device: the caches come down whole (a CUDA plugin cannot be diffed in place)
+// and the shadow follows the host in the bytes that changed.
+Status PluginBackend::download_cache(const PluginBuffer& device, CacheBuffer* host, CacheBytes* shadow,
+                                     Error* error) {
+  QSA_TRY(device.download_to(host->bytes.data(), host->bytes.size(), error));
+  for_each_difference(host->bytes.data(), shadow->data(), host->bytes.size(),
+                      [&](size_t at, size_t n) { copy_bytes(shadow->data() + at, host->bytes.data() + at, n); });
+  return Status::kOk;
 }
 
 Status PluginBackend::step_metadata(const StepInput& input, PluginMetadataBuffers* compressed,
@@ -202,13 +225,11 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
   QsaPluginStepArgs args{};
   fill_step_config(c, &args);
 
-  // The plugin's own metadata of this step, when its step update reads it.
-  PluginMetadataBuffers compressed_metadata;
-  PluginMetadataBuffers ring_metadata;
-  QSA_TRY(step_metadata(input, &compressed_metadata, &ring_metadata, &args, &output->step_metadata, error));
-
-  PluginStepBuffers step;
-  QSA_TRY(upload_step_inputs(memory, input, &step, &args, error));
+  // The plugin's own metadata of this step, when its step update reads it. Every buffer of a step is
+  // the last step's when large enough: steady state allocates nothing.
+  PluginBackendBuffers& b = *buffers_;
+  QSA_TRY(step_metadata(input, &b.compressed_metadata, &b.ring_metadata, &args, &output->step_metadata, error));
+  QSA_TRY(upload_step_inputs(memory, input, &b.step, &args, error));
   // The table is shared and immutable: uploaded once per table. Holding it keeps its address from
   // being reused by the next scenario's table.
   if (!cos_sin_ || cos_sin_source_ != c.cos_sin || !c.cos_sin) {
@@ -217,22 +238,33 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
     cos_sin_source_ = c.cos_sin;
   }
   args.cos_sin = cos_sin_->tensor(kDLBfloat, 16, {c.max_position, c.rotary_dim});
-  QSA_TRY(sync_cache(caches->ring, &ring_, &ring_shadow_, error));
-  QSA_TRY(sync_cache(caches->compressed, &compressed_, &compressed_shadow_, error));
-  args.ring_cache = cache_tensor(caches->ring.layout, ring_.get());
-  args.compressed_cache = cache_tensor(caches->compressed.layout, compressed_.get());
+  const bool host = memory.device().device_type == kDLCPU;
+  if (host) {
+    // A host plugin steps qsacheck's own caches in place, as the built-in backends do: nothing is
+    // copied, and the engine's touched-row comparison and write check apply unchanged (issue 53).
+    args.ring_cache = host_cache_tensor(caches->ring, &b.ring_shape);
+    args.compressed_cache = host_cache_tensor(caches->compressed, &b.compressed_shape);
+  } else {
+    QSA_TRY(sync_cache(caches->ring, &ring_, &ring_shadow_, error));
+    QSA_TRY(sync_cache(caches->compressed, &compressed_, &compressed_shadow_, error));
+    args.ring_cache = cache_tensor(caches->ring.layout, ring_.get());
+    args.compressed_cache = cache_tensor(caches->compressed.layout, compressed_.get());
+  }
   args.stream = memory.stream();
 
   QsaPluginError e{};
   e.index = -1;
+  const auto start = std::chrono::steady_clock::now();
   const int32_t code = library_->table().step_update(instance_->handle, &args, &e);
   QSA_TRY(memory.synchronize(error));
+  kernel_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // The caches come back even after a failure: a plugin that wrote before failing shows it.
-  QSA_TRY(ring_->download_to(caches->ring.bytes.data(), caches->ring.bytes.size(), error));
-  QSA_TRY(compressed_->download_to(caches->compressed.bytes.data(), caches->compressed.bytes.size(), error));
-  ring_shadow_ = caches->ring.bytes;
-  compressed_shadow_ = caches->compressed.bytes;
+  if (!host) {
+    QSA_TRY(download_cache(*ring_, &caches->ring, &ring_shadow_, error));
+    QSA_TRY(download_cache(*compressed_, &caches->compressed, &compressed_shadow_, error));
+  }
   if (code != QSA_PLUGIN_OK) return failed_call_status(code, e, name_, "step_update", error);
+  const PluginStepBuffers& step = b.step;
   QSA_TRY(step.q_out.download_to(output->q_out.data(), output->q_out.size(), error));
   int32_t status = 0;
   QSA_TRY(step.step_status.download_to(&status, sizeof status, error));

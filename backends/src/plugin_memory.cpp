@@ -40,18 +40,29 @@ PluginBuffer::~PluginBuffer() {
   if (data_ != nullptr) memory_->release(data_);
 }
 
-Status PluginBuffer::allocate(PluginMemory& memory, size_t bytes, Error* error) {
+Status PluginBuffer::reserve(PluginMemory& memory, size_t bytes, Error* error) {
+  // Kept across calls: a step reuses the last step's buffer when it is large enough, so steady
+  // state allocates nothing (issue 53; the CUDA driver's allocations synchronize the device).
+  const size_t need = bytes == 0 ? 1 : bytes;
+  bytes_ = bytes;
+  if (data_ != nullptr && memory_ == &memory && capacity_ >= need) return Status::kOk;
   if (data_ != nullptr) memory_->release(data_);
   data_ = nullptr;
+  capacity_ = 0;
   memory_ = &memory;
-  bytes_ = bytes;
-  if (Status s = memory.allocate(bytes == 0 ? 1 : bytes, &data_, error); s != Status::kOk) return s;
-  return memory.fill(data_, 0xA5, bytes == 0 ? 1 : bytes, error);
+  if (Status s = memory.allocate(need, &data_, error); s != Status::kOk) return s;
+  capacity_ = need;
+  return Status::kOk;
+}
+
+Status PluginBuffer::allocate(PluginMemory& memory, size_t bytes, Error* error) {
+  if (Status s = reserve(memory, bytes, error); s != Status::kOk) return s;
+  return memory.fill(data_, 0xA5, bytes == 0 ? 1 : bytes, error);  // the bytes this call may write, only
 }
 
 Status PluginBuffer::allocate_from(PluginMemory& memory, const void* source, size_t bytes, Error* error) {
-  if (Status s = allocate(memory, bytes, error); s != Status::kOk) return s;
-  return memory.upload(data_, source, bytes, error);
+  if (Status s = reserve(memory, bytes, error); s != Status::kOk) return s;
+  return memory.upload(data_, source, bytes, error);  // every byte is an input: nothing to poison
 }
 
 Status PluginBuffer::download_to(void* destination, size_t bytes, Error* error) const {

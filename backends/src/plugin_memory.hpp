@@ -41,9 +41,12 @@ class PluginBuffer {
   PluginBuffer& operator=(const PluginBuffer&) = delete;
   ~PluginBuffer();
 
-  /// Allocates `bytes` (at least 1) and fills them with the poison byte 0xA5.
+  /// Room for `bytes` (at least 1), the memory kept from an earlier call when it is large enough
+  /// (same PluginMemory), content unspecified.
+  Status reserve(PluginMemory& memory, size_t bytes, Error* error);
+  /// reserve(), then the poison byte 0xA5 over `bytes` (an output).
   Status allocate(PluginMemory& memory, size_t bytes, Error* error);
-  /// allocate() then upload of `bytes` from `source`.
+  /// reserve(), then an upload of `bytes` from `source` (an input).
   Status allocate_from(PluginMemory& memory, const void* source, size_t bytes, Error* error);
   Status download_to(void* destination, size_t bytes, Error* error) const;
 
@@ -56,7 +59,8 @@ class PluginBuffer {
  private:
   PluginMemory* memory_ = nullptr;
   void* data_ = nullptr;
-  size_t bytes_ = 0;
+  size_t bytes_ = 0;     // what the last call asked for
+  size_t capacity_ = 0;  // what data_ holds
   std::vector<int64_t> shape_;
   std::vector<int64_t> strides_;
 };

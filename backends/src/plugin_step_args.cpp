@@ -31,6 +31,21 @@ DLTensor cache_tensor(const CacheLayout& l, PluginBuffer* buffer) {
                         {l.block_stride, l.row_stride, 1});
 }
 
+DLTensor host_cache_tensor(CacheBuffer& cache, std::array<int64_t, 6>* shape) {
+  static uint8_t empty = 0;  // a cache of no bytes still gets a pointer, as a buffer of at least 1 byte did
+  const CacheLayout& l = cache.layout;
+  *shape = {l.num_blocks, l.rows, l.width, l.block_stride, l.row_stride, 1};
+  const bool bytes = l.element_bytes == 1;
+  DLTensor t{};
+  t.data = cache.bytes.empty() ? &empty : cache.bytes.data();
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = 3;
+  t.dtype = DLDataType{static_cast<uint8_t>(bytes ? kDLUInt : kDLBfloat), static_cast<uint8_t>(bytes ? 8 : 16), 1};
+  t.shape = shape->data();
+  t.strides = shape->data() + 3;
+  return t;
+}
+
 void fill_step_config(const StepConfig& c, QsaPluginStepArgs* args) {
   args->struct_size = sizeof *args;
   args->store_dtype = c.store_dtype == StoreDtype::kBf16 ? QSA_PLUGIN_STORE_BF16 : QSA_PLUGIN_STORE_FP8_E4M3;

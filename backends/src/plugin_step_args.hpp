@@ -3,6 +3,7 @@
 // one step update, uploaded where the plugin asked and described as DLTensors. Shared by the
 // plugin backend (one call per check) and its device step (uploaded once, enqueued many times).
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,18 @@ struct PluginStepBuffers {
   PluginMetadataBuffers batch;  // the batch tensors only
   PluginBuffer block_table, ring_block_table, keys, queries, positions, w_k, w_q, q_out, step_status;
 };
+
+// What a PluginBackend keeps between calls, so steady state allocates nothing: the buffers of a
+// metadata build, of the step's own metadata and of a step, and the shape and strides of the
+// caches' tensors when they are qsacheck's own (a host plugin).
+struct PluginBackendBuffers {
+  PluginMetadataBuffers metadata, compressed_metadata, ring_metadata;
+  PluginStepBuffers step;
+  std::array<int64_t, 6> ring_shape{}, compressed_shape{};  // {blocks, rows, width}, then strides
+};
+
+/// A host cache as the plugin's tensor, in place: `shape` receives the shape and strides it points at.
+DLTensor host_cache_tensor(CacheBuffer& cache, std::array<int64_t, 6>* shape);
 
 Status upload_batch(PluginMemory& memory, const Batch& batch, PluginMetadataBuffers* b, Error* error);
 Status upload_table(PluginMemory& memory, const BlockTable& table, PluginBuffer* buffer, DLTensor* tensor,

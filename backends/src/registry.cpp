@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "qsa/backends/builtin.hpp"
+#include "qsa/backends/plugin_backend.hpp"
+#include "qsa/backends/worker_backend.hpp"
 
 namespace qsa {
 
@@ -80,5 +82,13 @@ std::string BackendRegistry::description(const std::string& name) const {
   if (const Family* f = family_of(name)) return f->description;
   return {};
 }
+
+namespace backends {
+std::optional<double> kernel_seconds(const Backend& backend) {
+  if (const auto* plugin = dynamic_cast<const PluginBackend*>(&backend)) return plugin->kernel_seconds();
+  if (const auto* worker = dynamic_cast<const WorkerBackend*>(&backend)) return worker->kernel_seconds();
+  return std::nullopt;
+}
+}  // namespace backends
 
 }  // namespace qsa

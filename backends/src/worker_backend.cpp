@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -282,8 +283,12 @@ Status WorkerBackend::call(const json& request, const std::string& what, json* r
   if (fault_) return earlier_fault(error);
   std::string text;
   Error e;
-  if (process_->send(request.dump(), worker_timeout(), &e) != Status::kOk ||
-      process_->receive(what, worker_timeout(), &text, &e) != Status::kOk) {
+  const std::string frame = request.dump();
+  const auto start = std::chrono::steady_clock::now();
+  const bool answered = process_->send(frame, worker_timeout(), &e) == Status::kOk &&
+                        process_->receive(what, worker_timeout(), &text, &e) == Status::kOk;
+  kernel_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!answered) {
     fault_ = e;
     *error = std::move(e);
     return Status::kInternalError;
@@ -367,7 +372,7 @@ Status WorkerBackend::build_metadata(const MetadataInput& input, MetadataOutput*
 }
 
 // The caches and the RoPE table live in the shared memory across steps (docs/worker-protocol.md,
-// "Who owns the caches"); they are copied in only when qsacheck's copy differs from what is there.
+// "Who owns the caches"); only the bytes where qsacheck's copy differs from what is there are copied in.
 Status WorkerBackend::sync_persistent(const StepInput& input, const StepCaches& caches, bool* caches_changed,
                                       Error* error) {
   Persistent& p = persistent_;
@@ -387,12 +392,18 @@ Status WorkerBackend::sync_persistent(const StepInput& input, const StepCaches& 
   }
   QSA_TRY(shm_->reserve(p.end, error));
   uint8_t* base = shm_->data();
-  *caches_changed =
-      !p.caches_valid || !same_bytes(base + p.ring_offset, caches.ring.bytes.data(), caches.ring.bytes.size()) ||
-      !same_bytes(base + p.compressed_offset, caches.compressed.bytes.data(), caches.compressed.bytes.size());
-  if (*caches_changed) {
+  *caches_changed = !p.caches_valid;
+  if (!p.caches_valid) {
     copy_bytes(base + p.ring_offset, caches.ring.bytes.data(), caches.ring.bytes.size());
     copy_bytes(base + p.compressed_offset, caches.compressed.bytes.data(), caches.compressed.bytes.size());
+  } else {
+    // Only what qsacheck changed since the last step (new blocks poisoned, a prefill's rows) is copied.
+    for (const auto& [offset, cache] : {std::make_pair(p.ring_offset, &caches.ring.bytes),
+                                        std::make_pair(p.compressed_offset, &caches.compressed.bytes)})
+      for_each_difference(cache->data(), base + offset, cache->size(), [&](size_t at, size_t n) {
+        copy_bytes(base + offset + at, cache->data() + at, n);
+        *caches_changed = true;
+      });
   }
   if (p.cos_sin_source != input.config.cos_sin || !input.config.cos_sin) {
     copy_bytes(base + p.cos_sin_offset, input.config.cos_sin_data(), cos_sin_bytes);
@@ -486,9 +497,14 @@ Status WorkerBackend::step_update(const StepInput& input, StepCaches* caches, St
   const std::string what = "reply to call " + std::to_string(id) + " (step update)";
   QSA_TRY(call(request, what, &reply, error));
   // The caches come back even after an error reply: a worker that wrote before failing shows it.
-  copy_bytes(caches->ring.bytes.data(), shm_->data() + persistent_.ring_offset, caches->ring.bytes.size());
-  copy_bytes(caches->compressed.bytes.data(), shm_->data() + persistent_.compressed_offset,
-             caches->compressed.bytes.size());
+  // Only the bytes the worker changed are copied back; the engine judges them (the rows the step may
+  // write by the differential, any other by the write check: SPEC 7.5).
+  for (const auto& [offset, cache] : {std::make_pair(persistent_.ring_offset, &caches->ring.bytes),
+                                      std::make_pair(persistent_.compressed_offset, &caches->compressed.bytes)}) {
+    const uint8_t* shm = shm_->data() + offset;
+    for_each_difference(shm, cache->data(), cache->size(),
+                        [&](size_t at, size_t count) { copy_bytes(cache->data() + at, shm + at, count); });
+  }
   if (reply["status"] != "ok") return worker_error(reply, "step_update", error);
   if (auto wrong = wrong_size(reply, {{"q_out", q_out.bytes}}))
     return fail("wrong-size", "the " + what + ": " + *wrong, error);

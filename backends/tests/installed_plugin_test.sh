@@ -4,7 +4,7 @@
 # without DLPack's package and the ABI version it exports, a C99 compile through pkg-config, then through the installed qsacheck: backends, check (the default campaign at STEPS
 # steps per scenario, 100 by default), replay of traces/recorded/, the fuzz corpus replays with
 # QSA_FUZZ_BACKEND, check --isolate (the installed qsacheck-worker-host), the installed Python module
-# with the NumPy example worker, and `mutants --backend` (both planted variants must be caught).
+# with the NumPy example worker, and `mutants --backend` (every planted variant must be caught).
 # Usage: installed_plugin_test.sh BUILD_DIR SOURCE_DIR FUZZ_METADATA FUZZ_SCENARIO [STEPS [NUMPY_PYTHON]]
 set -eu -o pipefail
 build=$1 source=$2 fuzz_metadata=$3 fuzz_scenario=$4 steps=${5:-100} python=${6:-}
@@ -83,6 +83,6 @@ assert qsacheck_worker.__file__.startswith(sys.argv[1]), qsacheck_worker.__file_
 else
   step "no python3 with NumPy here: the installed module is checked by python.* where NumPy is"
 fi
-step "qsacheck mutants --backend $plugin (both planted variants caught)"
+step "qsacheck mutants --backend $plugin (every planted variant caught)"
 "$qsacheck" mutants --backend "$plugin" --steps "$steps"
 echo "PASS"

@@ -6,8 +6,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 
 #include "padded_caches.hpp"
+#include "stray_writes.hpp"
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/backends/plugin_library.hpp"
 #include "qsa/reference/backend.hpp"
@@ -58,6 +60,13 @@ TEST(PluginBackend, PlantedVariantsAreSelectedByName) {
   std::string reason;
   ASSERT_EQ(variant.probe(&reason), Status::kOk) << reason;
   EXPECT_NE(probe_reason(kHost + "#no-such-variant").find("k-work-without-minimum"), std::string::npos);
+}
+
+// SPEC 7.5 through a plugin, at the step of the write.
+TEST(PluginBackend, PlantedStrayWritesAreCaughtAtTheirStep) {
+  expect_stray_writes_caught_at_their_step(simulate("default", 7, 60), [](const std::string& variant) {
+    return std::make_unique<PluginBackend>(kHost + "#" + variant);
+  });
 }
 
 TEST(PluginBackend, BrokenPluginsAreRefusedWithThePathAndTheReason) {

@@ -8,10 +8,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 
 #include "padded_caches.hpp"
+#include "stray_writes.hpp"
 #include "qsa/backends/worker_backend.hpp"
 #include "qsa/backends/worker_command.hpp"
 #include "qsa/backends/worker_protocol.hpp"
@@ -192,6 +195,23 @@ TEST_F(IsolatedWorker, PlantedVariantIsCaughtThroughTheWorker) {
   const auto failure = engine::run_scenario(simulate("default", 7, 60), backend);
   ASSERT_TRUE(failure);
   EXPECT_EQ(failure->field, "k-work-items") << engine::to_string(*failure);
+}
+
+// SPEC 7.5 through the shared memory, at the step of the write: the host plugin's variants inside
+// qsacheck-worker-host, and the NumPy example's --bug when a python3 with NumPy is there.
+TEST_F(IsolatedWorker, PlantedStrayWritesAreCaughtAtTheirStep) {
+  const traces::Scenario scenario = simulate("default", 7, 60);
+  expect_stray_writes_caught_at_their_step(scenario, [](const std::string& variant) {
+    return std::make_unique<WorkerBackend>(std::string("isolated:plugin:") + QSA_TEST_PLUGIN_HOST + "#" + variant);
+  });
+  const std::string numpy = QSA_TEST_NUMPY_PYTHON;
+  if (numpy.empty()) {
+    std::printf("no python3 with NumPy here: the NumPy worker's --bug was not run\n");
+    return;
+  }
+  expect_stray_writes_caught_at_their_step(scenario, [&](const std::string& variant) {
+    return std::make_unique<WorkerBackend>("worker:" + numpy + " " + QSA_TEST_NUMPY_WORKER + " --bug " + variant);
+  });
 }
 
 TEST_F(IsolatedWorker, PaddedCachesAndStridedTablesCrossTheSharedMemoryIntact) {

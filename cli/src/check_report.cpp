@@ -231,6 +231,7 @@ void print_report(const CheckReport& r, std::FILE* out) {
       static_cast<long long>(c.prefix_hits), static_cast<long long>(c.padded_steps),
       static_cast<long long>(c.negative_common_slots), static_cast<long long>(c.mrope_steps),
       static_cast<long long>(c.fp8_steps));
+  for (const std::string& line : r.kernel_time) std::fprintf(out, "%s\n", line.c_str());
   if (!r.kernel_path_steps.empty()) {  // in the kernel's order, then any D it is not built for
     std::fprintf(out, "CUDA kernel paths (steps): %s\n",
                  step_counts_line(r.kernel_path_steps, backends::cuda_step_kernel_paths()).c_str());

@@ -135,6 +135,9 @@ struct CheckReport {
   std::optional<std::vector<std::string>> allowed_exclusions;
   std::vector<std::string> exclusions_beyond_allowed;
   std::vector<std::string> unavailable;    // backends not chosen because they cannot run here (informational)
+  /// Per kernel from outside, its scenarios' steps, wall seconds and the seconds inside its own
+  /// calls (summary text only, not in the JSON): qsacheck's share is the difference (issue 53).
+  std::vector<std::string> kernel_time;
   std::string reproducer;                  // file written on a failure, empty otherwise
   std::string replay_command;              // the command that re-runs it
   int64_t first_failure_step = -1;         // step of the first scenario failure, -1 if none

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "backend_choice.hpp"
 #include "float_tolerance_option.hpp"
@@ -15,6 +18,7 @@
 #include "output_file.hpp"
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/backends/plugin_library.hpp"
+#include "qsa/backends/registry.hpp"
 #include "qsa/backends/worker_backend.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
@@ -455,6 +459,8 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
   std::vector<std::unique_ptr<Backend>> backends(static_cast<size_t>(workers));  // one per worker, made there
   std::vector<std::optional<JobResult>> results(mine.size());
   std::vector<engine::StepFloatStatistics> statistics(mine.size(), engine::StepFloatStatistics(tolerance_.ulps));
+  std::vector<int64_t> steps_of(mine.size(), 0);  // steps checked per job, for the rate (under progress_mutex)
+  int64_t steps_done = 0;
   const int64_t reported = run_pool(
       static_cast<int64_t>(mine.size()), workers, !options_.keep_going,
       [&](int64_t k, int worker, const std::function<bool()>& cancelled) {
@@ -472,8 +478,11 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
             job, *backend,
             [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, double seconds) {
               std::lock_guard<std::mutex> lock(progress_mutex);
+              steps_done += step - steps_of[static_cast<size_t>(k)];
+              steps_of[static_cast<size_t>(k)] = step;
               std::ostringstream os;
-              os << overall_progress(jobs_done, static_cast<int64_t>(mine.size()), since(scenarios_start)) << " "
+              os << overall_progress(jobs_done, static_cast<int64_t>(mine.size()), since(scenarios_start), steps_done)
+                 << " "
                  << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", "
                  << c.rows << " rows, " << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
               progress.update(os.str());
@@ -485,12 +494,45 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
         if (!cancelled()) {                 // the line each job leaves, as it ends
           std::lock_guard<std::mutex> lock(progress_mutex);
           ++jobs_done;
-          progress.finish(overall_progress(jobs_done, static_cast<int64_t>(mine.size()), since(scenarios_start)) +
-                          " " + job_line(name, result));
+          steps_done += result.steps_run - steps_of[static_cast<size_t>(k)];
+          steps_of[static_cast<size_t>(k)] = result.steps_run;
+          progress.finish(
+              overall_progress(jobs_done, static_cast<int64_t>(mine.size()), since(scenarios_start), steps_done) + " " +
+              job_line(name, result));
         }
         results[static_cast<size_t>(k)] = std::move(result);
         return failed;
       });
+  double inside = 0;  // the kernel's own seconds, every job's backend together
+  bool outside = false;
+  for (const auto& backend : backends)
+    if (backend)
+      if (const std::optional<double> s = backends::kernel_seconds(*backend)) {
+        inside += *s;
+        outside = true;
+      }
+  if (outside && steps_done > 0) {
+    const double wall = since(scenarios_start);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "time: %lld steps of %s in %.2f s (%.0f steps/s), %.2f s of it inside the kernel's calls, "
+                  "qsacheck's share %.3f ms a step%s",
+                  static_cast<long long>(steps_done), name.c_str(), wall, static_cast<double>(steps_done) / wall,
+                  inside, (wall * static_cast<double>(workers) - inside) / static_cast<double>(steps_done) * 1000.0,
+                  workers > 1 ? " (per job)" : "");
+    report_.kernel_time.push_back(line);
+    // Each job has its own worker process, or its own plugin instance when the plugin declares
+    // concurrent instances (otherwise the jobs share one and take turns).
+    const auto* plugin = dynamic_cast<const backends::PluginBackend*>(backends.front().get());
+    const bool parallel =
+        plugin == nullptr || (plugin->library() != nullptr &&
+                              (plugin->library()->capabilities().features & QSA_PLUGIN_FEATURE_CONCURRENT_INSTANCES) != 0);
+    const unsigned cores = std::thread::hardware_concurrency();
+    if (workers == 1 && parallel && cores > 1 && mine.size() > 1)
+      report_.kernel_time.push_back("  --jobs " + std::to_string(std::min<size_t>(cores, mine.size())) + " would run " +
+                                    std::to_string(std::min<size_t>(cores, mine.size())) +
+                                    " scenarios at once, each with its own instance of the kernel");
+  }
   if (!tolerance_.exact()) {
     report_.float_statistics.emplace_back(name, engine::StepFloatStatistics(tolerance_.ulps));
     report_.float_worst_jobs.emplace_back(-1, -1);

@@ -10,7 +10,9 @@ namespace qsa::cli {
 
 /// The overall part of a long run's progress lines (issue 52): "[jobs 3/20, 12 s elapsed, ETA 57 s]";
 /// the ETA assumes the jobs left take as long as the jobs done ("ETA ?" before the first ends).
-std::string overall_progress(int64_t done, int64_t total, double elapsed_seconds);
+/// With `steps` (the scenario steps checked so far, every job together) and a second elapsed, the
+/// checking rate follows: "[jobs 3/20, 12 s elapsed, ETA 57 s, 2400 steps/s]" (docs/campaign-time.md).
+std::string overall_progress(int64_t done, int64_t total, double elapsed_seconds, int64_t steps = -1);
 
 class ProgressLine {
  public:

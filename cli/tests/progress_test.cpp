@@ -16,6 +16,10 @@ TEST(OverallProgress, CountsJobsAndEstimatesTheRestFromTheJobsDone) {
   EXPECT_EQ(overall_progress(0, 20, 3.2), "[jobs 0/20, 3 s elapsed, ETA ?]");
   EXPECT_EQ(overall_progress(5, 20, 10.0), "[jobs 5/20, 10 s elapsed, ETA 30 s]");
   EXPECT_EQ(overall_progress(20, 20, 41.0), "[jobs 20/20, 41 s elapsed, ETA 0 s]");
+  // The checking rate, once a second has passed (issue 53).
+  EXPECT_EQ(overall_progress(5, 20, 10.0, 24000), "[jobs 5/20, 10 s elapsed, ETA 30 s, 2400 steps/s]");
+  EXPECT_EQ(overall_progress(0, 20, 0.5, 300), "[jobs 0/20, 0 s elapsed, ETA ?]");
+  EXPECT_EQ(overall_progress(1, 1, 612.0, 150), "[jobs 1/1, 612 s elapsed, ETA 0 s, 0.2 steps/s]");
 }
 
 TEST(OverallProgress, EveryJobLineOfACheckSaysHowManyJobsAreDone) {

@@ -67,7 +67,8 @@ ScenarioRunner::ScenarioRunner(const traces::ScenarioConfig& config, Backend& ba
       options_(options),
       caches_(traces::make_caches(config, 0)),
       reference_caches_(caches_),
-      backend_is_reference_(backend_.name() == "reference") {
+      backend_is_reference_(backend_.name() == "reference"),
+      compare_every_step_(backend_.outside_kernel()) {
   compressed_poison_.layout = caches_.compressed.layout;
   compressed_poison_.done.assign(static_cast<size_t>(caches_.compressed.layout.num_blocks), false);
   ring_poison_.layout = caches_.ring.layout;
@@ -201,7 +202,7 @@ std::optional<RunFailure> ScenarioRunner::check_step_update() {
   output_ = std::move(run.output);
   if (touched) {
     rows_only_since_ = std::min(rows_only_since_, index_);
-    if (options_.full_compare_every > 0 && (index_ + 1) % options_.full_compare_every == 0)
+    if (compare_every_step_ || (options_.full_compare_every > 0 && (index_ + 1) % options_.full_compare_every == 0))
       return compare_whole_caches(index_);
   }
   return std::nullopt;
@@ -217,8 +218,9 @@ std::optional<RunFailure> ScenarioRunner::compare_whole_caches(int64_t step) {
   if (!f) return std::nullopt;
   RunFailure failure = from_finding(step, "", *f);
   failure.check = "7.5-writes";
-  failure.message = "the full comparison after step " + str(step) + " (every " + str(options_.full_compare_every) +
-                    " steps and at the end): " + f->message + "; changed in steps " + str(first) + "-" + str(step) +
+  const std::string when = compare_every_step_ ? "after every step: a kernel from outside"
+                                               : "every " + str(options_.full_compare_every) + " steps and at the end";
+  failure.message = "the full comparison after step " + str(step) + " (" + when + "): " + f->message + "; changed in steps " + str(first) + "-" + str(step) +
                     " outside the rows those steps may write (" +
                     (options_.differential ? "the reference's caches" : "the caches as those steps left them") + ")";
   return failure;

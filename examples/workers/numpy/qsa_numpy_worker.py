@@ -10,6 +10,10 @@ pairwise tree written out level by level (np.sum's own order is not SPEC 6's tre
 left-to-right loop. Switches:
   --bug k-work-without-minimum       planted: a request with no closing group gets no k-work item
   --bug group-position-last-member   planted: a group is rotated at its last member's position
+  --bug stray-write-unused-row       planted: the third step also writes the compressed cache's last
+                                     row, which no step names (SPEC 7.5)
+  --bug stray-write-row-rewritten-later  planted: from the third step on, the first decode also writes
+                                     its next position's ring row, which its next step rewrites
   --metadata-only                    declare no step update (qsacheck reports it as not run, exit 3)
 """
 
@@ -26,7 +30,10 @@ except ImportError:  # run from a checkout: the module beside the example
     import qsacheck_worker as qw
 
 F32 = np.float32
-BUGS = ("k-work-without-minimum", "group-position-last-member")
+BUGS = ("k-work-without-minimum", "group-position-last-member", "stray-write-unused-row",
+        "stray-write-row-rewritten-later")
+steps_so_far = 0  # step calls answered (a planted stray write fires once, from the third on)
+stray_written = False
 
 
 # ---- SPEC 2: the metadata of one cache group ----------------------------------------------------
@@ -235,9 +242,29 @@ def step_update(call, bug=None, arithmetic=ExactArithmetic):
             ring[where[0], where[1], :d] = call.keys[t]
             if call.ring_positions:
                 ring[where[0], where[1], tail:tail + 12] = rows_3[t].astype("<i8").view(np.uint16)
+    global steps_so_far, stray_written
+    steps_so_far += 1
+    if steps_so_far >= 3 and not stray_written:
+        stray_written = stray_write(call, bug, qsl, seq)
     # The Q path: every row, padding included.
     q_out = arithmetic.norm_rope(call.queries, call.w_q, call.eps, rows_3, call.cos_sin, call.rotary_dim, sections)
     return store(q_out, call.store_dtype), status
+
+
+def stray_write(call, bug, qsl, seq):
+    """The planted writes outside the step's rows (SPEC 7.5 forbids them)."""
+    if bug == "stray-write-unused-row" and call.compressed_cache.shape[0] > 0:
+        call.compressed_cache[-1, -1, :].view(np.uint8)[:] = 0x5A
+        return True
+    if bug == "stray-write-row-rewritten-later":
+        # A decode of request j ends at e: this step names its positions' ring rows, the next step
+        # position e's; row e mod R is position e - R's, older than the open group.
+        for j in range(len(qsl) - 1):
+            q = int(qsl[j + 1] - qsl[j])
+            if 0 < q < call.ring_capacity and (where := ring_row(call, j, int(seq[j]))) is not None:
+                call.ring_cache[where[0], where[1], :call.head_dim] = 0x5A5A
+                return True
+    return False
 
 
 def main():

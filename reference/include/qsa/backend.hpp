@@ -44,6 +44,12 @@ class Backend {
   /// The same for every step of a scenario of this geometry, before any step is generated.
   virtual std::optional<std::string> excludes(const StepGeometry& geometry) const;
 
+  /// Whether this backend runs a kernel built outside qsacheck (a plugin's, a worker's): the scenario
+  /// runner then compares both whole caches after every step, so a write outside the rows a step
+  /// names (SPEC 7.5) is found at that step even when a later step rewrites the row
+  /// (docs/campaign-time.md). The built-in backends are compared every few steps.
+  virtual bool outside_kernel() const { return false; }
+
   /// The deviations from the contract this backend declares (declared_limits.hpp); the engine
   /// applies them to every comparison. Only outside kernels declare any.
   virtual Deviations deviations() const;

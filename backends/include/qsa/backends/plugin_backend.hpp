@@ -4,8 +4,9 @@
 // the contract's validator, checks the plugin's capabilities (an input outside them answers
 // kNotImplemented with rule "missing-capability", which campaigns report as not run), allocates
 // and poisons every buffer where the plugin asked (host or CUDA), copies inputs in, calls, and
-// copies outputs back. A CUDA plugin's caches stay on the device across steps: they are uploaded
-// again only when the host copy differs from what the last step left.
+// copies outputs back; the buffers are kept from call to call. A host plugin steps qsacheck's own
+// caches in place (no copy). A CUDA plugin's caches stay on the device across steps: only the bytes
+// where the host copy differs from what the last step left are uploaded again.
 
 #include <memory>
 #include <string>
@@ -23,6 +24,7 @@ class PluginLibrary;
 class PluginMemory;
 class PluginBuffer;
 struct PluginMetadataBuffers;
+struct PluginBackendBuffers;
 struct PluginInstance;
 
 class PluginBackend final : public Backend {
@@ -41,6 +43,7 @@ class PluginBackend final : public Backend {
   std::optional<std::string> excludes(const StepInput& input, const StepCaches& caches) const override;
   std::optional<std::string> excludes(const StepGeometry& geometry) const override;
   Deviations deviations() const override;
+  bool outside_kernel() const override { return true; }
 
   /// The step update on the device for timing (qsa/backends/device_step.hpp): a CUDA plugin that
   /// declares QSA_PLUGIN_FEATURE_GRAPH_CAPTURABLE; its own metadata of the step (when its step
@@ -52,6 +55,9 @@ class PluginBackend final : public Backend {
   const PluginLibrary* library() const { return library_.get(); }
   /// The loader's error when probe() fails.
   const Error& load_error() const { return load_error_; }
+  /// Seconds spent inside the plugin's build_metadata and step_update (with the device synchronized
+  /// after each), since construction: the kernel's own time, which qsacheck reports apart.
+  double kernel_seconds() const { return kernel_seconds_; }
 
  private:
   Status run_metadata(const MetadataInput& input, PluginMetadataBuffers* buffers, Error* error);
@@ -60,6 +66,7 @@ class PluginBackend final : public Backend {
                        QsaPluginStepArgs* args, std::vector<MetadataOutput>* given, Error* error);
   Status sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device, CacheBytes* shadow,
                     Error* error);
+  Status download_cache(const PluginBuffer& device, CacheBuffer* host, CacheBytes* shadow, Error* error);
   Error capability_error(const std::string& missing) const;
 
   std::string name_;
@@ -67,7 +74,10 @@ class PluginBackend final : public Backend {
   std::unique_ptr<PluginMemory> memory_;
   std::shared_ptr<PluginInstance> instance_;
   Error load_error_;
-  // Resident caches (kept across steps) and what the host saw of them after the last step.
+  double kernel_seconds_ = 0;
+  std::unique_ptr<PluginBackendBuffers> buffers_;  // every call's buffers, kept for the next call
+  // A CUDA plugin's resident caches (kept across steps) and what the host saw of them after the
+  // last step; a host plugin steps qsacheck's caches in place.
   std::unique_ptr<PluginBuffer> ring_;
   std::unique_ptr<PluginBuffer> compressed_;
   CacheBytes ring_shadow_;  // the caches as the device holds them (copies as sparse as the host's)

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,5 +62,12 @@ class BackendRegistry {
   std::vector<Entry> entries_;
   std::vector<Family> families_;
 };
+
+namespace backends {
+/// The seconds a kernel from outside spent inside its own calls (PluginBackend::kernel_seconds,
+/// WorkerBackend::kernel_seconds), or nullopt for a built-in backend: what `qsacheck check` reports
+/// apart from its own share (docs/campaign-time.md).
+std::optional<double> kernel_seconds(const Backend& backend);
+}  // namespace backends
 
 }  // namespace qsa

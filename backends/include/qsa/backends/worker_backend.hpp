@@ -56,11 +56,16 @@ class WorkerBackend final : public Backend {
   std::optional<std::string> excludes(const StepInput& input, const StepCaches& caches) const override;
   std::optional<std::string> excludes(const StepGeometry& geometry) const override;
   Deviations deviations() const override;
+  bool outside_kernel() const override { return true; }
 
   /// The handshake's answer (valid when probe() is kOk).
   const WorkerHello& hello() const { return hello_; }
   /// The command as run (arguments re-quoted).
   const std::string& command() const { return command_; }
+
+  /// Seconds from sending each call to its reply (the worker's own time, pipes and its decoding
+  /// of the frame included), since construction; qsacheck reports it apart.
+  double kernel_seconds() const { return kernel_seconds_; }
 
  private:
   Status start(const std::vector<std::string>& argv);
@@ -83,6 +88,7 @@ class WorkerBackend final : public Backend {
   std::optional<Error> fault_;     // the last fault, until a restart clears it
   int64_t restarts_ = 0;
   int64_t calls_ = 0;
+  double kernel_seconds_ = 0;
   // The part of the shared memory that lives across steps: both caches and the RoPE table.
   struct Persistent {
     CacheLayout ring, compressed;

@@ -37,7 +37,9 @@ struct RunOptions {
   /// write (the slots the reference's metadata names), so a step costs what it touches, not what
   /// the caches hold; both whole caches are compared every n steps and at finish(), so a stray
   /// write anywhere is caught within n steps (check "7.5-writes", naming the steps). 1: the whole
-  /// caches after every step (each stray write at its step); 0: only at finish().
+  /// caches after every step (each stray write at its step); 0: only at finish(). A backend whose
+  /// kernel comes from outside (Backend::outside_kernel(): a plugin, a worker) keeps the touched-row
+  /// comparison and gets the whole caches compared after every step whatever n is.
   /// docs/campaign-time.md gives the cost.
   int64_t full_compare_every = 64;
   bool compute_digests = false;  // digest the backend's outputs after each step (last_digest())
@@ -150,6 +152,7 @@ class ScenarioRunner {
   int64_t index_ = 0;
   bool step_update_supported_ = true;
   bool backend_is_reference_ = false;  // its metadata is the reference's: built once, not twice
+  bool compare_every_step_ = false;    // an outside kernel: the whole caches after every step (SPEC 7.5)
   std::set<std::string> declined_;
   std::string excluded_;
 };

@@ -14,7 +14,14 @@ enum class Variant {
   kNone,
   kKWorkWithoutMinimum,  // n_j = e_j/C - s_j/C: a request whose chunk closes no group gets no item
   kFp8NoSaturation,      // fp8 values beyond +-448 become NaN (0x7F) instead of +-448
+  // SPEC 7.5, once, from the third step update of an instance on: one row outside the step's slots.
+  kStrayWriteUnusedRow,          // the compressed cache's last row (a block no request holds)
+  kStrayWriteRowRewrittenLater,  // the first step with a decode: the ring row of its next position,
+                                 // which its next step rewrites
 };
+
+/// The planted stray writes at the step update's `call`-th call (from 0): whether one was written.
+bool stray_write(const QsaPluginStepArgs& args, Variant variant, int64_t call);
 
 using Bf16 = uint16_t;
 

@@ -11,11 +11,17 @@ namespace {
 
 struct Instance {
   Variant variant = Variant::kNone;
+  int64_t steps = 0;   // step update calls so far (a planted stray write fires once, from the third on)
+  bool wrote = false;  // the planted stray write is done
 };
 
 const QsaPluginVariant kVariants[] = {
     {"k-work-without-minimum", "k-work gives n_j = e_j/C - s_j/C items, so a chunk that closes no group gets none"},
     {"fp8-no-saturation", "fp8 stores cast without saturation: values that round beyond 448 become NaN"},
+    {"stray-write-unused-row", "the third step update also writes the compressed cache's last row, which no step names"},
+    {"stray-write-row-rewritten-later",
+     "from the third step update on, the first decode also writes its next position's ring row, which its next step "
+     "rewrites"},
 };
 
 const QsaPluginCapabilities kCapabilities = {
@@ -46,10 +52,14 @@ int32_t create(const QsaPluginInstanceArgs* args, void** instance, QsaPluginErro
       variant = Variant::kKWorkWithoutMinimum;
     else if (std::strcmp(args->variant, kVariants[1].name) == 0)
       variant = Variant::kFp8NoSaturation;
+    else if (std::strcmp(args->variant, kVariants[2].name) == 0)
+      variant = Variant::kStrayWriteUnusedRow;
+    else if (std::strcmp(args->variant, kVariants[3].name) == 0)
+      variant = Variant::kStrayWriteRowRewrittenLater;
     else
       return fail(error, QSA_PLUGIN_INVALID_INPUT, "unknown variant");
   }
-  auto* created = new (std::nothrow) Instance{variant};
+  auto* created = new (std::nothrow) Instance{variant, 0, false};
   if (created == nullptr) return fail(error, QSA_PLUGIN_INTERNAL, "out of memory");
   *instance = created;
   return QSA_PLUGIN_OK;
@@ -65,7 +75,10 @@ int32_t metadata(void* instance, const QsaPluginMetadataArgs* args, QsaPluginErr
 }
 
 int32_t step(void* instance, const QsaPluginStepArgs* args, QsaPluginError*) {
-  step_update(*args, static_cast<Instance*>(instance)->variant);
+  auto* self = static_cast<Instance*>(instance);
+  step_update(*args, self->variant);
+  if (!self->wrote) self->wrote = stray_write(*args, self->variant, self->steps);
+  ++self->steps;
   return QSA_PLUGIN_OK;
 }
 
@@ -78,7 +91,7 @@ const QsaPlugin kPlugin = {
     "examples/plugins/host, " __VERSION__,
     &kCapabilities,
     kVariants,
-    2,
+    sizeof kVariants / sizeof kVariants[0],
     create,
     destroy,
     metadata,

@@ -124,4 +124,30 @@ void step_update(const QsaPluginStepArgs& a, Variant variant) {
   *static_cast<int32_t*>(a.step_status.data) = status;
 }
 
+bool stray_write(const QsaPluginStepArgs& a, Variant variant, int64_t call) {
+  if (call < 2 || (variant != Variant::kStrayWriteUnusedRow && variant != Variant::kStrayWriteRowRewrittenLater))
+    return false;
+  const bool fp8 = a.store_dtype == QSA_PLUGIN_STORE_FP8_E4M3;
+  const Cache compressed(a.compressed_cache, fp8 ? 1 : 2);
+  const Cache ring(a.ring_cache, 2);
+  if (variant == Variant::kStrayWriteUnusedRow) {
+    if (compressed.blocks == 0) return false;
+    std::memset(compressed.row(compressed.blocks * compressed.rows - 1), 0x5A, a.head_dim * compressed.bytes);
+    return true;
+  }
+  // A decode (fewer rows than the ring holds) of request j ends at e: this step names the ring rows of
+  // its positions, the next names position e's. Row e mod R is position e - R's, before the open group.
+  const QsaPluginBatch& b = a.batch;
+  for (int64_t j = 0; j + 1 < b.query_start_loc.shape[0]; ++j) {
+    const int64_t q = at<int32_t>(b.query_start_loc, j + 1) - at<int32_t>(b.query_start_loc, j);
+    if (q == 0 || q >= a.ring_capacity || a.ring_block_table.shape[1] == 0) continue;
+    const int64_t block = at<int32_t>(a.ring_block_table, j, 0);
+    if (block < 0 || block >= ring.blocks) continue;
+    std::memset(ring.row(block * a.ring_capacity + at<int32_t>(b.seq_lens, j) % a.ring_capacity), 0x5A,
+                2 * a.head_dim);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace example
