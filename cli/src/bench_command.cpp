@@ -148,6 +148,8 @@ void add_bench_commands(CLI::App& app, CommandJob* job) {
                   "Write the comparison as JSON to FILE (docs/json-schema.md); '-': stdout, the table on stderr");
   cmp->callback([=] {
     if (!c->json.empty() && c->json != "-") check_output_file(c->json, "--json");
+    // `--json BASELINE` would replace the record it compares (issue 50, destroyed paths).
+    check_distinct_paths({{c->baseline, "baseline"}, {c->candidate, "candidate"}}, {{c->json, "--json"}});
     *job = [=] { return compare(*c); };
   });
   add_bench_export_command(bench, job);
