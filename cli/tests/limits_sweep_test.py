@@ -17,6 +17,7 @@ refusals there without the limit.
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostile_runner import Failures, Scratch, check_error_line, run  # noqa: E402
@@ -91,10 +92,10 @@ def sweep(qsacheck, source, scratch, failures):
         h["config"].update(config_changes or {})
         return json.dumps(h) + "\n" + (step if step is not None else step_line)
 
-    cases = []  # (name, args, field, rule, budget, stdin)
+    cases = []  # (name, args, field, rule, budget, stdin, env)
 
-    def case(name, args, field, rule, budget=SMALL, stdin=None):
-        cases.append((name, args, field, rule, budget, stdin))
+    def case(name, args, field, rule, budget=SMALL, stdin=None, env=None):
+        cases.append((name, args, field, rule, budget, stdin, env))
 
     # 1. Bytes of one input: QSA_MAX_INPUT_BYTES, 64 MiB (every reader, a file and a stream).
     case("eval metadata --input, file past 64 MiB", ["eval", "metadata", "--input", big], "input", "too-large")
@@ -151,7 +152,7 @@ def sweep(qsacheck, source, scratch, failures):
                 ("report", ["report", d, "-o", "report"], "records[0]")):
             if rule is None:
                 cases.append(("%s nested %d deep (at the limit)" % (name, depth), args, None, ("not", "too-deep"),
-                              SMALL, None))
+                              SMALL, None, None))
             else:
                 case("%s nested %d deep" % (name, depth), args, field, rule)
     deep_worker = os.path.join(source, "backends", "tests", "workers", "fault_worker.py")
@@ -267,9 +268,24 @@ def sweep(qsacheck, source, scratch, failures):
     case("replay, a worker announcing a 4 GiB frame", ["replay", "--backend", "worker:python3 " + greedy, recorded],
          "backend", "unavailable", budget=LARGE)
 
-    for name, args, field, rule, budget, stdin in cases:
+    # 9. Within every limit but past the machine: a budget smaller than the documented peak is
+    #    exit 2 out-of-memory, one JSON line alone, never std::terminate (a JSON tree's destructor
+    #    allocates while the exception unwinds: exit 134 before) nor a line after the report's.
+    case("eval metadata, a legal table of 2^20 empty rows in 64 MiB of address space",
+         ["eval", "metadata", "--input", nr_past], "memory", "out-of-memory", budget=64 * MiB)
+    gib_cache = scratch.file("gib-cache.scenario", scenario_with({"num_compressed_blocks": 1 << 20}))
+    case("replay, a legal scenario of 1 GiB of caches in 256 MiB of address space",
+         ["replay", gib_cache, "--json", "out.json"], "memory", "out-of-memory", budget=LARGE)
+    case("check --requests-csv, a 2^24-token request under QSA_MAX_CACHE_BYTES=8G in 512 MiB",
+         ["check", "--requests-csv", token_csv, "--batches", "0", "--steps", "5", "--json", "out.json"],
+         "memory", "out-of-memory", budget=512 * MiB, env={"QSA_MAX_CACHE_BYTES": "8G"})
+
+    for name, args, field, rule, budget, stdin, env in cases:
         run_dir = scratch.fresh_dir("run")
-        result = run(qsacheck, args, run_dir, stdin=stdin, limit_as=budget)
+        started = time.monotonic()
+        result = run(qsacheck, args, run_dir, stdin=stdin, env=env, limit_as=budget)
+        if time.monotonic() - started > 2:
+            print("%.1f s: %s" % (time.monotonic() - started, name))
         if isinstance(rule, tuple):
             ok = check_error_line(failures, name, result, not_rule=rule[1])
         else:
@@ -280,6 +296,22 @@ def sweep(qsacheck, source, scratch, failures):
             ok = False
         if ok:
             failures.passed += 1
+
+    # After another file's lines, a file whose caches cannot be reserved is stopped before its
+    # first step (exit 3) and the replay goes on: stdout is the report, never a JSON error line.
+    name = "replay, a file of 1 GiB of caches between two that fit, in 256 MiB"
+    run_dir = scratch.fresh_dir("run")
+    result = run(qsacheck, ["replay", recorded, gib_cache, recorded, "--json", "out.json"], run_dir, limit_as=LARGE)
+    try:
+        with open(os.path.join(run_dir, "out.json")) as f:
+            files = json.load(f)["files"]
+    except (OSError, ValueError, KeyError):
+        files = []
+    if result["rc"] != 3 or '"status":"error"' in result["out"] or len(files) != 3 or \
+            files[1].get("stopped_by") != "out of memory reserving its caches" or not files[2].get("passed"):
+        failures.add(name, "expected exit 3, the second file stopped and the third passed", result)
+    else:
+        failures.passed += 1
 
 
 if __name__ == "__main__":
