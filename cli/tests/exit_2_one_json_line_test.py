@@ -241,6 +241,21 @@ class Cases:
             self.csv_log).read()), "--json", os.path.join(W, "log.csv")], "--json", "output-is-input")
         self.expect_error("simulate into the requests log", ["simulate", "--requests", os.path.join(W, "log.csv"),
                                                             os.path.join(W, "log.csv")], "file", "output-is-input")
+        # Outputs the write at the end could not make: a loop of links (the rename replaced the
+        # link with a file, exit 0), a name past NAME_MAX, a name that only the temporary file's
+        # suffix takes past it (the report was lost after the run, exit 0).
+        for a, b in (("loop-a", "loop-b"), ("loop-b", "loop-a")):
+            if not os.path.lexists(os.path.join(W, a)):
+                os.symlink(b, os.path.join(W, a))
+        self.expect_error("replay --json a loop of links", ["replay", "--json", os.path.join(W, "loop-a"), trace],
+                          "--json", "unwritable")
+        if not os.path.islink(os.path.join(W, "loop-a")):
+            self.failures.add("replay --json a loop of links", "the link was replaced")
+        for length in (300, 250):
+            self.expect_error("check --json a name of %d bytes" % length,
+                              ["check", "--json", os.path.join(W, "n" * length)], "--json", "unwritable")
+        self.expect_error("replay --junit a name under a file", ["replay", "--junit", os.path.join(trace, "x.xml"),
+                                                                trace], "--junit", "unwritable")
         # Names that would leave their folder.
         d = self.scratch.fresh_dir("imported")
         summary = os.path.join(self.source, "records", "tests", "fixtures", "2026-11-30-final-summary.txt")
