@@ -267,6 +267,14 @@ class Cases:
         for name in ("..", "../x", "a/b", "/tmp/x", "x/.."):
             self.expect_error("bench import --name %r" % name, ["bench", "import", "--summary", summary, "--name",
                                                                 name, "-o", d], "--name")
+        # The second record of an import cannot be written (a folder holds its name): nothing is
+        # printed before the JSON line and the first record is not left (it was written, then exit 2).
+        d = self.scratch.fresh_dir("imported")
+        os.makedirs(os.path.join(d, "x-step_update_bench.json"))
+        self.expect_error("bench import, the second record's name taken by a folder",
+                          ["bench", "import", "--summary", summary, "--name", "x", "-o", d], "--out-dir", "unwritable")
+        if os.path.exists(os.path.join(d, "x-metadata_bench.json")):
+            self.failures.add("bench import, the second record's name taken by a folder", "the first record was left")
         # Wrong answers to odd values.
         for option, value in (("--threshold", "inf"), ("--threshold", "-0.5"), ("--alpha", "1"), ("--alpha", "0"),
                               ("--threshold", "1e999")):
