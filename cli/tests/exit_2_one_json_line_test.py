@@ -190,7 +190,8 @@ class Cases:
                              ("replay", "--backend"), ("record-expected", "--json"), ("simulate", "--json"),
                              ("simulate", "--workload"), ("merge", "--json"), ("mutants", "--json"),
                              ("mutants", "--workload"), ("backends", "--backend"), ("bench compare", "--json"),
-                             ("bench export", "--output"), ("bench", "--out"), ("bench", "--backend"), ("report", "--out-dir"),
+                             ("bench export", "--output"), ("bench", "--out"), ("bench", "--backend"),
+                             ("report", "--out-dir"),
                              ("eval metadata", "--input"), ("eval metadata", "--backend")]:
             self.expect_error("%s %s ''" % (name, option), commands[name] + [option, ""], option, "empty-value")
         for name in ("check", "replay", "mutants", "backends", "eval metadata", "eval step", "bench"):
@@ -227,7 +228,8 @@ class Cases:
                           "--json", "output-is-input")
         self.expect_error("replay --json a hard link of the scenario", ["replay", "--json", hard, trace],
                           "--json", "output-is-input")
-        self.expect_error("replay --junit the scenario", ["replay", "--junit", trace, trace], "--junit", "output-is-input")
+        self.expect_error("replay --junit the scenario", ["replay", "--junit", trace, trace], "--junit",
+                          "output-is-input")
         self.expect_error("replay --json X --junit X", ["replay", "--json", "x", "--junit", "x", trace], "--junit",
                           "same-output")
         # record-expected rewrites its files, so they are outputs too: the same file twice.
@@ -236,7 +238,8 @@ class Cases:
         self.expect_error("simulate --json the same file as the scenario", ["simulate", "--json", "s", "s"])
         self.expect_error("merge -o the shard", ["merge", shard, "-o", shard], "--json", "output-is-input")
         self.expect_error("merge --junit the shard", ["merge", shard, "--junit", shard], "--junit", "output-is-input")
-        self.expect_error("bench export -o the record", ["bench", "export", record, "--format", "bencher", "-o", record],
+        self.expect_error("bench export -o the record",
+                          ["bench", "export", record, "--format", "bencher", "-o", record],
                           "--output", "output-is-input")
         self.expect_error("bench compare --json the baseline", ["bench", "compare", measured, measured, "--json",
                                                                measured], "--json", "output-is-input")

@@ -233,12 +233,14 @@ def sweep(qsacheck, source, scratch, failures):
              ["simulate", "--requests", csv_log, option, value, "out.scenario"], option, "out-of-range")
         case("check --requests %s %s" % (option, value), ["check", "--requests", csv_log, option, value],
              option, "out-of-range")
-    case("simulate --window past 2^40", ["simulate", "--requests", csv_log, "--window", "0:1099511627777", "o.scenario"],
+    case("simulate --window past 2^40",
+         ["simulate", "--requests", csv_log, "--window", "0:1099511627777", "o.scenario"],
          "--window", "out-of-range")
 
     # 6. Counts given as options.
     for args, field in (
-            (["check", "--steps", "16777217"], "--steps"), (["check", "--workload", "default", "--scenarios", "65537"], "--scenarios"),
+            (["check", "--steps", "16777217"], "--steps"),
+            (["check", "--workload", "default", "--scenarios", "65537"], "--scenarios"),
             (["check", "--batches", "1073741825"], "--batches"), (["check", "--jobs", "257"], "--jobs"),
             (["check", "--max-findings", "1048577", "--keep-going"], "--max-findings"),
             (["check", "--shard", "1/65537"], "--shard"),
