@@ -16,13 +16,15 @@ place; a write error on stdout is exit 3), the case says so.
     exit_2_one_json_line_test.py QSACHECK SOURCE_DIR [--sanitized]
 
 About 400 runs, 8 s. With --sanitized (the ASan build, where each run costs ~10 times more) three
-kinds of broken file per reader and one broken value per number option, every attack class.
+kinds of broken file per reader and every attack class; not the table of broken options, whose
+parser runs sanitized over fuzz.fuzz_command_line's corpus.
 """
 
 import json
 import os
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostile_runner import CRASH_CODES, Failures, Scratch, check_error_line, run  # noqa: E402
@@ -56,8 +58,11 @@ class Cases:
     # One run: exit 2, one JSON line, nothing left in the run folder (other than what `keep` names).
     def expect_error(self, name, args, field=None, rule=None, stdin=None, env=None, keep=()):
         run_dir = self.scratch.fresh_dir("run")
+        started = time.monotonic()
         try:
             result = run(self.q, args, run_dir, stdin=stdin, env=env, timeout=60)
+            if time.monotonic() - started > 1:
+                print("%.1f s: %s" % (time.monotonic() - started, name))
         except subprocess.TimeoutExpired:
             self.failures.add(name, "still running after 60 s: the bad input was not refused up front")
             return
@@ -83,7 +88,8 @@ class Cases:
 
     def run_all(self):
         self.broken_files()
-        self.broken_options()
+        if not self.sanitized:  # the argument parser runs sanitized in fuzz.fuzz_command_line's corpus
+            self.broken_options()
         self.attack_classes()
 
     # Table 1a: every reader of a file or stdin, every kind of broken file.
@@ -170,8 +176,7 @@ class Cases:
                     ("input-space", "--batches"), ("bench", "--repetitions"), ("bench", "--iterations")]
         for name, option in integers:
             extra = ["--campaign"] if name == "input-space" else []
-            for value in ("x",) if self.sanitized else ("x", "-1", "1e3", "0x10", "1.5", "nan",
-                                                        "99999999999999999999999"):
+            for value in ("x", "-1", "1e3", "0x10", "1.5", "nan", "99999999999999999999999"):
                 self.expect_error("%s %s %s" % (name, option, value), commands[name] + extra + [option, value], option)
         # Real numbers (1e3 and 0x10 are numbers there). bench compare's and report's --alpha and
         # --threshold are named without dashes (docs/json-schema.md); a word that is no number is
@@ -181,7 +186,7 @@ class Cases:
                  ("bench compare", "--threshold", "threshold"), ("report", "--threshold", "threshold"),
                  ("report", "--alpha", "alpha")]
         for name, option, field in reals:
-            for value in ("-1",) if self.sanitized else ("x", "-1", "nan"):
+            for value in ("x", "-1", "nan"):
                 word = value == "x" and field in ("alpha", "threshold")
                 self.expect_error("%s %s %s" % (name, option, value), commands[name] + [option, value],
                                   "arguments" if word else field)
