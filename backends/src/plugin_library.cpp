@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <optional>
 
 #include "worker_process.hpp"
@@ -46,6 +47,9 @@ std::optional<Error> probe_in_a_child(const std::string& path) {
   if (pid == 0) {
     close(pipe_fds[0]);
     forget_workers_in_child();  // a plugin's exit() runs the parent's atexit handlers here
+    // qsacheck's out-of-memory handler prints the error line on the stdout this child shares; a
+    // plugin that runs out while loading must end the probe instead (std::bad_alloc, uncaught).
+    std::set_new_handler(nullptr);
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle != nullptr) {
       void* symbol = dlsym(handle, QSA_PLUGIN_ENTRY_NAME);

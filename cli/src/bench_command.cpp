@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -105,13 +106,31 @@ int import_run(const ImportArgs& args) {
       }
     }
   }
-  mkdir(args.out_dir.c_str(), 0755);
-  for (const records::ImportedRecord& r : imported) {
-    const std::string path = args.out_dir + "/" + stem + "-" + r.binary + ".json";
-    if (auto why = write_output_file(path, records::record_to_json(r.record).dump(2) + "\n"))
-      throw traces::InputError(Error{"out-dir", -1, "unwritable", *why});
-    std::cout << "wrote " << path << " (" << r.record.entries.size() << " entries, imported)\n";
+  const bool created = mkdir(args.out_dir.c_str(), 0755) == 0;
+  // Every record's path is checked before the first is written, and the lines are printed once
+  // all are: exit 2 is one JSON line alone and leaves no part of the import (issue 50).
+  std::vector<std::string> written;
+  std::vector<NamedPath> inputs = {{args.summary, "--summary"}}, outputs;
+  try {
+    for (const std::string& path : args.logs) inputs.push_back({path, "--log"});
+    for (const records::ImportedRecord& r : imported) {
+      outputs.push_back({args.out_dir + "/" + stem + "-" + r.binary + ".json", "--out-dir"});
+      check_output_file(outputs.back().path, "--out-dir");
+    }
+    check_distinct_paths(inputs, outputs);
+    for (size_t i = 0; i < imported.size(); ++i) {
+      const std::string& path = outputs[i].path;
+      if (auto why = write_output_file(path, records::record_to_json(imported[i].record).dump(2) + "\n"))
+        throw traces::InputError(Error{"--out-dir", -1, "unwritable", *why});
+      written.push_back(path);
+    }
+  } catch (const traces::InputError&) {
+    for (const std::string& done : written) std::remove(done.c_str());
+    if (created) rmdir(args.out_dir.c_str());
+    throw;
   }
+  for (size_t i = 0; i < imported.size(); ++i)
+    std::cout << "wrote " << outputs[i].path << " (" << imported[i].record.entries.size() << " entries, imported)\n";
   return kExitOk;
 }
 
@@ -148,6 +167,8 @@ void add_bench_commands(CLI::App& app, CommandJob* job) {
                   "Write the comparison as JSON to FILE (docs/json-schema.md); '-': stdout, the table on stderr");
   cmp->callback([=] {
     if (!c->json.empty() && c->json != "-") check_output_file(c->json, "--json");
+    // `--json BASELINE` would replace the record it compares (issue 50, destroyed paths).
+    check_distinct_paths({{c->baseline, "baseline"}, {c->candidate, "candidate"}}, {{c->json, "--json"}});
     *job = [=] { return compare(*c); };
   });
   add_bench_export_command(bench, job);

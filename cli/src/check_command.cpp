@@ -112,7 +112,8 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   ReportOutput(o.json_path).check();
   if (!o.junit_path.empty()) check_output_file(o.junit_path, "--junit");
   check_out_folder(o.out_dir);
-  check_distinct_paths({{o.requests_csv, "--requests-csv"}, {a.requests_log.path, "--requests"}},
+  check_distinct_paths({{o.requests_csv, "--requests-csv"}, {a.requests_log.path, "--requests"},
+                        {a.allow_excluded, "--allow-excluded"}},
                        {{o.json_path, "--json"}, {o.junit_path, "--junit"}});
   return o;
 }

@@ -128,9 +128,8 @@ int run_command_line(int argc, const char* const* argv, bool parse_only) {
   } catch (const traces::InputError& e) {
     return report_error(e.error());
   } catch (const std::bad_alloc&) {
-    return report_error(Error{"memory", -1, "out-of-memory",
-                              "ran out of memory; the inputs are within the limits (QSA_MAX_INPUT_BYTES, "
-                              "QSA_MAX_CACHE_BYTES), so the machine or its memory limit is smaller than they assume"});
+    // A cache reservation the machine refuses (cache_bytes.cpp's mmap) is thrown, not new's.
+    return report_error(Error{"memory", -1, "out-of-memory", kOutOfMemoryMessage});
   } catch (const std::exception& e) {
     return report_error(Error{"internal", -1, "exception", e.what()});
   }

@@ -50,7 +50,10 @@ traces::GeometryChoice parse_geometry_options(const GeometryOptions& o) {
   set(g.num_heads, integer("--query-heads", o.query_heads));
   set(g.block_size, integer("--block-size", o.block_size));
   set(g.compress_ratio, integer("--compress-ratio", o.compress_ratio));
-  set(g.num_speculative, integer("--drafts", o.drafts));
+  // The drafts decide the ring capacity, which resolving a workload derives (and checks against
+  // B) before validate_config sees the drafts' own range [0, 64]; so it is ranged here, and
+  // --drafts 65 is named as out of range rather than as R not dividing B.
+  if (!o.drafts.empty()) g.num_speculative = parse_integer_option("--drafts", o.drafts, 0, 64);
   if (o.store_dtype == "bf16")
     g.store_dtypes = {StoreDtype::kBf16};
   else if (o.store_dtype == "fp8" || o.store_dtype == "fp8_e4m3")

@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/limits.hpp"
@@ -62,5 +64,45 @@ int finish_standard_output(int code) {
 }
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) != 0; }
+
+const char* const kOutOfMemoryMessage =
+    "ran out of memory; the inputs are within the limits (QSA_MAX_INPUT_BYTES, QSA_MAX_CACHE_BYTES), so the "
+    "machine or its memory limit is smaller than they assume";
+
+namespace {
+
+void write_whole(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+// Built before any allocation can fail, so the handler allocates nothing.
+std::string out_of_memory_line;
+std::string out_of_memory_prose;
+std::atomic_flag out_of_memory_reported = ATOMIC_FLAG_INIT;
+
+void out_of_memory() {
+  // One thread answers; any other that runs out meanwhile waits for the _exit.
+  if (out_of_memory_reported.test_and_set()) {
+    while (true) pause();
+  }
+  write_whole(STDOUT_FILENO, out_of_memory_line);
+  write_whole(STDERR_FILENO, out_of_memory_prose);
+  _exit(kExitUsage);
+}
+
+}  // namespace
+
+void end_on_out_of_memory() {
+  const Error error{"memory", -1, "out-of-memory", kOutOfMemoryMessage};
+  out_of_memory_line = json_text(traces::error_to_json(error)) + "\n";
+  out_of_memory_prose = "qsacheck: " + to_string(error) + "\n";
+  std::set_new_handler(out_of_memory);
+}
 
 }  // namespace qsa::cli

@@ -44,4 +44,15 @@ int finish_standard_output(int code);
 /// True when stderr is a terminal (progress redraws in place) rather than a log or pipe.
 bool stderr_is_terminal();
 
+/// The words of rule `out-of-memory` (field `memory`): the machine ran out within the limits.
+extern const char* const kOutOfMemoryMessage;
+
+/// Makes a failed operator new end the process at once with exit 2 and the one JSON line of rule
+/// `out-of-memory`, instead of throwing std::bad_alloc: unwinding destroys the JSON trees alive,
+/// and nlohmann's destructor allocates a stack as long as the largest array (a noexcept
+/// destructor, so a second failure there was std::terminate, exit 134). The line and its prose are
+/// written with write(2) from static text, so nothing more is allocated; a report half-built in
+/// memory is lost, as it would have been by the exception. See docs/limits.md, "Out of memory".
+void end_on_out_of_memory();
+
 }  // namespace qsa::cli

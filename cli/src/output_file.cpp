@@ -19,6 +19,9 @@ namespace {
   throw traces::InputError(Error{option, -1, "unwritable", why});
 }
 
+// The temporary file an atomic write renames over its target sits beside it under this suffix.
+constexpr const char* kTemporarySuffix = ".tmp-XXXXXX";
+
 std::string folder_of(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
@@ -78,7 +81,7 @@ std::optional<std::string> write_in_place(const std::string& path, const std::st
 }
 
 std::optional<std::string> write_atomically(const std::string& path, const std::string& text) {
-  std::string temporary = path + ".tmp-XXXXXX";
+  std::string temporary = path + kTemporarySuffix;
   const int fd = mkstemp(temporary.data());
   if (fd < 0) return "cannot create a temporary file beside " + path + ": " + std::strerror(errno);
   if (auto why = write_all(fd, text, temporary)) {
@@ -146,8 +149,22 @@ void check_output_file(const std::string& path, const std::string& option) {
     if (S_ISDIR(info.st_mode)) unwritable(option, path + " is a folder; give a file name inside it");
     if (access(target.c_str(), W_OK) != 0)
       unwritable(option, "cannot write " + path + ": " + std::strerror(errno));
+  } else if (errno != ENOENT) {
+    // A loop of links, a name past NAME_MAX, a file used as a folder: the write at the end would
+    // fail after the whole run (issue 50: a report lost to a path the start could have refused).
+    unwritable(option, "cannot write " + path + ": " + std::strerror(errno));
   }
-  if (!written_in_place(target)) check_output_directory(folder_of(target), option);
+  if (written_in_place(target)) return;
+  const std::string folder = folder_of(target);
+  check_output_directory(folder, option);
+  const size_t slash = target.find_last_of('/');
+  const size_t name_bytes = (slash == std::string::npos ? target.size() : target.size() - slash - 1) +
+                            std::strlen(kTemporarySuffix);
+  const long name_max = pathconf(folder.c_str(), _PC_NAME_MAX);
+  if (name_bytes > static_cast<size_t>(name_max > 0 ? name_max : 255))
+    unwritable(option, "the file name of " + path + " is too long: with the suffix of the temporary file written " +
+                           "beside it (" + kTemporarySuffix + ") it has " + std::to_string(name_bytes) +
+                           " bytes, the folder allows " + std::to_string(name_max > 0 ? name_max : 255));
 }
 
 void check_output_directory(const std::string& path, const std::string& option) {

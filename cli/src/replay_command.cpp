@@ -56,6 +56,7 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
   std::ostream& out = output.human();
   nlohmann::json results = nlohmann::json::array();
   int exit_code = kExitOk;
+  bool printed = !inputs.empty();  // a metadata input prints its line first
   for (const MetadataInputFile& input : inputs) {
     if (stop_requested()) {
       results.push_back({{"file", input.path}, {"stopped_by", stop_reason()}, {"steps_run", 0}});
@@ -69,6 +70,28 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     const traces::Scenario& s = named.file.scenario;
     const bool digests = !named.file.digests.empty();
     const traces::FloatTolerance tolerance = tolerance_for(flag, named.file);
+    engine::RunOptions options;
+    options.expected_digests = digests ? &named.file.digests : nullptr;
+    options.float_tolerance = tolerance;
+    engine::StepFloatStatistics statistics(tolerance.ulps);
+    if (!tolerance.exact()) options.float_statistics = &statistics;
+    // The caches are reserved before the file's first line, so a reservation the machine refuses
+    // is exit 2 with the JSON line alone (docs/json-schema.md, "Errors") when nothing was printed
+    // yet; after another file's lines it is this file stopped before its first step (exit 3), and
+    // the replay goes on with the next file.
+    std::optional<engine::ScenarioRunner> reserved;
+    try {
+      reserved.emplace(s.config, *backend, options);
+    } catch (const std::bad_alloc&) {
+      if (!printed) throw;
+      out << "not run: " << named.path << ": out of memory reserving its caches" << std::endl;
+      results.push_back({{"file", named.path}, {"stopped_by", "out of memory reserving its caches"}, {"steps_run", 0},
+                         {"steps", s.steps.size()}, {"digests", digests}, {"float_tolerance", tolerance.to_string()},
+                         {"seconds", 0.0}});
+      if (exit_code == kExitOk) exit_code = kExitIncomplete;
+      continue;
+    }
+    engine::ScenarioRunner& runner = *reserved;
     out << "replaying " << named.path << ": " << s.steps.size() << " steps, " << engine::requests_of(s).size()
         << " requests of workload " << s.config.workload << " (seed " << s.config.seed << ", " << describe(s.config)
         << ") on " << backend_name << (digests ? ", comparing the recorded digests" : "") << "; float comparison "
@@ -77,12 +100,7 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
                 ? " (the file was written under " + named.file.float_tolerance.to_string() + ")"
                 : "")
         << std::endl;
-    engine::RunOptions options;
-    options.expected_digests = digests ? &named.file.digests : nullptr;
-    options.float_tolerance = tolerance;
-    engine::StepFloatStatistics statistics(tolerance.ulps);
-    if (!tolerance.exact()) options.float_statistics = &statistics;
-    engine::ScenarioRunner runner(s.config, *backend, options);
+    printed = true;
     const auto start = std::chrono::steady_clock::now();
     engine::StepObserver observer;
     observer.stop = stop_requested;
