@@ -14,6 +14,11 @@ written down from their sources at a cited commit and applied to the files:
   real_time, unit: time_unit + "/iter"}; a current benchmark is matched with the first previous one
   of the same name; googlecpp is smaller-is-better, ratio = current / previous; an alert when the
   ratio exceeds alert-threshold (our template: 105 % -> 1.05).
+- Bencher's json adapter (bencherdev/bencher 0b8f911722c1514c7e9a4f7560ae893dd504c768,
+  lib/bencher_adapter/src/adapters/json.rs: serde reads the Bencher Metric Format, documented at
+  bencher.dev/docs/reference/bencher-metric-format with its JSON schema): {benchmark name (1 to 1024
+  characters): {measure: {"value": number, "lower_value"?: number, "upper_value"?: number}}}; any
+  other shape fails the parse. `bench export --format bmf` writes the latency measure (ns).
 Google Benchmark's own compare.py (Debian libbenchmark-tools) is run for real.
 
 Shown: a real libbenchmark 1.7.1 file parses under both rules (and its keys are the ones a
@@ -65,6 +70,23 @@ def bencher_cpp_google(doc):
             raise ValueError("unknown time_unit")
         metrics.setdefault(b["name"], []).append(b["real_time"] * NS_PER[b["time_unit"]])
     return metrics
+
+
+def bencher_json(doc):
+    """Bencher's json adapter (BMF): name -> {measure: (value, lower, upper)}; raises ValueError."""
+    if not isinstance(doc, dict) or not doc:
+        raise ValueError("not a BMF object")
+    out = {}
+    for name, measures in doc.items():
+        if not 1 <= len(name) <= 1024 or not isinstance(measures, dict) or not measures:
+            raise ValueError("bad benchmark " + name)
+        for measure, metric in measures.items():
+            if not isinstance(metric, dict) or set(metric) - {"value", "lower_value", "upper_value"} or \
+                    not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in metric.values()) or \
+                    "value" not in metric:
+                raise ValueError("bad metric %s/%s" % (name, measure))
+            out.setdefault(name, {})[measure] = (metric["value"], metric.get("lower_value"), metric.get("upper_value"))
+    return out
 
 
 def gab_googlecpp(doc):
@@ -169,6 +191,21 @@ with tempfile.TemporaryDirectory() as work:
                 check(r.returncode == 0 and "BM_StepUpdate/cuda/shape:decode" in r.stdout,
                       "compare.py reads " + os.path.basename(a) + " against " + os.path.basename(b) +
                       ("" if r.returncode == 0 else ": " + r.stderr[-300:]))
+
+    # Bencher's json adapter: the Bencher Metric Format of the same benchmarks.
+    try:
+        bencher_json(run_1)
+        check(False, "a record is refused by Bencher's json adapter (not BMF)")
+    except ValueError as e:
+        check(True, "a record is refused by Bencher's json adapter (%s)" % e)
+    _, bmf = export(RUN_1, "bmf", work)
+    parsed = bencher_json(bmf)
+    _, gab = export(RUN_1, "github-action-benchmark", work)
+    check(list(parsed) == [b["name"] for b in gab["benchmarks"]] and all(list(m) == ["latency"] for m in parsed.values()),
+          "bmf: Bencher's json adapter reads the same %d benchmarks, one latency measure each" % len(parsed))
+    check(all(lo <= v <= hi and v == b["real_time"]
+              for b in gab["benchmarks"] for v, lo, hi in [parsed[b["name"]]["latency"]]),
+          "bmf: value is the median, between the fastest and slowest repetition")
 
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)
