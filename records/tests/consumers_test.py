@@ -28,13 +28,13 @@ two runs of one commit; `qsacheck bench export` of the same records parses, give
 noise and exactly one on a +8.7 % slowdown of one benchmark; compare.py reads records and exports.
 Usage: consumers_test.py QSACHECK SOURCE_DIR METADATA_BENCH COMPARE_PY
 """
-import copy
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
+
+from consumer_rules import bencher_cpp_google, bencher_json, gab_alerts, gab_googlecpp, slowed
 
 QSACHECK, SOURCE, METADATA_BENCH, COMPARE_PY = sys.argv[1:5]
 HISTORY = os.path.join(SOURCE, "records", "history")
@@ -43,7 +43,6 @@ RUN_2 = os.path.join(HISTORY, "2026-12-02-0138-qsacheck-bench-cuda-2.json")
 # compare.py needs SciPy (Debian python3-scipy, which libbenchmark-tools only suggests): Debian's own
 # interpreter, whatever python3 runs this test.
 DEBIAN_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-NS_PER = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 failures = []
 
 
@@ -53,79 +52,11 @@ def check(condition, what):
         failures.append(what)
 
 
-def bencher_cpp_google(doc):
-    """Bencher's adapter: name -> latency in ns; raises ValueError where serde would fail."""
-    context = doc.get("context")
-    if not isinstance(context, dict) or not isinstance(context.get("caches"), list):
-        raise ValueError("missing field `caches`")
-    if not all(isinstance(c, dict) for c in context["caches"]):
-        raise ValueError("caches: invalid type")
-    metrics = {}
-    for b in doc["benchmarks"]:
-        if not isinstance(b.get("name"), str) or not b["name"]:
-            raise ValueError("missing field `name`")
-        if not isinstance(b.get("real_time"), (int, float)):
-            raise ValueError("missing field `real_time`")
-        if b.get("time_unit") not in NS_PER:
-            raise ValueError("unknown time_unit")
-        metrics.setdefault(b["name"], []).append(b["real_time"] * NS_PER[b["time_unit"]])
-    return metrics
-
-
-def bencher_json(doc):
-    """Bencher's json adapter (BMF): name -> {measure: (value, lower, upper)}; raises ValueError."""
-    if not isinstance(doc, dict) or not doc:
-        raise ValueError("not a BMF object")
-    out = {}
-    for name, measures in doc.items():
-        if not 1 <= len(name) <= 1024 or not isinstance(measures, dict) or not measures:
-            raise ValueError("bad benchmark " + name)
-        for measure, metric in measures.items():
-            if not isinstance(metric, dict) or set(metric) - {"value", "lower_value", "upper_value"} or \
-                    not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in metric.values()) or \
-                    "value" not in metric:
-                raise ValueError("bad metric %s/%s" % (name, measure))
-            out.setdefault(name, {})[measure] = (metric["value"], metric.get("lower_value"), metric.get("upper_value"))
-    return out
-
-
-def gab_googlecpp(doc):
-    return [{"name": b["name"], "value": b["real_time"], "unit": b["time_unit"] + "/iter"} for b in doc["benchmarks"]]
-
-
-def gab_alerts(current, previous, threshold=1.05):
-    alerts = []
-    for cur in current:
-        prev = next((p for p in previous if p["name"] == cur["name"]), None)
-        if prev is None:
-            continue
-        ratio = 1 if prev["value"] == 0 and cur["value"] == 0 else cur["value"] / prev["value"]
-        if ratio > threshold:
-            alerts.append((cur["name"], ratio))
-    return alerts
-
-
 def export(path, fmt, work):
     out = os.path.join(work, os.path.basename(path) + "." + fmt + ".json")
     subprocess.run([QSACHECK, "bench", "export", path, "--format", fmt, "-o", out], check=True)
     with open(out) as f:
         return out, json.load(f)
-
-
-def slowed(doc, key_prefix, factor):
-    """The record with one benchmark's repetitions (and its aggregates, recomputed) times factor."""
-    doc = copy.deepcopy(doc)
-    target = next(b["run_name"] for b in doc["benchmarks"] if b["run_name"].startswith(key_prefix))
-    reps = [b for b in doc["benchmarks"] if b["run_name"] == target and b["run_type"] == "iteration"]
-    for b in reps:
-        b["real_time"] *= factor
-    times = [b["real_time"] for b in reps]
-    for b in doc["benchmarks"]:
-        if b["run_name"] == target and b["run_type"] == "aggregate":
-            b["real_time"] = {"mean": statistics.mean(times), "median": statistics.median(times),
-                              "stddev": statistics.stdev(times),
-                              "cv": statistics.stdev(times) / statistics.mean(times)}[b["aggregate_name"]]
-    return doc
 
 
 def load(path):
