@@ -111,7 +111,7 @@ void print_input_space(const traces::InputSpaceCoverage& coverage, std::FILE* ou
   const bool complete = coverage.reached_rows() == traces::kNumInputClasses && edges_missed(coverage) == 0;
   std::fprintf(out, "input space: %d/%d classes reached, %d ranges with edges missed (docs/input-space.md%s)\n",
                coverage.reached_rows(), traces::kNumInputClasses, edges_missed(coverage),
-               list || complete ? "" : "; listed by --input-space and in the JSON report's input_space");
+               list || complete ? "" : "; listed by check --input-space and in the JSON report's input_space");
   if (!list) return;
   std::string unreached;
   for (const InputClass& row : traces::input_classes())

@@ -84,7 +84,7 @@ TEST(CheckCommand, TheFindingComesFirstAndASpecExampleFailureReplaysAlike) {
   EXPECT_EQ(widths.size(), 1u) << "every line of the table is as long as its header: " << r.out;
   EXPECT_EQ(r.out.find("CUDA kernel"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("  not reached: "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("listed by --input-space"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("listed by check --input-space"), std::string::npos) << r.out;
 
   // The reproducer is the example's batch; its replay states the finding in the same words.
   const size_t at = r.out.find("\nreproducer: ");
