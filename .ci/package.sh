@@ -76,6 +76,11 @@ cmake --build "$work/host-tgz" >/dev/null
 [ "$(realpath "$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=includedir qsacheck)")" = "$prefix/include" ]
 "$prefix/bin/qsacheck" backends --backend "plugin:$work/host-tgz/libqsa_example_host.so" | tail -n 1
 
+step "the CI templates' steps from this tarball (cli/tests/ci_templates_test.py --package)"
+/usr/bin/python3 cli/tests/ci_templates_test.py "$PWD" "$prefix/bin/qsacheck" "$work/host-tgz/libqsa_example_host.so" \
+  --package "$tgz" >"$work/ci-templates.log" || { cat "$work/ci-templates.log"; exit 1; }
+tail -n 1 "$work/ci-templates.log"
+
 step "purge"
 DEBIAN_FRONTEND=noninteractive $sudo apt-get purge -y -qq qsacheck >/dev/null
 installed=0

@@ -11,6 +11,9 @@ install(FILES LICENSE README.md CHANGELOG.md DESTINATION ${QSA_DOC_DIR})
 install(DIRECTORY docs/ DESTINATION ${QSA_DOC_DIR}/docs)
 install(DIRECTORY examples/ DESTINATION ${QSA_DOC_DIR}/examples PATTERN "__pycache__" EXCLUDE)
 install(FILES traces/FORMAT.md DESTINATION ${QSA_DOC_DIR}/traces)
+# The GitHub action beside the GitLab template (docs/ci.md): copied into a repository's
+# .github/actions/qsacheck/, it runs as `uses: ./.github/actions/qsacheck`.
+install(FILES .github/actions/qsacheck/action.yml DESTINATION ${QSA_DOC_DIR}/examples/ci/github-action)
 # The JSON schemas of the reports (docs/json-schema.md, "Schemas").
 install(DIRECTORY schemas/ DESTINATION ${CMAKE_INSTALL_DATADIR}/qsacheck/schemas FILES_MATCHING PATTERN "*.schema.json")
 # `qsacheck replay <prefix>/share/qsacheck/traces/recorded/*.scenario`

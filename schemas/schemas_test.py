@@ -104,6 +104,12 @@ with tempfile.TemporaryDirectory() as work:
     with open(os.path.join(SOURCE, "traces", "recorded", "ring-minimum.scenario")) as f, open(trace, "w") as g:
         g.write(f.read())
     history = os.path.join(SOURCE, "records", "history", "2026-12-02-0138-qsacheck-bench-cuda-%d.json")
+    streaming = os.path.join(SOURCE, "docs", "examples", "eval-step-streaming.json")
+    spec8 = os.path.join(work, "spec8.json")  # SPEC 8's first example
+    with open(spec8, "w") as f:
+        json.dump({"kind": "compressed", "compress_ratio": 4, "storage_block_size": 16, "num_actual_tokens": 8,
+                   "query_start_loc": [0, 3, 3, 8], "seq_lens": [7, 0, 12], "common_slot_mapping": [-1] * 8,
+                   "block_table": [[0], [0], [0]]}, f)
     cases = [
         ("replay.schema.json", ["replay", "--json", "r1.json", trace], {0}, "r1.json"),
         ("replay.schema.json", ["replay", "--backend", "bug:pool-wrong-ring-row", "--json", "r2.json", trace], {1}, "r2.json"),
@@ -131,6 +137,14 @@ with tempfile.TemporaryDirectory() as work:
         ("mutants.schema.json", ["mutants", "--backend", "plugin:" + PLUGIN, "--steps", "20", "--json", "u2.json"], {0},
          "u2.json"),
         ("error.schema.json", ["check", "--steps", "zero"], {2}, None),
+        # eval prints its result always (no --json): its stdout is the output.
+        ("eval-metadata.schema.json", ["eval", "metadata", "--input", spec8], {0}, None),
+        ("eval-step.schema.json", ["eval", "step", "--pooled", "--input", streaming], {0}, None),
+        ("eval-step.schema.json", ["eval", "step", "--input", streaming], {0}, None),
+        ("eval-ring-capacity.schema.json", ["eval", "ring-capacity", "--compress-ratio", "4", "--num-speculative-tokens",
+                                            "3", "--block-size", "16"], {0}, None),
+        ("error.schema.json", ["eval", "ring-capacity", "--compress-ratio", "4", "--num-speculative-tokens", "3",
+                               "--block-size", "18"], {2}, None),
     ]
     for schema_name, args, expect, out in cases:
         r = run(args, work, expect)

@@ -39,6 +39,7 @@ struct CheckArguments {
   std::string shard, jobs, devices, max_findings = "10", allow_excluded;
   WorkerOptions worker;
   GeometryOptions geometry;
+  bool list_input_space = false;  // --input-space: the summary lists what the campaign missed
 };
 
 // --out may be missing (run_check creates it, with its parents): its nearest existing ancestor must
@@ -118,7 +119,7 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   return o;
 }
 
-int run_check(const CheckOptions& options, double time_budget) {
+int run_check(const CheckOptions& options, double time_budget, bool list_input_space) {
   std::error_code ec;  // --out is made here, not while parsing (parse_only writes nothing)
   if (std::filesystem::create_directories(options.out_dir, ec); ec)
     return report_error(Error{"--out", -1, "unwritable", "cannot create folder " + options.out_dir + ": " + ec.message()});
@@ -127,7 +128,7 @@ int run_check(const CheckOptions& options, double time_budget) {
   ReportOutput output(options.json_path);
   const CheckReport report = Checker(options).run();
   if (report.setup_error) return report_error(*report.setup_error);
-  print_report(report, output.human_file());
+  print_report(report, output.human_file(), list_input_space);
   for (const std::string& what : report.unwritten) output.lost(what);
   if (!options.junit_path.empty()) write_junit(options.junit_path, check_junit(report), &output);
   return output.finish(report_to_json(report), report.exit_code());
@@ -179,6 +180,9 @@ void add_check_command(CLI::App& app, CommandJob* job) {
                     "backend, a failure holding the finding and the replay command, skipped for what did not run");
   check->add_option("--out", a->options.out_dir, "Folder for reproducers (created with its parents when missing)")
       ->capture_default_str();
+  check->add_flag("--input-space", a->list_input_space,
+                  "List the input classes the campaign did not reach and the range edges it missed after the\n"
+                  "summary's count of them (the JSON report's input_space holds them always)");
   check->add_flag("--keep-going", a->options.keep_going,
                   "Do not stop at the first disagreement: every check and scenario runs, and every finding is\n"
                   "counted; the first --max-findings (in campaign order) are listed with a shrunk reproducer each");
@@ -210,7 +214,7 @@ void add_check_command(CLI::App& app, CommandJob* job) {
   check->callback([=] {
     double time_budget = 0;
     const CheckOptions options = validated(*a, &time_budget);
-    *job = [options, time_budget] { return run_check(options, time_budget); };
+    *job = [options, time_budget, list = a->list_input_space] { return run_check(options, time_budget, list); };
   });
 }
 

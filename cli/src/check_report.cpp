@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include "check_log_figures.hpp"
 #include "input_space_report.hpp"
@@ -205,20 +207,89 @@ void print_declared_limits(const CheckReport& r, std::FILE* out) {
 
 }  // namespace
 
-void print_report(const CheckReport& r, std::FILE* out) {
+bool checks_cuda_kernels(const CheckReport& r) {
+  for (std::string name : r.backends) {
+    if (name.rfind("isolated:", 0) == 0) name = name.substr(9);
+    if (name == "cuda" || name.rfind("cuda-planted-", 0) == 0) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// A finding comes first: what failed, then how to replay it, before any table (issue 52).
+void print_failures(const CheckReport& r, std::FILE* out) {
+  for (const CheckRow& row : r.rows)
+    if (row.failures > 0)
+      std::fprintf(out, "\nFAILED %s on %s:\n  %s\n", row.check.c_str(), row.backend.c_str(),
+                   row.first_failure.c_str());
+  if (r.campaign.keep_going) {
+    print_findings(r, out);
+  } else if (!r.reproducer.empty()) {
+    std::fprintf(out, "\nreproducer: %s\nreplay:     %s\n", r.reproducer.c_str(), r.replay_command.c_str());
+  }
+}
+
+// A backend as the table names it: every word holding a path reduced to its file name
+// ("plugin:/opt/k/build/libk.so#v" -> "plugin:libk.so#v", a worker's script likewise); the header
+// line above the table names it in full.
+std::string table_name(const std::string& backend) {
+  std::string out, word;
+  auto flush = [&] {
+    const size_t prefix = word.rfind(':', word.find('/'));  // keep "plugin:" before a path
+    const size_t slash = word.rfind('/');
+    if (slash != std::string::npos)
+      word = (prefix != std::string::npos && prefix < slash ? word.substr(0, prefix + 1) : "") + word.substr(slash + 1);
+    out += word;
+    word.clear();
+  };
+  for (char ch : backend) {
+    if (ch == ' ') {
+      flush();
+      out += ch;
+    } else {
+      word += ch;
+    }
+  }
+  flush();
+  return out;
+}
+
+// The per-check table, its columns as wide as the longest check and backend name it holds; the
+// backends by their short names unless two would read alike.
+void print_table(const CheckReport& r, std::FILE* out) {
+  std::map<std::string, std::string> shown;
+  std::set<std::string> short_names;
+  for (const std::string& b : r.backends) short_names.insert(table_name(b));
+  const bool shorten = short_names.size() == r.backends.size();
+  int check_width = 5, backend_width = 7;
+  for (const CheckRow& row : r.rows) {
+    shown.emplace(row.backend, shorten ? table_name(row.backend) : row.backend);
+    check_width = std::max(check_width, static_cast<int>(row.check.size()));
+    backend_width = std::max(backend_width, static_cast<int>(shown[row.backend].size()));
+  }
+  std::fprintf(out, "\n%-*s  %-*s %8s %7s %9s\n", check_width, "check", backend_width, "backend", "cases", "failed",
+               "seconds");
+  for (const CheckRow& row : r.rows)
+    std::fprintf(out, "%-*s  %-*s %8lld %7lld %9.2f\n", check_width, row.check.c_str(), backend_width,
+                 shown[row.backend].c_str(), static_cast<long long>(row.cases), static_cast<long long>(row.failures),
+                 row.seconds);
+}
+
+}  // namespace
+
+void print_report(const CheckReport& r, std::FILE* out, bool list_input_space) {
   std::fprintf(out, "\n");
   if (checks_no_kernel(r)) std::fprintf(out, "qsacheck check: %s\n", no_kernel_note(r).c_str());
-  std::fprintf(out, "qsacheck check: seed %llu, backends:", static_cast<unsigned long long>(r.seed));
-  for (const std::string& b : r.backends) std::fprintf(out, " %s", b.c_str());
+  std::fprintf(out, "qsacheck check: seed %llu, backends: %s", static_cast<unsigned long long>(r.seed),
+               joined(r.backends).c_str());
   if (r.campaign.shard_count > 1)
     std::fprintf(out, ", shard %lld/%lld", static_cast<long long>(r.campaign.shard_index),
                  static_cast<long long>(r.campaign.shard_count));
   std::fprintf(out, ", float comparison %s%s\n", r.float_tolerance.to_string().c_str(),
                r.float_tolerance.exact() ? " (bit for bit)" : " (SPEC 6 tolerance mode: NOT an exact result)");
-  std::fprintf(out, "\n%-58s %-12s %8s %7s %9s\n", "check", "backend", "cases", "failed", "seconds");
-  for (const CheckRow& row : r.rows)
-    std::fprintf(out, "%-58s %-12s %8lld %7lld %9.2f\n", row.check.c_str(), row.backend.c_str(),
-                 static_cast<long long>(row.cases), static_cast<long long>(row.failures), row.seconds);
+  print_failures(r, out);
+  print_table(r, out);
   const traces::Coverage& c = r.coverage;
   std::fprintf(
       out,
@@ -232,20 +303,22 @@ void print_report(const CheckReport& r, std::FILE* out) {
       static_cast<long long>(c.negative_common_slots), static_cast<long long>(c.mrope_steps),
       static_cast<long long>(c.fp8_steps));
   for (const std::string& line : r.kernel_time) std::fprintf(out, "%s\n", line.c_str());
-  if (!r.kernel_path_steps.empty()) {  // in the kernel's order, then any D it is not built for
+  // The paths and grids of this build's CUDA step kernel say nothing about a plugin's or a
+  // worker's kernel: shown only when the CUDA backend ran (the JSON report keeps them always).
+  if (!r.kernel_path_steps.empty() && checks_cuda_kernels(r)) {  // in the kernel's order, then any D it is not built for
     std::fprintf(out, "CUDA kernel paths (steps): %s\n",
                  step_counts_line(r.kernel_path_steps, backends::cuda_step_kernel_paths()).c_str());
     if (const std::string missing = joined(paths_not_reached(r)); !missing.empty())
       std::fprintf(out, "  not reached: %s\n", missing.c_str());
   }
-  if (!r.grid_steps.empty()) {
+  if (!r.grid_steps.empty() && checks_cuda_kernels(r)) {
     std::fprintf(out, "CUDA kernel grids (steps): %s\n",
                  step_counts_line(r.grid_steps, backends::cuda_step_grids()).c_str());
     if (const std::string missing = joined(grids_not_reached(r)); !missing.empty())
       std::fprintf(out, "  not reached: %s\n", missing.c_str());
   }
   print_check_log_figures(r, out);  // the replayed log beside the coverage above
-  print_input_space(r.input_space, out);
+  print_input_space(r.input_space, out, list_input_space);
   for (const auto& [backend, stats] : r.float_statistics) {
     std::fprintf(out, "\nfloat outputs of %s under %s:\n", backend.c_str(), r.float_tolerance.to_string().c_str());
     std::fprintf(out, "  %s\n  %s\n", stats.compressed.to_string("compressed cache").c_str(),
@@ -259,15 +332,6 @@ void print_report(const CheckReport& r, std::FILE* out) {
   if (!r.not_run.empty()) {
     std::fprintf(out, "\nnot run:\n");
     for (const std::string& line : r.not_run) std::fprintf(out, "  - %s\n", line.c_str());
-  }
-  for (const CheckRow& row : r.rows)
-    if (row.failures > 0)
-      std::fprintf(out, "\nFAILED %s on %s:\n  %s\n", row.check.c_str(), row.backend.c_str(),
-                   row.first_failure.c_str());
-  if (r.campaign.keep_going) {
-    print_findings(r, out);
-  } else if (!r.reproducer.empty()) {
-    std::fprintf(out, "\nreproducer: %s\nreplay:     %s\n", r.reproducer.c_str(), r.replay_command.c_str());
   }
   std::fprintf(out, "\nRESULT: %s\n", verdict_text(r).c_str());
   std::fflush(out);

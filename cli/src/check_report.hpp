@@ -172,9 +172,15 @@ nlohmann::json declared_limits_to_json(const CheckReport& report);
 /// Adds `from` into `into` (counts add, reasons join): shards of one campaign.
 void add_declared_limits(const DeclaredLimits& from, std::vector<DeclaredLimits>* into);
 
-/// The table, coverage, what did not run and the verdict line, on `out` (stdout, or stderr when
-/// stdout carries the JSON). The verdict line names the backends checked.
-void print_report(const CheckReport& report, std::FILE* out);
+/// The summary on `out` (stdout, or stderr when stdout carries the JSON): the settings line, then
+/// a finding first (what failed, the reproducer and the replay command), the table (columns as wide
+/// as its longest check and backend name), coverage, the CUDA kernel paths and grids only when the
+/// CUDA backend was checked, the input space (its unreached classes and missed edges only with
+/// `list_input_space`), what did not run and the verdict line naming the backends checked.
+void print_report(const CheckReport& report, std::FILE* out, bool list_input_space = false);
+/// True when a checked backend runs this build's CUDA kernels ("cuda", a CUDA planted bug, either
+/// isolated), whose kernel paths and grids the report counts.
+bool checks_cuda_kernels(const CheckReport& report);
 /// True when the reference is the only backend checked: no kernel was.
 bool checks_no_kernel(const CheckReport& report);
 /// "no kernel can be checked here (cuda: no CUDA device ...); the reference runs alone ...; to check

@@ -267,12 +267,16 @@ void Checker::run_spec_examples(size_t b, const std::string& name, Backend& back
   const size_t row_index = report_.rows.size();
   report_.add(kExamplesCheck, name);
   bool failed = false, stopped = false;
-  auto example_failure = [&](int64_t index, const std::string& what) {
+  // A failing example is a batch like any other: its JSON is the reproducer that `qsacheck replay`
+  // judges against the reference (the examples' values are the reference's, SPEC 8), so a user
+  // replays it as they replay a generated batch.
+  auto example_failure = [&](int64_t index, const std::string& what, const MetadataInput& input,
+                             const std::string& file_what) {
     CheckFinding f;
     f.order = campaign_order(b, CampaignPhase::kExamples, index);
     f.what = what;
     f.device = device_of_worker(0);
-    fail(report_.rows[row_index], std::move(f));
+    if (fail(report_.rows[row_index], std::move(f))) add_pending(input, file_what, std::nullopt);
     failed = true;
   };
   // Like every check, the first failure ends it unless --keep-going (a worker that hangs would
@@ -298,21 +302,24 @@ void Checker::run_spec_examples(size_t b, const std::string& name, Backend& back
       continue;
     }
     ++report_.rows[row_index].cases;
+    const std::string file_what = "spec8-example" + std::to_string(index);
     if (auto finding = engine::judge_metadata(example.input, run, engine::MetadataChecks{true, nullptr}))
-      example_failure(index, example.name + ": " + finding->to_string());
+      example_failure(index, example.name + ": " + finding->to_string(), example.input, file_what);
     else if (auto diff = compare_with_example(example, run.output))
-      example_failure(index, example.name + ": " + *diff);
+      example_failure(index, example.name + ": " + *diff, example.input, file_what);
     ++index;
   }
   Error declined;
+  MetadataInput survival_input;  // the case's batch, for its reproducer
   auto build = [&](const MetadataInput& in, MetadataOutput* out, Error* e) {
+    survival_input = in;
     const Status status = backend.build_metadata(in, out, e);
     if (is_declined(status, *e)) declined = *e;
     return status;
   };
   for (int64_t s = 0; s < 64 && declined.rule.empty() && go_on(); ++s, ++report_.rows[row_index].cases)
     if (auto failure = check_ring_survival(s, build); failure && declined.rule.empty())
-      example_failure(index + s, *failure);
+      example_failure(index + s, *failure, survival_input, "spec8-ring-survival" + std::to_string(s));
   if (!declined.rule.empty()) not_run(name, "ring survival", declined);
   if (stopped) note_stop("the SPEC 8 examples and ring survival cases after case " +
                          std::to_string(report_.rows[row_index].cases) + " on " + name);

@@ -107,9 +107,12 @@ engine::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, con
   return coverage;
 }
 
-void print_input_space(const engine::InputSpaceCoverage& coverage, std::FILE* out) {
-  std::fprintf(out, "input space: %d/%d classes reached, %d ranges with edges missed (docs/input-space.md)\n",
-               coverage.reached_rows(), engine::kNumInputClasses, edges_missed(coverage));
+void print_input_space(const engine::InputSpaceCoverage& coverage, std::FILE* out, bool list) {
+  const bool complete = coverage.reached_rows() == engine::kNumInputClasses && edges_missed(coverage) == 0;
+  std::fprintf(out, "input space: %d/%d classes reached, %d ranges with edges missed (docs/input-space.md%s)\n",
+               coverage.reached_rows(), engine::kNumInputClasses, edges_missed(coverage),
+               list || complete ? "" : "; listed by check --input-space and in the JSON report's input_space");
+  if (!list) return;
   std::string unreached;
   for (const InputClass& row : engine::input_classes())
     if (!coverage.reached(row.which)) {

@@ -18,9 +18,9 @@ nlohmann::json input_space_to_json(const engine::InputSpaceCoverage& coverage);
 /// The counts of such a section. Throws InputError naming the field: a row id the inventory does
 /// not have (rule "unknown-class": a report of another version), a count or extreme of the wrong type.
 engine::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, const std::string& context);
-/// "input space: 80/108 classes reached ...", then the unreached rows by name and the rows whose
-/// legal edges were missed.
-void print_input_space(const engine::InputSpaceCoverage& coverage, std::FILE* out);
+/// "input space: 80/108 classes reached ...", then (with `list`) the unreached rows by name and the
+/// rows whose legal edges were missed; without it, where to find them when some are.
+void print_input_space(const engine::InputSpaceCoverage& coverage, std::FILE* out, bool list = true);
 /// Whether the gaps of `coverage` (InputSpaceCoverage::gap_keys) are exactly `known`; prints each
 /// new gap and each known key that is no gap now (reached, or a typo), then the counts.
 bool matches_known_gaps(const engine::InputSpaceCoverage& coverage, const std::set<std::string>& known,

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -54,7 +55,51 @@ TEST(CheckCommand, AWorkloadCampaignPassesOnTheReferenceAndWritesJson) {
   for (const auto& [grid, steps] : report["cuda_grids"]["steps"].items()) grid_steps += steps.get<int64_t>();
   EXPECT_EQ(path_steps, report["coverage"]["steps"].get<int64_t>());
   EXPECT_EQ(grid_steps, report["coverage"]["steps"].get<int64_t>());
-  EXPECT_NE(r.out.find("CUDA kernel grids (steps): latency: "), std::string::npos) << r.out;
+  // The summary leaves them out: they describe this build's CUDA kernel, which did not run.
+  EXPECT_EQ(r.out.find("CUDA kernel"), std::string::npos) << r.out;
+}
+
+// Issue 52: the finding comes first (what failed, the reproducer, the replay command), then the
+// table, whose lines are as long as each other whatever the names; a CPU backend's summary has no
+// CUDA kernel paths and names the input-space gaps only with --input-space. A failing SPEC 8
+// example writes a batch reproducer that `replay` fails with the same finding.
+TEST(CheckCommand, TheFindingComesFirstAndASpecExampleFailureReplaysAlike) {
+  const std::string dir = temp_dir();
+  const std::string campaign =
+      "check --backend bug:k-work-without-minimum --workload default --scenarios 1 --steps 20 --batches 10 --out " + dir;
+  const auto r = run_qsacheck(campaign);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const size_t failed = r.out.find("\nFAILED SPEC 8 worked examples and ring survival on bug:k-work-without-minimum:\n  ");
+  const size_t replay = r.out.find("\nreplay:     qsacheck replay --backend bug:k-work-without-minimum ");
+  const size_t table = r.out.find("\ncheck ");
+  ASSERT_NE(failed, std::string::npos) << r.out;
+  ASSERT_NE(replay, std::string::npos) << r.out;
+  ASSERT_NE(table, std::string::npos) << r.out;
+  EXPECT_LT(failed, replay) << r.out;
+  EXPECT_LT(replay, table) << r.out;
+  std::istringstream lines(r.out.substr(table + 1, r.out.find("\n\n", table + 1) - table - 1));
+  std::string line;
+  std::set<size_t> widths;
+  while (std::getline(lines, line)) widths.insert(line.size());
+  EXPECT_EQ(widths.size(), 1u) << "every line of the table is as long as its header: " << r.out;
+  EXPECT_EQ(r.out.find("CUDA kernel"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("  not reached: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("listed by check --input-space"), std::string::npos) << r.out;
+
+  // The reproducer is the example's batch; its replay states the finding in the same words.
+  const size_t at = r.out.find("\nreproducer: ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string file = r.out.substr(at + 13, r.out.find('\n', at + 1) - at - 13);
+  EXPECT_NE(file.find("spec8-example"), std::string::npos) << file;
+  const size_t finding_at = failed + r.out.substr(failed + 1).find("\n  ") + 4;
+  const std::string finding = r.out.substr(finding_at, r.out.find('\n', finding_at) - finding_at);
+  const std::string what = finding.substr(finding.find(": ") + 2);  // after the example's name
+  const auto replayed = run_qsacheck("replay --backend bug:k-work-without-minimum " + file);
+  EXPECT_EQ(replayed.exit_code, 1) << replayed.out;
+  EXPECT_NE(replayed.out.find(what), std::string::npos) << "check: " << what << "\nreplay: " << replayed.out;
+
+  const auto listed = run_qsacheck(campaign + " --input-space");
+  EXPECT_NE(listed.out.find("  not reached: "), std::string::npos) << listed.out;
 }
 
 // Where no kernel can run (no GPU for cuda, no plugin or worker named), a run of the reference

@@ -1,5 +1,6 @@
 #include "qsa/records/consumer_export.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,9 +21,8 @@ struct Benchmark {
   bool error = false;
 };
 
-}  // namespace
-
-nlohmann::ordered_json consumer_export(const Record& record) {
+// The record's entries grouped by benchmark key, in first-seen order.
+std::vector<Benchmark> group_by_benchmark(const Record& record) {
   std::vector<Benchmark> benchmarks;
   std::map<std::string, size_t> at;
   for (const Entry& e : record.entries) {
@@ -41,6 +41,15 @@ nlohmann::ordered_json consumer_export(const Record& record) {
       b.median = &e;
     }
   }
+  return benchmarks;
+}
+
+bool exported(const Benchmark& b) { return !b.error && (!b.real_ns.empty() || b.median != nullptr); }
+
+}  // namespace
+
+nlohmann::ordered_json consumer_export(const Record& record) {
+  const std::vector<Benchmark> benchmarks = group_by_benchmark(record);
   nlohmann::ordered_json out;
   out["context"] = nlohmann::ordered_json::parse(record.context.dump());
   if (!out["context"].contains("caches")) out["context"]["caches"] = nlohmann::ordered_json::array();
@@ -48,7 +57,7 @@ nlohmann::ordered_json consumer_export(const Record& record) {
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
   std::map<std::string, std::pair<int64_t, int64_t>> families;  // family -> (index, instances so far)
   for (const Benchmark& b : benchmarks) {
-    if (b.error || (b.real_ns.empty() && b.median == nullptr)) continue;
+    if (!exported(b)) continue;
     auto& [family_index, instances] =
         families.try_emplace(split_benchmark_name(b.key).family, static_cast<int64_t>(families.size()), 0)
             .first->second;
@@ -76,6 +85,23 @@ nlohmann::ordered_json consumer_export(const Record& record) {
     entries.push_back(std::move(j));
   }
   out["benchmarks"] = std::move(entries);
+  return out;
+}
+
+nlohmann::ordered_json bencher_metric_format(const Record& record) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const Benchmark& b : group_by_benchmark(record)) {
+    if (!exported(b)) continue;
+    nlohmann::ordered_json latency;
+    if (!b.real_ns.empty()) {
+      latency["value"] = median_of(b.real_ns);
+      latency["lower_value"] = *std::min_element(b.real_ns.begin(), b.real_ns.end());
+      latency["upper_value"] = *std::max_element(b.real_ns.begin(), b.real_ns.end());
+    } else {
+      latency["value"] = b.median->real_time_ns;  // an imported record keeps its median alone
+    }
+    out[b.key]["latency"] = std::move(latency);
+  }
   return out;
 }
 

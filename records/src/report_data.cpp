@@ -25,6 +25,19 @@ std::string shape_label(const BenchmarkName& name) {
   return label;
 }
 
+// The shape's words without its sizes: "decode N=256 NR=64 bf16" -> "decode bf16".
+std::string shape_group(const std::string& label) {
+  std::string group;
+  size_t start = 0;
+  while (start <= label.size()) {
+    const size_t end = std::min(label.find(' ', start), label.size());
+    const std::string word = label.substr(start, end - start);
+    if (!word.empty() && word.find('=') == std::string::npos) group += (group.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return group.empty() ? "all shapes" : group;
+}
+
 bool is_shape_benchmark(const BenchmarkName& name) {
   if (name.backend.empty() || name.arg("tokens").empty()) return false;
   for (const auto& arg : name.args)
@@ -87,6 +100,22 @@ ReportData build_report_data(std::vector<Record> records, const CompareOptions& 
   data.records = std::move(records);
   std::vector<std::vector<BenchmarkTimes>> times;
   for (const Record& r : data.records) times.push_back(benchmark_times(r));
+  // Two records of one family and commit written in the same minute (repeated runs) read alike by
+  // date and commit: those are told apart by their file names (without ".json").
+  std::vector<std::set<std::string>> families_of(data.records.size());
+  for (size_t r = 0; r < data.records.size(); ++r)
+    for (const BenchmarkTimes& b : times[r])
+      if (is_shape_benchmark(split_benchmark_name(b.key))) families_of[r].insert(split_benchmark_name(b.key).family);
+  for (size_t r = 0; r < data.records.size(); ++r) {
+    const std::string label = record_label(data.records[r]);
+    bool alike = false;
+    for (size_t o = 0; o < data.records.size() && !alike; ++o)
+      if (o != r && record_label(data.records[o]) == label)
+        for (const std::string& family : families_of[r]) alike |= families_of[o].count(family) > 0;
+    std::string file = data.records[r].source.substr(data.records[r].source.rfind('/') + 1);
+    if (file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0) file.resize(file.size() - 5);
+    data.labels.push_back(alike ? label + " " + file : label);
+  }
 
   // Each backend's newest record of a family draws its shapes (so ours and a plugin timed in other
   // runs stand side by side); the family's newest record states the floor and the ceiling.
@@ -134,13 +163,16 @@ ReportData build_report_data(std::vector<Record> records, const CompareOptions& 
           !under_test(data.records[r], name.backend, backends_of[name.family]))
         continue;
       auto [it, added] = series_at.emplace(b.key, data.history.size());
-      if (added) data.history.push_back(HistorySeries{name.family, name.backend, shape_label(name), b.key, {}});
-      HistoryPoint point{r, b.median_ns / 1e3, false, 0, -1};
+      if (added)
+        data.history.push_back(HistorySeries{name.family, name.backend, shape_label(name), b.key,
+                                             shape_group(shape_label(name)), {}});
+      HistoryPoint point{r, b.median_ns / 1e3, false, 0, -1, Verdict::kUntested};
       const auto before = previous.find(b.key);
       if (before != previous.end()) {
         const BenchmarkChange c = compare_benchmark(*before->second, b, options);
         point.change = c.change;
         point.p_value = c.p_value;
+        point.verdict = c.verdict;
         // Records without repetitions (imported) cannot be tested: beyond the threshold marks them.
         point.regression =
             c.verdict == Verdict::kRegression || (c.verdict == Verdict::kUntested && c.change > options.threshold);

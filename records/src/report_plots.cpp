@@ -61,11 +61,16 @@ void shapes_plot(const FamilyShapes& f, const std::string& dir, PlotScript* out)
   const std::string file = "time-" + safe_file_part(f.family) + ".svg";
   const std::string title = f.family + ": time per step for each shape and backend";
   std::ostringstream s;
-  s << begin_plot(Plot{file, "shapes", f.family, title}, 1100, 560, dir, out)
+  s << begin_plot(Plot{file, "shapes", f.family, title}, 1000, 460, dir, out)
     << "set logscale y\nset ylabel 'median time per step (us, log scale)'\n";
   s << "set key outside top center horizontal\n";
-  s << "set xtics rotate by -35 left font ',10'\nset bmargin 9\nset xrange [-0.5:"
+  s << "set xtics rotate by -30 left font ',10'\nset bmargin 8\nset xrange [-0.5:"
     << static_cast<double>(f.shapes.size()) - 0.5 << "]\n";
+  // Shapes are categories: points, no line from one to the next; a rule between shape groups.
+  for (size_t i = 1; i < f.shapes.size(); ++i)
+    if (f.shapes[i].substr(0, f.shapes[i].find(' ')) != f.shapes[i - 1].substr(0, f.shapes[i - 1].find(' ')))
+      s << "set arrow from " << static_cast<double>(i) - 0.5 << ", graph 0 to " << static_cast<double>(i) - 0.5
+        << ", graph 1 nohead lc rgb '#bbbbbb' dt 2\n";
   // Columns: index, shape, one time per backend, the time to move the shape's bytes at copy speed.
   s << "$" << safe_file_part(f.family) << "_shapes << EOD\n";
   for (size_t i = 0; i < f.shapes.size(); ++i) {
@@ -86,14 +91,14 @@ void shapes_plot(const FamilyShapes& f, const std::string& dir, PlotScript* out)
   s << "EOD\nplot ";
   const std::string data = "$" + safe_file_part(f.family) + "_shapes";
   for (size_t b = 0; b < f.backends.size(); ++b)
-    s << (b ? ", " : "") << data << " using 1:" << b + 3 << (b ? "" : ":xtic(2)") << " with linespoints lw 2 "
+    s << (b ? ", " : "") << data << " using 1:" << b + 3 << (b ? "" : ":xtic(2)") << " with points ps 1.3 lw 2 "
       << backend_style(f.backends[b], static_cast<int>(b)) << " title " << quoted(f.backends[b]);
   if (f.copy_ceiling_bytes_per_second > 0) {
     char ceiling[96];
     std::snprintf(ceiling, sizeof(ceiling), "copy ceiling (the bytes at %.2f TB/s)",
                   f.copy_ceiling_bytes_per_second / 1e12);
     s << ", " << data << " using 1:" << f.backends.size() + 3
-      << " with linespoints dt 2 lw 2 lc rgb '#2ca02c' pt 1 title " << quoted(ceiling);
+      << " with points lw 2 lc rgb '#2ca02c' pt 3 ps 1.3 title " << quoted(ceiling);
   }
   if (f.floor_us > 0) {
     char floor[64];
@@ -121,7 +126,7 @@ void copy_plot(const FamilyShapes& f, const std::string& dir, PlotScript* out) {
   const std::string file = "copy-" + safe_file_part(f.family) + ".svg";
   const std::string title = f.family + ": bandwidth as % of the copy ceiling against N";
   std::ostringstream s;
-  s << begin_plot(Plot{file, "copy", f.family, title}, 1100, 500, dir, out)
+  s << begin_plot(Plot{file, "copy", f.family, title}, 1000, 440, dir, out)
     << "set logscale x 2\nset xlabel 'N (tokens in the step)'\n";
   s << "set ylabel '% of the copy ceiling'\nset yrange [0:105]\nset key outside top center horizontal\n";
   int index = 0;
@@ -142,23 +147,35 @@ void copy_plot(const FamilyShapes& f, const std::string& dir, PlotScript* out) {
   out->script += s.str();
 }
 
+// One series per shape group ("decode bf16", "ring"; with several backends under test, per backend
+// too): a family's 14 to 21 shapes in a handful of lines. A group's value at a record is the
+// geometric mean, over its benchmarks in that record, of each one's time relative to its own newest
+// time, so 1.0 is today and a shape missing from an old record does not move the line.
 void history_plot(const ReportData& data, const std::string& family, const std::string& dir, PlotScript* out) {
   std::vector<const HistorySeries*> series;
   for (const HistorySeries& h : data.history)
-    if (h.family == family) series.push_back(&h);
+    if (h.family == family && !h.points.empty()) series.push_back(&h);
   if (series.empty()) return;
   const std::string file = "history-" + safe_file_part(family) + ".svg";
-  // Several backends under test (ours and a plugin, say): each series is named with its backend.
   std::vector<std::string> backends;
   for (const HistorySeries* h : series)
     if (std::find(backends.begin(), backends.end(), h->backend) == backends.end()) backends.push_back(h->backend);
+  std::vector<std::string> groups;  // in the order the shapes come
+  std::map<std::string, std::vector<const HistorySeries*>> members;
+  for (const HistorySeries* h : series) {
+    const std::string group = backends.size() > 1 ? h->backend + " " + h->group : h->group;
+    if (members[group].empty()) groups.push_back(group);
+    members[group].push_back(h);
+  }
   std::string backend_list;
   for (const std::string& b : backends) backend_list += (backend_list.empty() ? "" : ", ") + b;
-  const std::string title = family + " (" + backend_list + "): median time per record, regressions circled";
+  const std::string title = family + " (" + backend_list + "): time relative to the newest record, regressions circled";
   std::ostringstream s;
-  s << begin_plot(Plot{file, "history", family, title}, 1100, 620, dir, out)
-    << "set logscale y\nset ylabel 'median time per step (us, log scale)'\n";
-  s << "set xtics rotate by -35 left font ',10'\nset bmargin 8\nset key outside right top font ',9'\n";
+  s << begin_plot(Plot{file, "history", family, title}, 1000, 460, dir, out)
+    << "set ylabel 'time / newest time (geometric mean of the group)'\n"
+    // At least 0.95 ... 1.05, so run-to-run noise of a few per mille does not fill the panel.
+    << "set yrange [*<0.95:1.05<*]\n";
+  s << "set xtics rotate by -30 left font ',10'\nset bmargin 7\nset key outside right top font ',10'\n";
   // The x axis holds the records that have this family, in history order.
   std::map<size_t, size_t> position;
   for (const HistorySeries* h : series)
@@ -167,31 +184,33 @@ void history_plot(const ReportData& data, const std::string& family, const std::
   for (auto& [record, x] : position) x = next++;
   s << "set xrange [-0.5:" << static_cast<double>(position.size()) - 0.5 << "]\n";
   const std::string block = "$history_" + safe_file_part(family);
+  std::ostringstream regressions;
   s << block << " << EOD\n";
   for (const auto& [r, x] : position) {
-    s << x << " " << column(record_label(data.records[r]));
-    for (const HistorySeries* h : series) {
-      double t = -1;
-      for (const HistoryPoint& p : h->points)
-        if (p.record == r) t = p.time_us;
-      s << " " << value(t);
+    s << x << " " << column(data.labels[r]);
+    for (const std::string& group : groups) {
+      double log_sum = 0;
+      int n = 0;
+      bool regressed = false;
+      for (const HistorySeries* h : members[group])
+        for (const HistoryPoint& p : h->points)
+          if (p.record == r) {
+            log_sum += std::log(p.time_us / h->points.back().time_us);
+            ++n;
+            regressed |= p.regression;
+          }
+      const double relative = n > 0 ? std::exp(log_sum / n) : -1;
+      s << " " << value(relative);
+      if (regressed) regressions << x << " " << value(relative) << "\n";
     }
     s << "\n";
   }
-  s << "EOD\n" << block << "_regressions << EOD\n";
-  bool any = false;
-  for (const HistorySeries* h : series)
-    for (const HistoryPoint& p : h->points)
-      if (p.regression) {
-        s << position[p.record] << " " << value(p.time_us) << "\n";
-        any = true;
-      }
-  if (!any) s << "NaN NaN\n";
+  s << "EOD\n" << block << "_regressions << EOD\n" << (regressions.str().empty() ? "NaN NaN\n" : regressions.str());
   s << "EOD\nplot ";
-  for (size_t i = 0; i < series.size(); ++i)
-    s << (i ? ", " : "") << block << " using 1:" << i + 3 << (i ? "" : ":xtic(2)") << " with linespoints lw 1.5 lc "
-      << i + 1 << " pt " << (i % 13) + 1 << " title "
-      << quoted(backends.size() > 1 ? series[i]->backend + " " + series[i]->shape : series[i]->shape);
+  for (size_t i = 0; i < groups.size(); ++i)
+    s << (i ? ", " : "") << block << " using 1:" << i + 3 << (i ? "" : ":xtic(2)") << " with linespoints lw 2 lc "
+      << i + 1 << " pt " << (i % 13) + 1 << " title " << quoted(groups[i] + " (" + std::to_string(members[groups[i]].size()) + ")");
+  s << ", 1 with lines dt 3 lc rgb '#999999' notitle";
   s << ", " << block << "_regressions using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#d62728' title 'regression'\n";
   out->script += s.str();
 }

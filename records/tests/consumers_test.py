@@ -14,6 +14,11 @@ written down from their sources at a cited commit and applied to the files:
   real_time, unit: time_unit + "/iter"}; a current benchmark is matched with the first previous one
   of the same name; googlecpp is smaller-is-better, ratio = current / previous; an alert when the
   ratio exceeds alert-threshold (our template: 105 % -> 1.05).
+- Bencher's json adapter (bencherdev/bencher 0b8f911722c1514c7e9a4f7560ae893dd504c768,
+  lib/bencher_adapter/src/adapters/json.rs: serde reads the Bencher Metric Format, documented at
+  bencher.dev/docs/reference/bencher-metric-format with its JSON schema): {benchmark name (1 to 1024
+  characters): {measure: {"value": number, "lower_value"?: number, "upper_value"?: number}}}; any
+  other shape fails the parse. `bench export --format bmf` writes the latency measure (ns).
 Google Benchmark's own compare.py (Debian libbenchmark-tools) is run for real.
 
 Shown: a real libbenchmark 1.7.1 file parses under both rules (and its keys are the ones a
@@ -23,13 +28,13 @@ two runs of one commit; `qsacheck bench export` of the same records parses, give
 noise and exactly one on a +8.7 % slowdown of one benchmark; compare.py reads records and exports.
 Usage: consumers_test.py QSACHECK SOURCE_DIR METADATA_BENCH COMPARE_PY
 """
-import copy
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
+
+from consumer_rules import bencher_cpp_google, bencher_json, gab_alerts, gab_googlecpp, slowed
 
 QSACHECK, SOURCE, METADATA_BENCH, COMPARE_PY = sys.argv[1:5]
 HISTORY = os.path.join(SOURCE, "records", "history")
@@ -38,7 +43,6 @@ RUN_2 = os.path.join(HISTORY, "2026-12-02-0138-qsacheck-bench-cuda-2.json")
 # compare.py needs SciPy (Debian python3-scipy, which libbenchmark-tools only suggests): Debian's own
 # interpreter, whatever python3 runs this test.
 DEBIAN_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-NS_PER = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 failures = []
 
 
@@ -48,62 +52,11 @@ def check(condition, what):
         failures.append(what)
 
 
-def bencher_cpp_google(doc):
-    """Bencher's adapter: name -> latency in ns; raises ValueError where serde would fail."""
-    context = doc.get("context")
-    if not isinstance(context, dict) or not isinstance(context.get("caches"), list):
-        raise ValueError("missing field `caches`")
-    if not all(isinstance(c, dict) for c in context["caches"]):
-        raise ValueError("caches: invalid type")
-    metrics = {}
-    for b in doc["benchmarks"]:
-        if not isinstance(b.get("name"), str) or not b["name"]:
-            raise ValueError("missing field `name`")
-        if not isinstance(b.get("real_time"), (int, float)):
-            raise ValueError("missing field `real_time`")
-        if b.get("time_unit") not in NS_PER:
-            raise ValueError("unknown time_unit")
-        metrics.setdefault(b["name"], []).append(b["real_time"] * NS_PER[b["time_unit"]])
-    return metrics
-
-
-def gab_googlecpp(doc):
-    return [{"name": b["name"], "value": b["real_time"], "unit": b["time_unit"] + "/iter"} for b in doc["benchmarks"]]
-
-
-def gab_alerts(current, previous, threshold=1.05):
-    alerts = []
-    for cur in current:
-        prev = next((p for p in previous if p["name"] == cur["name"]), None)
-        if prev is None:
-            continue
-        ratio = 1 if prev["value"] == 0 and cur["value"] == 0 else cur["value"] / prev["value"]
-        if ratio > threshold:
-            alerts.append((cur["name"], ratio))
-    return alerts
-
-
 def export(path, fmt, work):
     out = os.path.join(work, os.path.basename(path) + "." + fmt + ".json")
     subprocess.run([QSACHECK, "bench", "export", path, "--format", fmt, "-o", out], check=True)
     with open(out) as f:
         return out, json.load(f)
-
-
-def slowed(doc, key_prefix, factor):
-    """The record with one benchmark's repetitions (and its aggregates, recomputed) times factor."""
-    doc = copy.deepcopy(doc)
-    target = next(b["run_name"] for b in doc["benchmarks"] if b["run_name"].startswith(key_prefix))
-    reps = [b for b in doc["benchmarks"] if b["run_name"] == target and b["run_type"] == "iteration"]
-    for b in reps:
-        b["real_time"] *= factor
-    times = [b["real_time"] for b in reps]
-    for b in doc["benchmarks"]:
-        if b["run_name"] == target and b["run_type"] == "aggregate":
-            b["real_time"] = {"mean": statistics.mean(times), "median": statistics.median(times),
-                              "stddev": statistics.stdev(times),
-                              "cv": statistics.stdev(times) / statistics.mean(times)}[b["aggregate_name"]]
-    return doc
 
 
 def load(path):
@@ -169,6 +122,21 @@ with tempfile.TemporaryDirectory() as work:
                 check(r.returncode == 0 and "BM_StepUpdate/cuda/shape:decode" in r.stdout,
                       "compare.py reads " + os.path.basename(a) + " against " + os.path.basename(b) +
                       ("" if r.returncode == 0 else ": " + r.stderr[-300:]))
+
+    # Bencher's json adapter: the Bencher Metric Format of the same benchmarks.
+    try:
+        bencher_json(run_1)
+        check(False, "a record is refused by Bencher's json adapter (not BMF)")
+    except ValueError as e:
+        check(True, "a record is refused by Bencher's json adapter (%s)" % e)
+    _, bmf = export(RUN_1, "bmf", work)
+    parsed = bencher_json(bmf)
+    _, gab = export(RUN_1, "github-action-benchmark", work)
+    check(list(parsed) == [b["name"] for b in gab["benchmarks"]] and all(list(m) == ["latency"] for m in parsed.values()),
+          "bmf: Bencher's json adapter reads the same %d benchmarks, one latency measure each" % len(parsed))
+    check(all(lo <= v <= hi and v == b["real_time"]
+              for b in gab["benchmarks"] for v, lo, hi in [parsed[b["name"]]["latency"]]),
+          "bmf: value is the median, between the fastest and slowest repetition")
 
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)

@@ -176,8 +176,16 @@ TEST(ReportCommand, BuildsASelfContainedPageWithParseableSvgPlots) {
   // History order is by date: the imported record (11-30), a (12-01 10:00), then b (11:00), whose first
   // shape is 30 % slower than in a: a regression tested by the U test (a p-value, not "untested").
   const std::string environment = html.substr(html.find("<table id=\"environment\">"));
-  EXPECT_LT(environment.find(imported), environment.find(a));
-  EXPECT_LT(environment.find(a), environment.find(b)) << "records ordered by date, not by the command line";
+  auto file_of = [](const std::string& path) { return "<td>" + path.substr(path.rfind('/') + 1) + "</td>"; };
+  EXPECT_LT(environment.find(file_of(imported)), environment.find(file_of(a)));
+  EXPECT_LT(environment.find(file_of(a)), environment.find(file_of(b)))
+      << "records ordered by date, not by the command line";
+  EXPECT_EQ(environment.find(QSA_SOURCE_DIR), std::string::npos) << "files by their names, not their paths";
+  // Issue 52: the summary comes first, its headline counting the newest record's regression.
+  EXPECT_LT(html.find("<h2>Summary: newest against previous</h2>"), html.find("<h2>Time per shape</h2>"));
+  EXPECT_NE(html.find("<p class=\"verdict bad\">1 regression of "), std::string::npos) << html;
+  EXPECT_NE(html.find("<details class=\"section\" id=\"environment-section\">"), std::string::npos)
+      << "the environment is collapsed";
   EXPECT_NE(html.find("<table id=\"regressions\">"), std::string::npos);
   EXPECT_TRUE(std::regex_search(html, std::regex("class=\"regression\"><td><code>BM_StepUpdate/cuda/" + kShapes[0] +
                                                  "</code></td><td>2026-12-01 10:00[^<]*</td><td>2026-12-01 11:00"

@@ -17,4 +17,10 @@ namespace qsa::records {
 /// an empty `caches` where the record has none.
 nlohmann::ordered_json consumer_export(const Record& record);
 
+/// The same benchmarks in the Bencher Metric Format that `bencher run --adapter json` reads
+/// (bencher.dev/docs/reference/bencher-metric-format): {key: {"latency": {"value": median ns,
+/// "lower_value": fastest repetition, "upper_value": slowest}}}; an imported record gives its
+/// median alone. Bencher's latency measure is in ns, so no unit is written.
+nlohmann::ordered_json bencher_metric_format(const Record& record);
+
 }  // namespace qsa::records

@@ -41,15 +41,18 @@ struct HistoryPoint {
   bool regression = false;  // slower than the previous record with this benchmark (see docs)
   double change = 0;        // against that record
   double p_value = -1;      // -1: untested (a record without repetitions)
+  Verdict verdict = Verdict::kUntested;  // against that record (the first point: untested)
 };
 
 struct HistorySeries {
   std::string family, backend, shape, key;
+  std::string group;  // the shape without its sizes ("decode bf16", "ring"): the history panel's series
   std::vector<HistoryPoint> points;
 };
 
 struct ReportData {
   std::vector<Record> records;  // ordered by date, then commit, then file name
+  std::vector<std::string> labels;  // per record: record_label(), with the file name where two read alike
   std::vector<FamilyShapes> families;
   std::vector<HistorySeries> history;  // the backend under test of each family
 };
