@@ -78,9 +78,10 @@ const std::map<std::string, Caught>& expected_checks() {
       {"bug:cache-rows-packed", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
       {"bug:cache-blocks-packed", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
       {"bug:block-table-row-major", {"7.4-metadata-invariant", "7.4-metadata-invariant", "7.1-compressed-row"}},
-      // With the metadata unchecked, ring block 0 of another request gives a position tail past the
-      // table: the step status shows it.
-      {"bug:missing-block-as-block-zero", {"7.4-metadata-invariant", "7.4-metadata-invariant", "step-status"}},
+      // The oracle alone does not see it: block 0 is another request's only where a request holds it
+      // (content version 2's padded requests held block 0, poisoned on the first step, whose
+      // position tail then went past the table; version 3's padded requests hold stale ids).
+      {"bug:missing-block-as-block-zero", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
       {"bug:split-assumes-decodes-first", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
       {"bug:stops-at-zero-length-request", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
       // The skipped step writes neither q_out nor its status word; the status is checked first.
@@ -91,6 +92,11 @@ const std::map<std::string, Caught>& expected_checks() {
       {"bug:passthrough-slot-int32", {"7.4-metadata-invariant", "", ""}},
       {"bug:rows-past-grid-limit", {"7.4-metadata-invariant", "", ""}},
       {"bug:request-capacity-unchecked", {"metadata-status", "", ""}},
+      // Row roles and call sequences: content version 3's stale padding and the rejected call the
+      // runner makes before step 0 (the valid call then answers with the kept error).
+      {"bug:padding-position-zero", {"q-path", "q-path", "q-path"}},
+      {"bug:passthrough-minus-one-only", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
+      {"bug:error-state-sticks", {"step-update-status", "step-update-status", "step-update-status"}},
   };
   return expected;
 }
