@@ -13,18 +13,20 @@ namespace {
 constexpr uint64_t kStaleStream = 0x7374616c65ull;  // "stale"
 
 // A block id a persistent table may still hold: a live request's (the adversarial one: a kernel
-// that reads it writes a live block), a negative one, or one far past any cache.
-int32_t stale_block(Rng& rng, const std::vector<int32_t>& live_ids) {
+// that reads it writes a live block), another block of the cache (an earlier step's), or a
+// negative one. Not ids past the cache: an earlier step's table named blocks of the cache, and a
+// kernel's declared slot limits (plugin capabilities) are judged on the whole rows below NR.
+int32_t stale_block(Rng& rng, const std::vector<int32_t>& live_ids, int64_t num_blocks) {
   const int64_t pick = rng.range(0, 7);
   if (pick < 4 && !live_ids.empty())
     return live_ids[static_cast<size_t>(rng.range(0, static_cast<int64_t>(live_ids.size()) - 1))];
-  if (pick < 6) return pick == 4 ? std::numeric_limits<int32_t>::min() : static_cast<int32_t>(rng.range(-1024, -1));
-  return pick == 6 ? std::numeric_limits<int32_t>::max() : static_cast<int32_t>(rng.range(0, 1 << 20));
+  if (pick < 6 && num_blocks > 0) return static_cast<int32_t>(rng.range(0, num_blocks - 1));
+  return pick == 6 ? std::numeric_limits<int32_t>::min() : static_cast<int32_t>(rng.range(-1024, -1));
 }
 
 // Every storage element outside rows [0, live_requests) x columns [0, W) gets a stale id: padded
 // requests' rows, rows past NR and the columns of a slice's parent table.
-void stale_table(Rng& rng, int64_t live_requests, BlockTable* table) {
+void stale_table(Rng& rng, int64_t live_requests, int64_t num_blocks, BlockTable* table) {
   std::vector<bool> used(table->storage.size(), false);
   std::vector<int32_t> live_ids;
   for (int64_t r = 0; r < std::min(live_requests, table->rows); ++r)
@@ -34,7 +36,7 @@ void stale_table(Rng& rng, int64_t live_requests, BlockTable* table) {
       if (table->storage[i] >= 0) live_ids.push_back(table->storage[i]);
     }
   for (size_t i = 0; i < table->storage.size(); ++i)
-    if (!used[i]) table->storage[i] = stale_block(rng, live_ids);
+    if (!used[i]) table->storage[i] = stale_block(rng, live_ids, num_blocks);
 }
 
 // A negative common slot (SPEC 1.4 rule 5) other than the -1 vLLM writes: what a buffer holds
@@ -82,8 +84,8 @@ void add_stale_padding(const ScenarioConfig& config, int64_t index, int64_t live
     }
     b.common_slot_mapping[t] = stale_negative_slot(rng, b.common_slot_mapping, m);
   }
-  stale_table(rng, live_requests, &input->block_table);
-  stale_table(rng, live_requests, &input->ring_block_table);
+  stale_table(rng, live_requests, config.num_compressed_blocks, &input->block_table);
+  stale_table(rng, live_requests, config.num_ring_blocks, &input->ring_block_table);
 }
 
 }  // namespace qsa::traces

@@ -20,8 +20,8 @@ namespace qsa::traces {
 ///   their common slots are negative values other than -1 (INT64_MIN, -2^31, -(slot + 1) of a
 ///   live row);
 /// - padded requests' rows of both block tables, table rows past NR and storage past the W used
-///   columns: a live request's block ids (so a kernel that reads them writes a live block),
-///   far and negative ids.
+///   columns: a live request's block ids (so a kernel that reads them writes a live block), other
+///   blocks of the cache and negative ids.
 /// A pure function of (config.seed, index, the input): replays give the same input.
 void add_stale_padding(const ScenarioConfig& config, int64_t index, int64_t live_requests, StepInput* input);
 
