@@ -17,7 +17,9 @@ MetadataInput decode_metadata_input(Decoder& in);
 
 /// SPEC 1.4's verdict on an input, computed here independently of qsa::validate() (plus the
 /// block_table / malformed rule of docs/decisions.md): the field and rule of the first failure,
-/// or nullopt when the input is valid.
+/// or nullopt when the input is valid. Deliberately not read from reference's rule table
+/// (qsa/input_fields.hpp), which validate(), the invalid-batch generator and the input-space
+/// inventory share: a second reading of the SPEC is what lets this target catch a wrong row there.
 struct ExpectedError {
   std::string field;
   std::string rule;

@@ -1,8 +1,8 @@
 #include "campaign_inputs.hpp"
 
 #include "job_pool.hpp"
-#include "qsa/traces/large_buffer_reuse.hpp"
 #include "qsa/traces/extreme_batches.hpp"
+#include "qsa/traces/large_buffer_reuse.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
@@ -20,7 +20,7 @@ engine::InputSpaceCoverage job_input_space(const CampaignJob& job) {
   const CacheLayout ring = traces::ring_cache_layout(config);
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {  // run_job's loop, less the backend
     const traces::StepRecord record = simulator.next();
-    coverage.add_step(state.step_input(record, i), compressed, ring);
+    coverage.add_step(state.step_input(record, i), compressed, ring, record.rejected_rows());
     coverage.add_prefix_hits(prefix_hits.add(record));
     state.apply(record, i);
   }

@@ -1,6 +1,9 @@
 #include "qsa/engine/input_space.hpp"
 
+#include <deque>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "qsa/types.hpp"
 
@@ -23,6 +26,48 @@ InputClass range(InputClassId which, const char* id, const char* clause, const c
                  InputScope scope, ValueSet values, int64_t lo, int64_t hi, const char* note = "",
                  bool hi_per_input = false) {
   return InputClass{which, id, clause, parameter, legal, scope, values, lo, hi, hi_per_input, note};
+}
+
+// A generated text kept for the table's lifetime (InputClass holds C strings).
+const char* keep(std::string text) {
+  static std::deque<std::string> texts;
+  return texts.emplace_back(std::move(text)).c_str();
+}
+
+// "invalid_<field>", or "invalid_<field>_<rule>" when the field has more than one rule.
+const char* invalid_rule_id(const RuleInfo& rule) {
+  std::string name = std::string("invalid_") + rule.field;
+  if (rules_of_field(rule.field).size() > 1) name += std::string("_") + rule.rule;
+  for (char& ch : name)
+    if (ch == '-') ch = '_';
+  return keep(std::move(name));
+}
+
+const char* invalid_rule_legal(const RuleInfo& rule) { return keep(std::string("rule ") + rule.rule); }
+
+// What InputSpaceCoverage counts for a (field, role) row (input_space_coverage.cpp, count_roles).
+const char* role_domain_note(const std::string& field, RowRole role) {
+  switch (role) {
+    case RowRole::kPadding:
+      if (field == "common_slot_mapping") return "a padding row's slot is negative and not -1";
+      if (field == "keys") return "a padding row's key is a live row's (it spells a live origin)";
+      if (field == "queries") return "a padding row's queries are those of the live row whose key it holds";
+      if (field == "positions") return "a padding row's position is not 0 on some axis";
+      break;
+    case RowRole::kRejectedDraft:
+      return "a step with a row that verification rejects";
+    case RowRole::kZeroLengthRequest:
+      if (field == "query_start_loc") return "a request with q_j = 0";
+      if (field == "seq_lens") return "a request with q_j = 0 and e_j > 0";
+      return "a zero-length request's row holds a block id a live request of the step holds";
+    case RowRole::kRequestPastNr:
+      return "a table row past NR holds a block id a live request of the step holds";
+    case RowRole::kColumnPastW:
+      return "table storage past the W used columns holds a block id a live request of the step holds";
+    default:
+      break;
+  }
+  return "";
 }
 
 std::vector<InputClass> make_table() {
@@ -229,40 +274,26 @@ std::vector<InputClass> make_table() {
       value_class(I::kWeightSubnormal, "weight_subnormal", "6.2", "an element of w_k or w_q",
                   "subnormal (1 + w rounds to 1)", kStep),
       value_class(I::kWeightNegativeZero, "weight_negative_zero", "6.2", "an element of w_k or w_q", "-0", kStep),
-      // ---- validation rules of a metadata input (1.4), in their order
-      value_class(I::kInvalidCompressRatio, "invalid_compress_ratio", "1.4", "compress_ratio", "rule out-of-range",
-                  kBatch),
-      value_class(I::kInvalidStorageBlockSize, "invalid_storage_block_size", "1.4", "storage_block_size",
-                  "rule out-of-range", kBatch),
-      value_class(I::kInvalidRingCapacity, "invalid_ring_capacity", "1.4", "ring_capacity", "rule out-of-range",
-                  kBatch),
-      value_class(I::kInvalidRequestCapacity, "invalid_request_capacity", "1.4", "request_capacity",
-                  "rule out-of-range", kBatch),
-      value_class(I::kInvalidReorderBatchThreshold, "invalid_reorder_batch_threshold", "1.4", "reorder_batch_threshold",
-                  "rule out-of-range", kBatch),
-      value_class(I::kInvalidQueryStartLocTooShort, "invalid_query_start_loc_too_short", "1.4", "query_start_loc",
-                  "rule too-short", kBatch),
-      value_class(I::kInvalidQueryStartLocNonzeroStart, "invalid_query_start_loc_nonzero_start", "1.4",
-                  "query_start_loc", "rule nonzero-start", kBatch),
-      value_class(I::kInvalidQueryStartLocDecreasing, "invalid_query_start_loc_decreasing", "1.4", "query_start_loc",
-                  "rule decreasing", kBatch),
-      value_class(I::kInvalidQueryStartLocOutOfRange, "invalid_query_start_loc_out_of_range", "1.4", "query_start_loc",
-                  "rule out-of-range", kBatch),
-      value_class(I::kInvalidNumActualTokens, "invalid_num_actual_tokens", "1.4", "num_actual_tokens",
-                  "rule out-of-range", kBatch),
-      value_class(I::kInvalidSeqLensWrongLength, "invalid_seq_lens_wrong_length", "1.4", "seq_lens",
-                  "rule wrong-length", kBatch),
-      value_class(I::kInvalidSeqLensShorterThanQuery, "invalid_seq_lens_shorter_than_query", "1.4", "seq_lens",
-                  "rule shorter-than-query", kBatch),
-      value_class(I::kInvalidSeqLensOutOfRange, "invalid_seq_lens_out_of_range", "1.4", "seq_lens", "rule out-of-range",
-                  kBatch),
-      value_class(I::kInvalidCommonSlotMappingTooShort, "invalid_common_slot_mapping_too_short", "1.4",
-                  "common_slot_mapping", "rule too-short", kBatch),
-      value_class(I::kInvalidCommonSlotMappingPaddingNotNegative, "invalid_common_slot_mapping_padding_not_negative",
-                  "1.4", "common_slot_mapping", "rule padding-not-negative", kBatch),
-      value_class(I::kInvalidBlockTableTooFewRows, "invalid_block_table_too_few_rows", "1.4", "block_table",
-                  "rule too-few-rows", kBatch),
   };
+  // ---- validation rules of a metadata input (1.4), in their order: reference's rule table
+  for (int k = 0; k < kNumBreakableRules; ++k) {
+    const RuleInfo& rule = rule_info(breakable_rule(k));
+    t.push_back(value_class(static_cast<I>(static_cast<int>(I::kInvalidRuleFirst) + k), invalid_rule_id(rule), "1.4",
+                            rule.field, invalid_rule_legal(rule), kBatch));
+  }
+  // ---- row roles x fields: the values that must not matter (or matter only for q_out)
+  int k = 0;
+  for (const InputField& field : kFieldTable)
+    for (int r = 1; r < kNumRowRoles; ++r) {
+      const RoleDomain& domain = field.roles[r];
+      if (domain.use == Use::kNone) continue;
+      const auto role = static_cast<RowRole>(r);
+      t.push_back(
+          value_class(static_cast<I>(static_cast<int>(I::kRoleDomainFirst) + k++),
+                      keep(std::string(to_string(role)) + "_" + field.name), field.clause,
+                      keep(std::string(field.name) + " on a " + to_string(role) + " (" + to_string(domain.use) + ")"),
+                      domain.legal, kStep, role_domain_note(field.name, role)));
+    }
   for (size_t i = 0; i < t.size(); ++i)
     if (static_cast<size_t>(t[i].which) != i)
       throw std::logic_error(std::string("input_space: row ") + t[i].id + " is out of InputClassId's order");
@@ -304,6 +335,26 @@ const std::vector<InputClass>& input_classes() {
 }
 
 const InputClass& input_class(InputClassId id) { return input_classes()[static_cast<size_t>(id)]; }
+
+InputClassId role_domain_class(const std::string& field, RowRole role) {
+  int k = 0;
+  for (const InputField& f : kFieldTable)
+    for (int r = 1; r < kNumRowRoles; ++r) {
+      if (f.roles[r].use == Use::kNone) continue;
+      if (field == f.name && static_cast<int>(role) == r)
+        return static_cast<InputClassId>(static_cast<int>(InputClassId::kRoleDomainFirst) + k);
+      ++k;
+    }
+  throw std::logic_error("input_space: " + field + " has no elements on a " + to_string(role));
+}
+
+InputClassId invalid_rule_class(Rule rule) {
+  for (int k = 0; k < kNumBreakableRules; ++k)
+    if (breakable_rule(k) == rule)
+      return static_cast<InputClassId>(static_cast<int>(InputClassId::kInvalidRuleFirst) + k);
+  throw std::logic_error(std::string("input_space: rule ") + rule_info(rule).field + "/" + rule_info(rule).rule +
+                         " is not one a generated batch breaks");
+}
 
 const char* edge_name(int edge) {
   static const char* const kNames[kNumEdges] = {"lo", "lo+1", "hi-1", "hi"};

@@ -1,10 +1,13 @@
 #include "qsa/engine/input_space_coverage.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <map>
+#include <set>
 #include <utility>
 
+#include "qsa/traces/content.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/validate.hpp"
 
@@ -196,26 +199,9 @@ void InputSpaceCoverage::count_cache_blocks(const Batch& b, const BlockTable& ta
 // ---- metadata batches -----------------------------------------------------------------------
 
 void InputSpaceCoverage::count_invalid(const Error& e) {
-  static const std::map<std::pair<std::string, std::string>, I> kRules = {
-      {{"compress_ratio", "out-of-range"}, I::kInvalidCompressRatio},
-      {{"storage_block_size", "out-of-range"}, I::kInvalidStorageBlockSize},
-      {{"ring_capacity", "out-of-range"}, I::kInvalidRingCapacity},
-      {{"request_capacity", "out-of-range"}, I::kInvalidRequestCapacity},
-      {{"reorder_batch_threshold", "out-of-range"}, I::kInvalidReorderBatchThreshold},
-      {{"query_start_loc", "too-short"}, I::kInvalidQueryStartLocTooShort},
-      {{"query_start_loc", "nonzero-start"}, I::kInvalidQueryStartLocNonzeroStart},
-      {{"query_start_loc", "decreasing"}, I::kInvalidQueryStartLocDecreasing},
-      {{"query_start_loc", "out-of-range"}, I::kInvalidQueryStartLocOutOfRange},
-      {{"num_actual_tokens", "out-of-range"}, I::kInvalidNumActualTokens},
-      {{"seq_lens", "wrong-length"}, I::kInvalidSeqLensWrongLength},
-      {{"seq_lens", "shorter-than-query"}, I::kInvalidSeqLensShorterThanQuery},
-      {{"seq_lens", "out-of-range"}, I::kInvalidSeqLensOutOfRange},
-      {{"common_slot_mapping", "too-short"}, I::kInvalidCommonSlotMappingTooShort},
-      {{"common_slot_mapping", "padding-not-negative"}, I::kInvalidCommonSlotMappingPaddingNotNegative},
-      {{"block_table", "too-few-rows"}, I::kInvalidBlockTableTooFewRows},
-  };
-  const auto it = kRules.find({e.field, e.rule});
-  if (it != kRules.end()) hit(it->second);  // "malformed" strides: the table type's own rule, not SPEC 1.4's
+  // "malformed" strides: the table type's own rule, not SPEC 1.4's, and no row counts it.
+  const Rule rule = rule_of(e);
+  if (rule != Rule::kCount && rule_info(rule).breakable) hit(invalid_rule_class(rule));
 }
 
 void InputSpaceCoverage::add_batch(const MetadataInput& input) {
@@ -344,7 +330,86 @@ void InputSpaceCoverage::add_prefix_hits(const traces::PrefixHitCounts& h) {
   in_step_ = false;
 }
 
-void InputSpaceCoverage::add_step(const StepInput& in, const CacheLayout& compressed, const CacheLayout& ring) {
+// The row-role classes (input_space.cpp's role_domain_note says what each counts).
+void InputSpaceCoverage::count_roles(const StepInput& in, int64_t rejected_rows) {
+  using R = RowRole;
+  static const I kZeroQsl = role_domain_class("query_start_loc", R::kZeroLengthRequest);
+  static const I kZeroSeq = role_domain_class("seq_lens", R::kZeroLengthRequest);
+  static const I kPaddingSlot = role_domain_class("common_slot_mapping", R::kPadding);
+  static const I kPaddingKey = role_domain_class("keys", R::kPadding);
+  static const I kPaddingQuery = role_domain_class("queries", R::kPadding);
+  static const I kPaddingPosition = role_domain_class("positions", R::kPadding);
+  const Batch& b = in.batch;
+  const int64_t nr = b.num_requests();
+  const int64_t m = b.num_mapped_tokens();
+  const int64_t n = b.num_actual_tokens;
+  if (rejected_rows > 0)
+    for (const char* field : {"common_slot_mapping", "keys", "queries", "positions"})
+      hit(role_domain_class(field, R::kRejectedDraft));
+  bool zero_length = false;
+  for (int64_t j = 0; j < nr; ++j) {
+    if (b.query_len(j) != 0) continue;
+    zero_length = true;
+    if (b.seq_lens[j] > 0) hit(kZeroSeq);
+  }
+  if (zero_length) hit(kZeroQsl);
+  const int64_t d = in.config.head_dim;
+  const int64_t hd = in.config.num_heads * d;
+  std::map<std::array<int64_t, 4>, int64_t> live_rows;  // a live row per key origin, built on demand
+  for (int64_t t = m; t < n; ++t) {
+    if (b.common_slot_mapping[static_cast<size_t>(t)] < -1) hit(kPaddingSlot);
+    for (int64_t a = 0; a < in.position_axes; ++a)
+      if (in.positions[static_cast<size_t>(a * n + t)] != 0) {
+        hit(kPaddingPosition);
+        break;
+      }
+    const auto origin = traces::decode_key_origin(in.keys.data() + t * d, d);
+    if (!origin || origin->kind == traces::OriginKind::kPadding) continue;
+    hit(kPaddingKey);
+    if (live_rows.empty())
+      for (int64_t u = 0; u < m; ++u)
+        if (const auto o = traces::decode_key_origin(in.keys.data() + u * d, d))
+          live_rows.emplace(std::array<int64_t, 4>{static_cast<int64_t>(o->kind), o->id, o->position, o->attempt}, u);
+    const auto it = live_rows.find({static_cast<int64_t>(origin->kind), origin->id, origin->position, origin->attempt});
+    if (it != live_rows.end() && std::equal(in.queries.begin() + t * hd, in.queries.begin() + (t + 1) * hd,
+                                            in.queries.begin() + it->second * hd))
+      hit(kPaddingQuery);
+  }
+  count_stale_table(b, in.block_table, "block_table");
+  count_stale_table(b, in.ring_block_table, "ring_block_table");
+}
+
+// A table's entries on the roles past the live requests: a zero-length request's row, rows past
+// NR, storage past the W used columns. Counted where they hold a block a live request holds.
+void InputSpaceCoverage::count_stale_table(const Batch& b, const BlockTable& table, const char* field) {
+  const int64_t nr = b.num_requests();
+  std::vector<bool> addressed(table.storage.size(), false);
+  std::set<int32_t> live;
+  for (int64_t r = 0; r < table.rows; ++r)
+    for (int64_t c = 0; c < table.cols; ++c) {
+      const auto i = static_cast<size_t>(r * table.row_stride + c * table.col_stride);
+      addressed[i] = true;
+      if (r < nr && b.query_len(r) > 0 && table.storage[i] >= 0) live.insert(table.storage[i]);
+    }
+  if (live.empty()) return;
+  for (int64_t r = 0; r < table.rows; ++r) {
+    const bool zero_length = r < nr && b.query_len(r) == 0;
+    if (!zero_length && r < nr) continue;
+    for (int64_t c = 0; c < table.cols; ++c)
+      if (live.count(table.at(r, c))) {
+        hit(role_domain_class(field, zero_length ? RowRole::kZeroLengthRequest : RowRole::kRequestPastNr));
+        break;
+      }
+  }
+  for (size_t i = 0; i < table.storage.size(); ++i)
+    if (!addressed[i] && live.count(table.storage[i])) {
+      hit(role_domain_class(field, RowRole::kColumnPastW));
+      break;
+    }
+}
+
+void InputSpaceCoverage::add_step(const StepInput& in, const CacheLayout& compressed, const CacheLayout& ring,
+                                  int64_t rejected_rows) {
   const StepConfig& c = in.config;
   const Batch& b = in.batch;
   in_step_ = true;
@@ -372,6 +437,7 @@ void InputSpaceCoverage::add_step(const StepInput& in, const CacheLayout& compre
   count_positions(in);
   count_special_values(in.keys, I::kKeyNan);
   count_special_values(in.queries, I::kQueryNan);
+  count_roles(in, rejected_rows);
   in_step_ = false;
 }
 

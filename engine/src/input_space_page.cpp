@@ -4,6 +4,7 @@
 #include <string>
 
 #include "qsa/engine/input_space.hpp"
+#include "qsa/input_fields.hpp"
 
 namespace qsa::engine {
 namespace {
@@ -39,6 +40,51 @@ std::string escape(const char* text) {
   std::string out;
   for (const char* p = text; *p != '\0'; ++p) out += *p == '|' ? std::string("\\|") : std::string(1, *p);
   return out;
+}
+
+// The inputs of SPEC 1.1, 1.2 and 5 with their domain per row role (reference/input_fields.cpp).
+std::string fields_markdown() {
+  std::string md =
+      "\n## Input fields and row roles\n"
+      "\n"
+      "Every input of SPEC 1.1, 1.2 and 5 (reference's field table, qsa/input_fields.hpp; the test\n"
+      "`reference.InputFields.*` reads docs/spec.md and fails when an input has no row). Per row role: the\n"
+      "legal values there and whether they may change an output or a cache byte (`matters`) or must\n"
+      "not (`inert`); `-` where the role has no element of the field. Roles: a live row; a padding row\n"
+      "`t` in `[M, N)` (CUDA-graph padding reuses buffers, so it carries the previous step's values); a\n"
+      "rejected draft; a zero-length request; a block-table row past NR; block-table storage past the W\n"
+      "used columns.\n"
+      "\n"
+      "| field | SPEC | type |";
+  for (int r = 0; r < kNumRowRoles; ++r) md += std::string(" ") + to_string(static_cast<RowRole>(r)) + " |";
+  md += "\n|---|---|---|";
+  for (int r = 0; r < kNumRowRoles; ++r) md += "---|";
+  md += "\n";
+  for (const InputField& f : input_fields()) {
+    md += "| `" + std::string(f.name) + "` | " + f.clause + " | " + escape(f.type) + " |";
+    for (const RoleDomain& d : f.roles)
+      md += d.use == Use::kNone ? std::string(" - |")
+                                : " " + std::string(to_string(d.use)) + ": " + escape(d.legal) + " |";
+    md += "\n";
+  }
+  return md;
+}
+
+// SPEC 1.4's rules in the order they are checked (the rule table validate() reports from).
+std::string rules_markdown() {
+  std::string md =
+      "\n## Validation rules\n"
+      "\n"
+      "SPEC 1.4's rules in the order validate() and validate_step() check them, from the same table;\n"
+      "`breakable`: the campaign's invalid batches break it (rows `invalid_*` above).\n"
+      "\n"
+      "| field | rule | limit | SPEC | checked by | breakable |\n"
+      "|---|---|---|---|---|---|\n";
+  for (const RuleInfo& r : kRuleTable)
+    md += "| `" + std::string(r.field) + "` | `" + r.rule + "` | " + escape(r.limit) + " | " + r.clause + " | " +
+          (r.part == RulePart::kMetadata ? "validate" : "validate_step") + " | " + (r.breakable ? "yes" : "no") +
+          " |\n";
+  return md;
 }
 
 }  // namespace
@@ -86,6 +132,8 @@ std::string input_space_markdown() {
   md += "\n## Notes\n\n";
   for (const InputClass& row : input_classes())
     if (row.note[0] != '\0') md += "- `" + std::string(row.id) + "`: " + row.note + ".\n";
+  md += fields_markdown();
+  md += rules_markdown();
   return md;
 }
 

@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <limits>
 
+#include "qsa/input_fields.hpp"
 #include "qsa/reference/backend.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/engine/step_loop.hpp"
+#include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/rng.hpp"
+#include "qsa/validate.hpp"
 
 namespace qsa::engine {
 namespace {
@@ -137,6 +141,38 @@ std::optional<RunFailure> ScenarioRunner::check_metadata(const traces::StepRecor
   return std::nullopt;
 }
 
+// SPEC 1.4: a rejected call writes nothing, and an instance that keeps state between calls (a
+// device status word, buffers sized by the last call) must answer the next valid step as a fresh
+// instance would. Content version 3 scenarios call the backend, before steps 0, kRejectedCallEvery,
+// 2 kRejectedCallEvery, ..., on the same instance and caches with that step's input one rule
+// broken (drawn from the seed and the step; traces/invalid_batch.hpp); the error must be the
+// reference's. The valid call that follows is
+// then judged as every step is, against the reference's fresh answer and caches, so whatever the
+// rejected call left behind shows there (or at the next whole-cache comparison).
+std::optional<RunFailure> ScenarioRunner::check_rejected_call(StepCaches* caches) {
+  const traces::ScenarioConfig& config = state_.config();
+  if (config.content_version < 3) return std::nullopt;
+  if (static_cast<uint64_t>(index_) % kRejectedCallEvery != 0) return std::nullopt;
+  StepInput broken = input_;
+  const Rule rule =
+      traces::break_step_rule(traces::hash_words(config.seed, kRejectedCallStream, static_cast<uint64_t>(index_)), &broken);
+  if (rule == Rule::kCount) return std::nullopt;
+  Error expected;
+  if (validate_step(broken, *caches, &expected) != Status::kInvalidInput)
+    return failure("reference", std::string("a step input with ") + rule_info(rule).field + " / " +
+                                    rule_info(rule).rule + " broken passes validate_step()");
+  StepOutput output = make_poisoned_step_output(input_);
+  Error error;
+  const Status status = backend_.step_update(broken, caches, &output, &error);
+  if (status == Status::kNotImplemented) return std::nullopt;  // judged by the valid call
+  const std::string what = "the call before step " + str(index_) + ", with " + qsa::to_string(expected) +
+                           " broken (the reference rejects it)";
+  if (status != Status::kInvalidInput)
+    return failure("step-update-status", what + ", answered " + qsa::to_string(status));
+  if (error != expected) return failure("step-update-error", what + ", reported " + qsa::to_string(error));
+  return std::nullopt;
+}
+
 std::optional<RunFailure> ScenarioRunner::check_step_update() {
   const StepInput& input = input_;
   // With touched rows the checks compare only the rows this step may write (the reference's
@@ -153,6 +189,10 @@ std::optional<RunFailure> ScenarioRunner::check_step_update() {
     run.caches = std::move(caches_);
   else
     run.caches = caches_;  // caches_ stays the state before the step until the run is judged
+  if (auto f = check_rejected_call(&run.caches)) {
+    if (touched) caches_ = std::move(run.caches);
+    return f;
+  }
   run_step_update_in_place(backend_, input, &run);
   if (run.status == Status::kNotImplemented) {
     if (touched) caches_ = std::move(run.caches);
@@ -325,7 +365,8 @@ std::optional<RunFailure> ScenarioRunner::step(const traces::StepRecord& record)
   if (auto f = prefill(record)) return f;
   // Blocks are poisoned when a step first names them (nothing a correct run reads is unwritten),
   // in both the backend's caches and the expected ones; blocks never named cost no memory.
-  poison_new_blocks(input_.block_table, compressed_poison_, caches_.compressed.bytes, reference_caches_.compressed.bytes);
+  poison_new_blocks(input_.block_table, compressed_poison_, caches_.compressed.bytes,
+                    reference_caches_.compressed.bytes);
   poison_new_blocks(input_.ring_block_table, ring_poison_, caches_.ring.bytes, reference_caches_.ring.bytes);
   // The step's three metadata inputs; the reference's answer to each is built at most once.
   inputs_[0] = input_.compressed_metadata_input();
@@ -337,7 +378,7 @@ std::optional<RunFailure> ScenarioRunner::step(const traces::StepRecord& record)
       return std::nullopt;
     }
   if (options_.input_space) {
-    options_.input_space->add_step(input_, caches_.compressed.layout, caches_.ring.layout);
+    options_.input_space->add_step(input_, caches_.compressed.layout, caches_.ring.layout, record.rejected_rows());
     options_.input_space->add_prefix_hits(prefix_hits_.add(record));
   }
   for (bool& ready : expected_ready_) ready = false;

@@ -158,7 +158,7 @@ TEST(InputSpaceCoverage, AnInvalidBatchCountsOnlyItsRule) {
   in.batch.query_start_loc[0] = 1;
   InputSpaceCoverage c;
   c.add_batch(in);
-  EXPECT_EQ(c.at(I::kInvalidQueryStartLocNonzeroStart).count, 1);
+  EXPECT_EQ(c.at(invalid_rule_class(Rule::kQueryStartLocNonzeroStart)).count, 1);
   EXPECT_EQ(c.at(I::kNumActualTokens).count, 0) << "an invalid batch's values are not legal values";
   EXPECT_EQ(c.reached_rows(), 1);
 }

@@ -24,12 +24,24 @@ class MutantBackend : public Backend {
   }
 
   Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) override {
-    return mutants::step_update(bug_, input, caches, output, error, arithmetic_);
+    if (bug_ == Bug::kErrorStateSticks && sticky_) {  // the status word of the rejected call, never reset
+      sticky_ = false;
+      if (error != nullptr) *error = sticky_error_;
+      return Status::kInvalidInput;
+    }
+    const Status status = mutants::step_update(bug_, input, caches, output, error, arithmetic_);
+    if (bug_ == Bug::kErrorStateSticks && status == Status::kInvalidInput && error != nullptr) {
+      sticky_ = true;
+      sticky_error_ = *error;
+    }
+    return status;
   }
 
  private:
   Bug bug_;
   Arithmetic arithmetic_;
+  bool sticky_ = false;  // bug:error-state-sticks: a rejected call's error waits for the next call
+  Error sticky_error_;
 };
 
 }  // namespace

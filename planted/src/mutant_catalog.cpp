@@ -129,6 +129,18 @@ const std::vector<MutantInfo>& mutant_catalog() {
       {Bug::kRequestCapacityUnchecked, "bug:request-capacity-unchecked",
        "validation skips request_capacity (the kernel trusts its capacity): a batch with more requests is built",
        "invalid-input"},
+      // Row roles and call sequences: content version 3 (docs/content.md "Stale padding") and the
+      // runner's rejected calls (traces/scenario_runner.hpp) show them; version 2 did not.
+      {Bug::kPaddingPositionZero, "bug:padding-position-zero",
+       "the Q path ropes padding rows at position 0 (their logical position is -1) instead of their given positions",
+       "stale-padding"},
+      {Bug::kPassthroughMinusOneOnly, "bug:passthrough-minus-one-only",
+       "passthrough slot_mapping copies the common slot of every row up to N, testing it against -1 only: a padding "
+       "row's other negative slot (a stale value) is copied through",
+       "stale-padding"},
+      {Bug::kErrorStateSticks, "bug:error-state-sticks",
+       "a rejected step's error is kept in the instance (a status word never reset): the next call is rejected too",
+       "rejected-call"},
   };
   return catalog;
 }

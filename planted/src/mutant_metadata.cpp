@@ -89,6 +89,7 @@ int64_t slot_for_row(Bug bug, const MetadataInput& in, int64_t t, int64_t j, int
       const int64_t common = bug == Bug::kPassthroughSlotInt32
                                  ? static_cast<int32_t>(static_cast<uint32_t>(in.batch.common_slot_mapping[t]))
                                  : in.batch.common_slot_mapping[t];
+      if (bug == Bug::kPassthroughMinusOneOnly) return common == -1 ? -1 : common;
       return common < 0 ? -1 : common;
     }
     case CacheKind::kRing:
@@ -201,7 +202,7 @@ Status build_metadata(Bug bug, const MetadataInput& input, MetadataOutput* outpu
   out.visible_blocks.assign(n, 0);
   out.slot_mapping.assign(n, -1);
   for (int64_t t = 0; t < n; ++t) {
-    if (bug == Bug::kRowsPastGridLimit && t >= kGridLimitRows) {  // no thread for it: what was there stays
+    if (bug == Bug::kRowsPastGridLimit && t >= kGridLimitRows) {    // no thread for it: what was there stays
       if (t < static_cast<int64_t>(output->slot_mapping.size())) {  // the caller's buffers (poisoned)
         out.token_to_req[t] = output->token_to_req[t];
         out.logical_positions[t] = output->logical_positions[t];
@@ -209,6 +210,11 @@ Status build_metadata(Bug bug, const MetadataInput& input, MetadataOutput* outpu
         out.slot_mapping[t] = output->slot_mapping[t];
       }
       continue;
+    }
+    if (bug == Bug::kPassthroughMinusOneOnly && input.cache.kind == CacheKind::kPassthrough) {
+      // The copy runs over all N rows ("padding slots are negative anyway") and tests for -1 only.
+      const int64_t common = b.common_slot_mapping[t];
+      out.slot_mapping[t] = common == -1 ? -1 : common;
     }
     const RowPlace row = place_of_row(bug, b, t);
     if (row.position < 0) continue;  // an inert padding row

@@ -171,8 +171,11 @@ void transform_queries(Bug bug, Arithmetic arithmetic, const StepInput& in, std:
       const int64_t offset = (t * in.config.num_heads + h) * d;
       rms_norm(bug, in.queries.data() + offset, in.config.w_q.data(), d, effective_eps(bug, in.config.eps), row.data(),
                arithmetic);
-      rope_neox(bug, row.data(), d, in.config.rotary_dim, in.row_positions(t), in.config.mrope_sections,
-                in.config.cos_sin_data(), arithmetic);
+      const std::array<int64_t, 3> position = bug == Bug::kPaddingPositionZero && t >= in.batch.num_mapped_tokens()
+                                                  ? std::array<int64_t, 3>{0, 0, 0}
+                                                  : in.row_positions(t);
+      rope_neox(bug, row.data(), d, in.config.rotary_dim, position, in.config.mrope_sections, in.config.cos_sin_data(),
+                arithmetic);
       store_row(bug, row, in.config.store_dtype, q_out.data() + offset * bytes);
     }
   }

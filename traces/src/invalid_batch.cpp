@@ -1,32 +1,13 @@
 #include "qsa/traces/invalid_batch.hpp"
 
 #include <utility>
+#include <vector>
 
+#include "qsa/input_fields.hpp"
 #include "qsa/validate.hpp"
 
 namespace qsa::traces {
 namespace {
-
-// The rules of SPEC 1.4, one corruption each (in validate()'s order).
-enum class Rule {
-  kCompressRatio,
-  kStorageBlockSize,
-  kRingCapacity,
-  kRequestCapacity,
-  kReorderBatchThreshold,
-  kQueryStartLocTooShort,
-  kQueryStartLocNonzeroStart,
-  kQueryStartLocDecreasing,
-  kQueryStartLocOutOfRange,
-  kNumActualTokens,
-  kSeqLensWrongLength,
-  kSeqLensShorterThanQuery,
-  kSeqLensOutOfRange,
-  kCommonSlotMappingTooShort,
-  kCommonSlotMappingPaddingNotNegative,
-  kBlockTableTooFewRows,
-  kCount
-};
 
 // Breaks `rule` where the batch has what the rule needs, touching nothing an earlier rule checks;
 // false (and the input unchanged) when it has not.
@@ -36,25 +17,25 @@ bool corrupt(Choice& rng, Rule rule, MetadataInput* in) {
   const int64_t nr = b.num_requests();
   const bool compressed = cache.kind == CacheKind::kCompressed;
   switch (rule) {
-    case Rule::kCompressRatio:  // below or above the kind's range (passthrough: anything but 1)
+    case Rule::kCompressRatioOutOfRange:  // below or above the kind's range (passthrough: anything but 1)
       if (cache.kind == CacheKind::kPassthrough)
         cache.compress_ratio = rng.chance(1, 2) ? 2 : 0;
       else
         cache.compress_ratio = rng.chance(1, 2) ? (compressed ? 1 : 0) : kMaxCompressRatio + 1;
       return true;
-    case Rule::kStorageBlockSize:
+    case Rule::kStorageBlockSizeOutOfRange:
       if (!compressed) return false;
       cache.storage_block_size = rng.chance(1, 2) ? 0 : kMaxStorageBlockSize + 1;
       return true;
-    case Rule::kRingCapacity:
+    case Rule::kRingCapacityOutOfRange:
       if (cache.kind != CacheKind::kRing) return false;
       cache.ring_capacity = rng.chance(1, 2) ? 0 : kMaxRingCapacity + 1;
       return true;
-    case Rule::kRequestCapacity:  // fewer than the batch's requests, or past 2^20
+    case Rule::kRequestCapacityOutOfRange:  // fewer than the batch's requests, or past 2^20
       if (!compressed) return false;
       cache.request_capacity = rng.chance(1, 2) ? nr - 1 : kMaxRequests + 1;
       return true;
-    case Rule::kReorderBatchThreshold:
+    case Rule::kReorderBatchThresholdOutOfRange:
       b.reorder_batch_threshold = rng.chance(1, 2) ? 0 : kMaxTokens + 1;
       return true;
     case Rule::kQueryStartLocTooShort:
@@ -72,7 +53,7 @@ bool corrupt(Choice& rng, Rule rule, MetadataInput* in) {
     case Rule::kQueryStartLocOutOfRange:  // the last offset past int32 (still non-decreasing)
       b.query_start_loc.back() = kMaxInt32 + 1 + rng.range(0, 3);
       return true;
-    case Rule::kNumActualTokens:  // fewer rows than the requests map, or more than 2^24
+    case Rule::kNumActualTokensOutOfRange:  // fewer rows than the requests map, or more than 2^24
       if (rng.chance(1, 2)) {
         b.num_actual_tokens = kMaxTokens + 1;
         return true;
@@ -108,20 +89,18 @@ bool corrupt(Choice& rng, Rule rule, MetadataInput* in) {
     case Rule::kBlockTableTooFewRows:
       in->block_table.rows = rng.range(0, nr - 1);
       return true;
-    case Rule::kCount:
+    default:  // not a field rule a valid generated batch can break (RuleInfo::breakable)
       break;
   }
   return false;
 }
-
-static_assert(static_cast<int>(Rule::kCount) == kNumBreakableRules);
 
 }  // namespace
 
 bool break_rule(Choice& choice, int rule, MetadataInput* input) {
   MetadataInput corrupted = *input;
   Error error;
-  if (rule < 0 || rule >= kNumBreakableRules || !corrupt(choice, static_cast<Rule>(rule), &corrupted) ||
+  if (rule < 0 || rule >= kNumBreakableRules || !corrupt(choice, breakable_rule(rule), &corrupted) ||
       validate(corrupted, &error) == Status::kOk)
     return false;
   *input = std::move(corrupted);
@@ -138,6 +117,87 @@ bool break_one_rule(Choice& choice, MetadataInput* input) {
   corrupt(choice, Rule::kQueryStartLocNonzeroStart, input);
   Error error;
   return validate(*input, &error) != Status::kOk;
+}
+
+namespace {
+
+// The step rules one field of a valid step input can break; `applies` false where the input
+// lacks what the rule needs (a request with rows, a padding row, a position).
+bool step_rule_applies(Rule rule, const StepInput& in) {
+  const Batch& b = in.batch;
+  switch (rule) {
+    case Rule::kQueryStartLocNonzeroStart:
+    case Rule::kHeadDimOutOfRange:
+    case Rule::kNumHeadsOutOfRange:
+    case Rule::kEpsOutOfRange:
+    case Rule::kKeysWrongShape:
+    case Rule::kQueriesWrongShape:
+    case Rule::kWKWrongShape:
+      return true;
+    case Rule::kSeqLensShorterThanQuery:
+      return b.num_mapped_tokens() > 0;
+    case Rule::kCommonSlotMappingPaddingNotNegative:
+      return b.num_actual_tokens > b.num_mapped_tokens();
+    case Rule::kPositionsOutOfRange:
+      return !in.positions.empty();
+    default:
+      return false;
+  }
+}
+
+// Breaks `rule` (one that applies) so that it is the first failure validate_step() finds.
+void corrupt_step(Rule rule, StepInput* in) {
+  Batch& b = in->batch;
+  switch (rule) {
+    case Rule::kQueryStartLocNonzeroStart:
+      b.query_start_loc[0] = 1;
+      break;
+    case Rule::kSeqLensShorterThanQuery:
+      for (int64_t j = 0; j < b.num_requests(); ++j)
+        if (b.query_len(j) > 0) {
+          b.seq_lens[static_cast<size_t>(j)] = b.query_len(j) - 1;
+          break;
+        }
+      break;
+    case Rule::kCommonSlotMappingPaddingNotNegative:
+      b.common_slot_mapping[static_cast<size_t>(b.num_mapped_tokens())] = 0;
+      break;
+    case Rule::kHeadDimOutOfRange:
+      in->config.head_dim += 1;
+      break;
+    case Rule::kNumHeadsOutOfRange:
+      in->config.num_heads = 0;
+      break;
+    case Rule::kEpsOutOfRange:
+      in->config.eps = 0.0f;
+      break;
+    case Rule::kKeysWrongShape:
+      in->keys.push_back(0);
+      break;
+    case Rule::kQueriesWrongShape:
+      in->queries.push_back(0);
+      break;
+    case Rule::kWKWrongShape:
+      in->config.w_k.push_back(0);
+      break;
+    case Rule::kPositionsOutOfRange:
+      in->positions[0] = in->config.max_position;
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+Rule break_step_rule(uint64_t pick, StepInput* input) {
+  std::vector<Rule> rules;
+  for (const RuleInfo& row : kRuleTable)
+    if (step_rule_applies(row.which, *input)) rules.push_back(row.which);
+  if (rules.empty()) return Rule::kCount;
+  const Rule rule = rules[pick % rules.size()];
+  corrupt_step(rule, input);
+  return rule;
 }
 
 GeneratedBatch random_invalid_metadata_input(Rng& rng, std::optional<int> rule) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/stale_padding.hpp"
 
 namespace qsa::traces {
 namespace {
@@ -153,6 +154,9 @@ StepInput ScenarioState::build_input(const StepRecord& record, int64_t index) co
     content_.key(origins[t], in.keys.data() + t * d);
     for (int64_t h = 0; h < heads; ++h) content_.query(origins[t], h, in.queries.data() + (t * heads + h) * d);
   }
+  // Content version 3: what CUDA-graph padding leaves on the rows and table entries that are not
+  // live (traces/stale_padding.hpp); versions 1 and 2 keep zeros there, as their files were made.
+  if (config_.content_version >= 3) add_stale_padding(config_, index, static_cast<int64_t>(record.chunks.size()), &in);
   return in;
 }
 

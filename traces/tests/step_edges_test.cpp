@@ -95,8 +95,11 @@ TEST(StepEdges, StridedTablesAndLongSlotMappingsHoldTheDenseEntries) {
         } else {
           EXPECT_GT(got->row_stride, got->cols);  // a column slice: a view of a wider table
         }
+        // Requests with rows; padded requests' rows hold stale ids (content version 3), drawn in
+        // the storage's order.
         for (int64_t j = 0; j < want->rows; ++j)
-          for (int64_t c = 0; c < want->cols; ++c) ASSERT_EQ(got->at(j, c), want->at(j, c)) << to_string(layout);
+          for (int64_t c = 0; c < want->cols && b.batch.query_len(j) > 0; ++c)
+            ASSERT_EQ(got->at(j, c), want->at(j, c)) << to_string(layout);
       }
       // The slot mapping: its first N entries as the dense step's, then 3 past N.
       ASSERT_EQ(a.batch.common_slot_mapping.size(), b.batch.common_slot_mapping.size() + 3);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "qsa/input_fields.hpp"
+
 namespace qsa::engine {
 
 /// Which generated inputs feed a row.
@@ -132,25 +134,21 @@ enum class InputClassId : int {
   kWeightNegativeInfinity,
   kWeightSubnormal,
   kWeightNegativeZero,
-  // SPEC 1.4: the validation rules of a metadata input (the campaign's invalid batches)
-  kInvalidCompressRatio,
-  kInvalidStorageBlockSize,
-  kInvalidRingCapacity,
-  kInvalidRequestCapacity,
-  kInvalidReorderBatchThreshold,
-  kInvalidQueryStartLocTooShort,
-  kInvalidQueryStartLocNonzeroStart,
-  kInvalidQueryStartLocDecreasing,
-  kInvalidQueryStartLocOutOfRange,
-  kInvalidNumActualTokens,
-  kInvalidSeqLensWrongLength,
-  kInvalidSeqLensShorterThanQuery,
-  kInvalidSeqLensOutOfRange,
-  kInvalidCommonSlotMappingTooShort,
-  kInvalidCommonSlotMappingPaddingNotNegative,
-  kInvalidBlockTableTooFewRows,
-  kCount
+  // SPEC 1.4: the validation rules of a metadata input (the campaign's invalid batches), one row
+  // per breakable rule of reference's rule table: kInvalidRuleFirst + k is qsa::breakable_rule(k)
+  kInvalidRuleFirst,
+  // Row roles x fields: one row per (field, role other than live) where the field has elements,
+  // in reference's field table order (qsa/input_fields.hpp): kRoleDomainFirst + k is the k-th
+  // such pair, reached when a step holds a stale, extreme or adversarial legal value there.
+  kRoleDomainFirst = kInvalidRuleFirst + qsa::kNumBreakableRules,
+  kCount = kRoleDomainFirst + qsa::kNumRoleDomains
 };
+/// The row of field `field` on role `role` (a pair the field table gives elements); throws
+/// std::logic_error for another.
+InputClassId role_domain_class(const std::string& field, qsa::RowRole role);
+
+/// The row counting metadata batches that `rule` rejects (a breakable rule of qsa/input_fields.hpp).
+InputClassId invalid_rule_class(qsa::Rule rule);
 /// One row of the inventory, indexed by InputClassId.
 struct InputClass {
   InputClassId which;     // its index in the table (checked when the table is built)

@@ -37,8 +37,10 @@ class InputSpaceCoverage {
   /// one counts only the SPEC 1.4 rule that rejects it (its values are not legal ones).
   void add_batch(const MetadataInput& input);
   /// One step's input (its batch, both block tables, the step parameters, keys, queries, weights)
-  /// with the layouts of the caches it runs on (for the blocks past the cache).
-  void add_step(const StepInput& input, const CacheLayout& compressed, const CacheLayout& ring);
+  /// with the layouts of the caches it runs on (for the blocks past the cache) and the number of
+  /// its rows that verification rejects (the rejected-draft role; the input alone does not say).
+  void add_step(const StepInput& input, const CacheLayout& compressed, const CacheLayout& ring,
+                int64_t rejected_rows = 0);
   /// The prefix hits of one step (PrefixHitTracker::add's answer): the SPEC 7 rows that depend on
   /// which request wrote a block, which a step input alone does not show.
   void add_prefix_hits(const traces::PrefixHitCounts& step_hits);
@@ -78,6 +80,8 @@ class InputSpaceCoverage {
   void count_positions(const StepInput& input);
   void count_special_values(const std::vector<Bf16>& values, InputClassId nan);
   void count_invalid(const Error& error);
+  void count_roles(const StepInput& input, int64_t rejected_rows);
+  void count_stale_table(const Batch& batch, const BlockTable& table, const char* field);
 
   std::array<InputClassCount, kNumInputClasses> counts_{};
   bool in_step_ = false;  // add_step() is counting

@@ -111,6 +111,10 @@ class ScenarioRunner {
   std::optional<RunFailure> prefill(const traces::StepRecord& record);
   std::optional<RunFailure> check_metadata(const traces::StepRecord& record);
   std::optional<RunFailure> check_step_update();
+  std::optional<RunFailure> check_rejected_call(StepCaches* caches);  // the call before some steps
+  /// Steps 0, this, twice this, ... are preceded by a rejected call.
+  static constexpr uint64_t kRejectedCallEvery = 16;
+  static constexpr uint64_t kRejectedCallStream = 0x72656a6563746564ull;  // "rejected"
   std::optional<RunFailure> check_oracle(const traces::StepRecord& record, const std::map<int64_t, int64_t>& committed_before);
   std::optional<RunFailure> check_digest(bool update_ran);
   /// Both whole caches against the expected ones, after `step` (see full_compare_every).

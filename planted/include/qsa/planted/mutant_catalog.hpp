@@ -67,6 +67,10 @@ enum class Bug {
   kPassthroughSlotInt32,     // passthrough copies the common slot through an int32: slots past 2^31 wrap
   kRowsPastGridLimit,        // at most 65535 blocks of 256 rows, no grid-stride loop: rows past 2^24 - 256 unwritten
   kRequestCapacityUnchecked,  // validation skips request_capacity: a batch with more requests is built
+  // Row roles and call sequences (content version 3's stale padding, the runner's rejected calls).
+  kPaddingPositionZero,       // the Q path ropes padding rows at position 0 (their metadata position is -1)
+  kPassthroughMinusOneOnly,   // passthrough treats only -1 as "no slot": other negative slots copied through
+  kErrorStateSticks,          // a rejected call's error is kept (a status word never reset): the next call fails
   // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
   kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds
   kSumOfSquaresSequential,  // sum of squares left to right instead of the pairwise tree

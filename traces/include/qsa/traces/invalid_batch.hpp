@@ -6,14 +6,19 @@
 
 #include <optional>
 
+#include "qsa/input_fields.hpp"
+#include "qsa/step_types.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/choice.hpp"
 #include "qsa/traces/rng.hpp"
 
 namespace qsa::traces {
 
-/// The rules of SPEC 1.4 after the kind's (every field rule of 1.4's list), in validate()'s order.
-inline constexpr int kNumBreakableRules = 16;
+/// The rules of SPEC 1.4 after the kind's (every field rule of 1.4's list), in validate()'s order:
+/// the breakable rows of reference's rule table (qsa/input_fields.hpp), rule k being
+/// qsa::breakable_rule(k). The campaign cycles them by index, so their order is part of its content.
+using qsa::kNumBreakableRules;
+static_assert(kNumBreakableRules == 16, "a new breakable rule changes the campaign's content version");
 
 /// Breaks rule `rule` (0 <= rule < kNumBreakableRules, validate()'s order) in a valid `input`,
 /// touching nothing an earlier rule checks. False, with `input` unchanged, when the input lacks what
@@ -24,6 +29,14 @@ bool break_rule(Choice& choice, int rule, MetadataInput* input);
 /// input cannot break gives way to the next in validate()'s order), touching nothing an earlier rule
 /// checks. True when validate() now rejects it.
 bool break_one_rule(Choice& choice, MetadataInput* input);
+
+/// Breaks, in a valid step input, the `pick`-th (mod their count) of the step rules of reference's
+/// rule table that a step input can break by one field (eps, head_dim, num_heads, the shapes of
+/// keys, queries and w_k, positions, a padding row's common slot, qsl[0], a seq_len), skipping
+/// those the input lacks what they need for. Returns the rule broken; Rule::kCount, with `input`
+/// unchanged, when none applies. The runner calls a backend with it between valid steps (SPEC 1.4:
+/// nothing is written on failure, and the instance must answer the next step as a fresh one).
+qsa::Rule break_step_rule(uint64_t pick, StepInput* input);
 
 /// One input that qsa::validate() rejects; `shape` is the shape of the valid batch it came from.
 /// With `rule`, that rule is the one broken (unless 16 fresh batches all lack what it needs).

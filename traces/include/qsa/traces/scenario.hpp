@@ -19,9 +19,10 @@
 namespace qsa::traces {
 
 /// The newest row content version (traces/content.hpp), the one new scenarios get. Version 1 has
-/// plain rows only; version 2 adds the rounding-boundary and special-value classes
+/// plain rows only; version 2 adds the rounding-boundary and special-value classes; version 3 adds
+/// stale padding (traces/stale_padding.hpp) and the runner's rejected calls before some steps
 /// (docs/content.md). A scenario file of format version V replays with content version V.
-inline constexpr int kContentVersion = 2;
+inline constexpr int kContentVersion = 3;
 
 /// Block ids from here to INT32_MAX are "far": past any cache, on purpose (SPEC 5 skips their
 /// groups). The `edges` workload gives some requests such blocks; a scenario file may name them,
@@ -39,7 +40,7 @@ const char* to_string(BlockTableLayout layout);
 /// Fixed for a whole scenario (SPEC 9 gives the real values).
 struct ScenarioConfig {
   uint64_t seed = 1;                      // content seed: keys, queries, positions
-  int content_version = kContentVersion;  // 1 or 2: which content functions make the rows
+  int content_version = kContentVersion;  // 1, 2 or 3: which content functions make the rows
   std::string workload = "default";       // informational: the model that generated the steps
 
   int64_t compress_ratio = 4;          // C
@@ -115,6 +116,13 @@ struct StepRecord {
   int64_t reorder_batch_threshold = 1;  // T
   std::vector<int64_t> finished;        // requests that finish after this step
   std::vector<int64_t> preempted;       // requests preempted after this step (recomputed from 0 later)
+
+  /// Rows that verification rejects (drafts past each chunk's accepted rows).
+  int64_t rejected_rows() const {
+    int64_t rows = 0;
+    for (const ChunkRecord& c : chunks) rows += c.length - c.accepted;
+    return rows;
+  }
 };
 
 struct Scenario {
