@@ -67,6 +67,8 @@ enum class Bug {
   kPassthroughSlotInt32,     // passthrough copies the common slot through an int32: slots past 2^31 wrap
   kRowsPastGridLimit,        // at most 65535 blocks of 256 rows, no grid-stride loop: rows past 2^24 - 256 unwritten
   kRequestCapacityUnchecked,  // validation skips request_capacity: a batch with more requests is built
+  // The prefix-cache classes of issue 54 (a chunk starting on blocks another request wrote).
+  kReclosesGroupBeforeChunk,  // the group loop starts at (s - 1) / C: a chunk on a group boundary re-pools the last closed group from the ring
   // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
   kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds
   kSumOfSquaresSequential,  // sum of squares left to right instead of the pairwise tree
