@@ -13,6 +13,7 @@
 #include "qsa/traces/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/request_replay.hpp"
+#include "request_log_options.hpp"
 #include "stop_request.hpp"
 
 namespace qsa::cli {
@@ -100,6 +101,7 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
   options.input_space = &result.input_space;
   traces::ScenarioRunner runner(simulator.config(), backend, options);
   traces::CoverageCounter coverage(simulator.config());
+  ServedPositions served;
   const backends::CudaGridChoice grid_choice = backends::cuda_grid_choice(simulator.config());
   for (int64_t i = 0; i < job.steps && !simulator.done(); ++i) {
     if (stop_requested() || (cancelled && cancelled())) {
@@ -113,12 +115,13 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
       return result;
     }
     coverage.add(result.scenario.steps.back());
+    if (job.workload.schedule) served.add(result.scenario.steps.back());
     const std::string grid = backends::cuda_step_grid(grid_choice, result.scenario.steps.back());
     if (!grid.empty()) ++result.cuda_grid_steps[grid];
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (result.failure) break;
     ++result.steps_run;
-    if (progress) progress(job, i + 1, coverage.coverage(), result.seconds);
+    if (progress) progress(job, i + 1, coverage.coverage(), served.served(), result.seconds);
   }
   if (!result.failure && !result.stopped) result.failure = runner.finish();  // the last full comparison
   if (!result.failure && !result.stopped && job.workload.schedule && !simulator.done()) {
@@ -130,6 +133,13 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
       if (finished.count(static_cast<int64_t>(k)) == 0) result.unfinished.push_back(arrivals[k].index);
   }
   result.coverage = coverage.coverage();
+  result.sharing = runner.prefix_hit_counts();
+  result.evictions = simulator.evictions();
+  result.block_size = simulator.config().block_size;
+  if (job.workload.schedule) {  // request id k is arrival k of the window
+    result.log_first_start.assign(job.workload.schedule->arrivals.size(), -1);
+    for (const traces::StepRecord& step : result.scenario.steps) note_first_starts(step, &result.log_first_start);
+  }
   result.step_update_ran = runner.step_update_supported();
   result.declined.assign(runner.declined().begin(), runner.declined().end());
   return result;

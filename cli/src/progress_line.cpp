@@ -6,16 +6,24 @@
 
 namespace qsa::cli {
 
-std::string overall_progress(int64_t done, int64_t total, double elapsed_seconds) {
-  std::string text = "[jobs " + std::to_string(done) + "/" + std::to_string(total) + ", " +
-                     std::to_string(static_cast<int64_t>(elapsed_seconds)) + " s elapsed, ETA ";
-  if (done <= 0 || done > total) return text + "?]";
+std::string eta_text(int64_t done, int64_t total, double elapsed_seconds) {
+  if (done <= 0 || done > total) return "ETA ?";
   const double left = elapsed_seconds / static_cast<double>(done) * static_cast<double>(total - done);
-  return text + std::to_string(static_cast<int64_t>(left + 0.5)) + " s]";
+  return "ETA " + std::to_string(static_cast<int64_t>(left + 0.5)) + " s";
 }
 
-ProgressLine::ProgressLine(bool quiet)
-    : quiet_(quiet), terminal_(stderr_is_terminal()), last_(std::chrono::steady_clock::now() - std::chrono::hours(1)) {}
+std::string overall_progress(int64_t done, int64_t total, double elapsed_seconds) {
+  return "[jobs " + std::to_string(done) + "/" + std::to_string(total) + ", " +
+         std::to_string(static_cast<int64_t>(elapsed_seconds)) + " s elapsed, " +
+         eta_text(done, total, elapsed_seconds) + "]";
+}
+
+ProgressLine::ProgressLine(bool quiet, std::chrono::milliseconds first_after)
+    : quiet_(quiet),
+      terminal_(stderr_is_terminal()),
+      // The first line may be drawn once `first_after` has passed (at once by default).
+      last_(std::chrono::steady_clock::now() + first_after -
+            (terminal_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(10000))) {}
 
 void ProgressLine::update(const std::string& text) {
   if (quiet_) return;
@@ -31,10 +39,14 @@ void ProgressLine::update(const std::string& text) {
   }
 }
 
+void ProgressLine::clear() {
+  if (terminal_ && dirty_) std::cerr << "\r\033[K" << std::flush;
+  dirty_ = false;
+}
+
 void ProgressLine::finish(const std::string& text) {
   if (quiet_) return;
-  if (terminal_ && dirty_) std::cerr << "\r\033[K";
-  dirty_ = false;
+  clear();
   std::cerr << text << "\n";
 }
 

@@ -32,8 +32,8 @@ namespace {
 // --float-tolerance when given, else the tolerance the file was found under (a reproducer of a
 // tolerance-mode finding carries it), else exact.
 traces::FloatTolerance tolerance_for(const std::optional<traces::FloatTolerance>& flag,
-                                     const traces::ScenarioFile& file) {
-  return flag ? *flag : file.float_tolerance;
+                                     const traces::FloatTolerance& in_file) {
+  return flag ? *flag : in_file;
 }
 
 int replay(const std::vector<std::string>& paths, const std::string& backend_name,
@@ -51,7 +51,7 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
       inputs.push_back(read_metadata_input_file(path));
     else
       scenario_paths.push_back(path);
-  const std::vector<NamedScenarioFile> files = read_scenario_files(scenario_paths);
+  const std::vector<CheckedScenarioFile> files = check_scenario_files(scenario_paths);
   std::ostream& out = output.human();
   nlohmann::json results = nlohmann::json::array();
   int exit_code = kExitOk;
@@ -64,42 +64,46 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     if (const int code = replay_metadata_input(input, *backend, out, &result); code != kExitOk) exit_code = code;
     results.push_back(std::move(result));
   }
-  for (const NamedScenarioFile& named : files) {
-    const traces::Scenario& s = named.file.scenario;
-    const bool digests = !named.file.digests.empty();
-    const traces::FloatTolerance tolerance = tolerance_for(flag, named.file);
-    out << "replaying " << named.path << ": " << s.steps.size() << " steps, " << traces::requests_of(s).size()
-        << " requests of workload " << s.config.workload << " (seed " << s.config.seed << ", " << describe(s.config)
-        << ") on " << backend_name << (digests ? ", comparing the recorded digests" : "") << "; float comparison "
+  for (const CheckedScenarioFile& named : files) {
+    const int64_t steps = named.steps;
+    const bool digests = named.digests;
+    const traces::FloatTolerance tolerance = tolerance_for(flag, named.float_tolerance);
+    out << "replaying " << named.path << ": " << steps << " steps, " << named.requests << " requests of workload "
+        << named.config.workload << " (seed " << named.config.seed << ", " << describe(named.config) << ") on "
+        << backend_name << (digests ? ", comparing the recorded digests" : "") << "; float comparison "
         << tolerance.to_string() << (tolerance.exact() ? "" : " (SPEC 6 tolerance mode, not an exact result)")
-        << (flag && *flag != named.file.float_tolerance
-                ? " (the file was written under " + named.file.float_tolerance.to_string() + ")"
+        << (flag && *flag != named.float_tolerance
+                ? " (the file was written under " + named.float_tolerance.to_string() + ")"
                 : "")
         << std::endl;
+    // The file again, one step at a time: the runner compares each step's digest as it comes.
+    const std::unique_ptr<std::istream> in = named.open();
+    traces::ScenarioReader reader(*in);
     traces::RunOptions options;
-    options.expected_digests = digests ? &named.file.digests : nullptr;
     options.float_tolerance = tolerance;
     traces::StepFloatStatistics statistics(tolerance.ulps);
     if (!tolerance.exact()) options.float_statistics = &statistics;
-    traces::ScenarioRunner runner(s.config, *backend, options);
+    traces::ScenarioRunner runner(named.config, *backend, options);
     std::optional<traces::RunFailure> failure;
     const auto start = std::chrono::steady_clock::now();
-    size_t steps_run = 0;
-    for (const traces::StepRecord& step : s.steps) {
-      if (stop_requested()) break;
+    int64_t steps_run = 0;
+    traces::StepRecord step;
+    std::optional<traces::StepDigest> digest;
+    while (!stop_requested() && reader.next(&step, &digest)) {
       ++steps_run;
+      if (digest) runner.expect_next_digest(std::move(*digest));
       if ((failure = runner.step(step))) break;
     }
-    const bool stopped = !failure && steps_run < s.steps.size();
+    const bool stopped = !failure && steps_run < steps;
     if (!failure && !stopped) failure = runner.finish();
     nlohmann::json result = {
         {"file", named.path},
         {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()},
-        {"steps", s.steps.size()},
+        {"steps", steps},
         {"digests", digests},
         {"float_tolerance", tolerance.to_string()}};
     if (stopped) {
-      out << "STOPPED by " << stop_reason() << " after " << steps_run << " of " << s.steps.size()
+      out << "STOPPED by " << stop_reason() << " after " << steps_run << " of " << steps
           << " steps, each passed; the rest not run" << std::endl;
       result["stopped_by"] = stop_reason();
       result["steps_run"] = steps_run;
@@ -123,7 +127,7 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
       results.push_back(std::move(result));
       continue;
     }
-    out << "passed: " << s.steps.size() << " steps" << (digests ? ", every digest matches" : "")
+    out << "passed: " << steps << " steps" << (digests ? ", every digest matches" : "")
         << (tolerance.exact() ? "" : " within " + tolerance.to_string())
         << (runner.step_update_supported() ? "" : " (metadata only: the backend has no step update)") << std::endl;
     nlohmann::json declined = nlohmann::json::array();

@@ -87,11 +87,16 @@ class ScenarioRunner {
   /// Why the last step was excluded (RunOptions::stop_at_exclusion); empty when none was.
   const std::string& excluded() const { return excluded_; }
   const ScenarioState& state() const { return state_; }
+  /// What the prefix hits of the steps run shared (counted with RunOptions::input_space only).
+  const PrefixHitCounts& prefix_hit_counts() const { return prefix_hits_.counts(); }
   /// The backend's caches after the steps run so far.
   const StepCaches& caches() const { return caches_; }
   /// The digest of the backend's outputs in the last step run (with compute_digests or
   /// expected_digests; empty otherwise). Metadata entries only when the step update did not run.
   const StepDigest& last_digest() const { return digest_; }
+  /// The recorded digest the next step must equal, in place of expected_digests: a replay that
+  /// reads its file one step at a time holds no more than that step's digest.
+  void expect_next_digest(StepDigest digest) { expected_next_ = std::move(digest); }
 
  private:
   /// Before a step: the pre-filled context of its `prefilled` chunks, written by the reference into
@@ -137,6 +142,7 @@ class ScenarioRunner {
   MetadataOutput metadata_[3];  // the backend's metadata of this step: compressed, ring, passthrough
   StepOutput output_;           // the backend's step output of this step (when the update ran)
   StepDigest digest_;
+  std::optional<StepDigest> expected_next_;  // expect_next_digest()
   int64_t index_ = 0;
   bool step_update_supported_ = true;
   bool backend_is_reference_ = false;  // its metadata is the reference's: built once, not twice
