@@ -360,7 +360,7 @@ bool ScenarioReader::next_line(std::string* text) {
     for (; c != std::char_traits<char>::eof() && c != '\n'; c = buffer->sbumpc()) {
       if (static_cast<int64_t>(text->size()) >= limit)
         fail("line", line_, "too-large",
-             "line " + std::to_string(line_) + " is longer than " + bytes_text(limit) + "; " +
+             "line " + std::to_string(line_) + " is longer than one line of a scenario file may be; " +
                  limit_hint(limit, kMaxInputBytesVariable));
       text->push_back(static_cast<char>(c));
     }
