@@ -109,12 +109,12 @@ nlohmann::json read_check_log_figures(const nlohmann::json& request_log, const s
                                       CheckReport* report) {
   traces::JsonObjectReader outer(request_log, context);
   const nlohmann::json& log = outer.raw("log");
-  outer.reject_unknown_fields();
   {  // the rest is recomputed from the merged coverage and jobs
     traces::JsonObjectReader e(outer.raw("exercised"), context + "exercised.");
     report->log_implied_reusable = report_count(e, "log_implied_reusable_positions");
     report->log_implied_reused = report_count(e, "log_implied_reused_positions");
   }
+  outer.reject_unknown_fields();
   traces::JsonObjectReader r(log, context + "log.");
   r.string("file");
   const nlohmann::json& window = r.raw("window");
