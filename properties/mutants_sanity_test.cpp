@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 
 #include "qsa/backends/builtin.hpp"
@@ -96,6 +97,9 @@ const std::map<std::string, Caught>& expected_checks() {
       {"bug:padding-position-zero", {"q-path", "q-path", "q-path"}},
       {"bug:passthrough-minus-one-only", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
       {"bug:error-state-sticks", {"step-update-status", "step-update-status", "step-update-status"}},
+      // The prefix-cache classes of issue 54, on a prefix-sharing scenario: the oracle checks the
+      // hitting request's shared groups after its first chunk, before the differential runs.
+      {"bug:recloses-group-before-chunk", {"7.1-compressed-row", "7.1-compressed-row", "7.1-compressed-row"}},
   };
   return expected;
 }
@@ -138,6 +142,7 @@ traces::Scenario scenario_for(const MutantInfo& info) {
   const StoreDtype dtype = info.needs == "fp8" ? StoreDtype::kFp8E4m3 : StoreDtype::kBf16;
   if (info.needs == "zero-length-request") return testing::hand_scenario_with_zero_length_request(mrope, dtype);
   if (info.needs == "many-rows") return traces::simulate(traces::workload_by_name("default"), 7, 600);
+  if (info.needs == "prefix-hit") return traces::simulate(traces::workload_by_name("prefix-sharing"), 1, 200);
   return testing::hand_scenario(mrope, dtype);
 }
 
@@ -249,6 +254,46 @@ TEST_P(MutantIsCaught, OnTheHandScenarioWithAndWithoutTheDifferential) {
     EXPECT_EQ(failure ? failure->check : std::string(), want.*mode.check) << info.name << " [" << mode.name << "]";
   }
   EXPECT_NE(expected, expected_checks().end()) << info.name << " has no expected check in this test";
+}
+
+// True when some chunk (re)starts a request past position 0 on blocks of the prefix cache (a
+// hit, or a recompute's hit on its own cached blocks): the only chunks whose ring holds nothing of
+// the group before them.
+bool restarts_past_zero(const traces::Scenario& scenario) {
+  std::set<int64_t> running;
+  for (const traces::StepRecord& step : scenario.steps) {
+    for (const traces::ChunkRecord& chunk : step.chunks) {
+      if (running.count(chunk.request) == 0 && chunk.start > 0 && !chunk.prefilled) return true;
+      running.insert(chunk.request);
+    }
+    for (int64_t id : step.finished) running.erase(id);
+    for (int64_t id : step.preempted) running.erase(id);
+  }
+  return false;
+}
+
+// The prefix-cache bug shows only where a chunk starts on cached blocks: of the first 120 steps of
+// every workload at seed 1 and the hand scenario, each without such a start passes every check;
+// some have one and are caught.
+TEST(PrefixCacheBug, ShowsOnlyWhereAChunkStartsOnCachedBlocks) {
+  int without = 0, with = 0;
+  std::vector<std::pair<std::string, traces::Scenario>> scenarios = {{"hand", testing::hand_scenario()}};
+  for (const std::string& name : traces::workload_names())
+    scenarios.emplace_back(name, traces::simulate(traces::workload_by_name(name), 1, 120));
+  for (const auto& [name, scenario] : scenarios) {
+    const auto backend = backends::make_planted_backend("bug:recloses-group-before-chunk");
+    const auto failure = engine::run_scenario(scenario, *backend);
+    std::cout << name << ": " << (restarts_past_zero(scenario) ? "a start on cached blocks, " : "none, ")
+              << describe(failure) << "\n";
+    if (restarts_past_zero(scenario)) {
+      with += failure.has_value();
+    } else {
+      ++without;
+      EXPECT_FALSE(failure.has_value()) << name << ": " << describe(failure);
+    }
+  }
+  EXPECT_GT(without, 0);
+  EXPECT_GT(with, 0);
 }
 
 // A known escape passes every check on the hand scenario with the features it could use. When one

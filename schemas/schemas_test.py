@@ -128,10 +128,10 @@ with tempfile.TemporaryDirectory() as work:
         ("check.schema.json", ["check", "--requests", os.path.join(SOURCE, "traces", "logs", "azure-code-2023-window.csv"),
                                "--window", "0:5", "--steps", "2000", "--batches", "20", "--json", "k3.json", "--out", "."],
          {0}, "k3.json"),
-        ("check.schema.json", ["check", "--workload", "default", "--scenarios", "2", "--steps", "20", "--batches", "20",
-                               "--shard", "1/2", "--json", "sh1.json", "--out", "."], {0}, "sh1.json"),
-        ("check.schema.json", ["check", "--workload", "default", "--scenarios", "2", "--steps", "20", "--batches", "20",
-                               "--shard", "2/2", "--json", "sh2.json", "--out", "."], {0}, "sh2.json"),
+        ("check.schema.json", ["check", "--workload", "prefix-sharing", "--scenarios", "2", "--steps", "20",
+                               "--batches", "20", "--shard", "1/2", "--json", "sh1.json", "--out", "."], {0}, "sh1.json"),
+        ("check.schema.json", ["check", "--workload", "prefix-sharing", "--scenarios", "2", "--steps", "20",
+                               "--batches", "20", "--shard", "2/2", "--json", "sh2.json", "--out", "."], {0}, "sh2.json"),
         ("check.schema.json", ["merge", "sh1.json", "sh2.json", "-o", "m.json"], {0}, "m.json"),
         ("mutants.schema.json", ["mutants", "--list", "--json", "u1.json"], {0}, "u1.json"),
         ("mutants.schema.json", ["mutants", "--backend", "plugin:" + PLUGIN, "--steps", "20", "--json", "u2.json"], {0},
@@ -158,6 +158,30 @@ with tempfile.TemporaryDirectory() as work:
         check(not errors, "%s: %s valid%s" % (schema_name, " ".join(args[:2]), "" if not errors else ": " + errors[0]))
         for what, changed in mutations(report):
             check(not v.is_valid(changed), "%s rejects the report with %s" % (schema_name, what))
+
+    # The sharing figures (issue 54): a merge carries the sum of its shards', and the schema holds
+    # each of them and the log-implied reuse a request-log campaign exercised.
+    reports = {}
+    for name in ("sh1.json", "sh2.json", "m.json", "k3.json"):
+        with open(os.path.join(work, name)) as f:
+            reports[name] = json.load(f)
+    shards = [reports["sh1.json"]["sharing"], reports["sh2.json"]["sharing"]]
+    summed = {k: shards[0][k] + shards[1][k] for k in shards[0] if k != "hit_depth_blocks"}
+    depths = {}
+    for shard in shards:
+        for depth, n in shard["hit_depth_blocks"].items():
+            depths[depth] = depths.get(depth, 0) + n
+    summed["hit_depth_blocks"] = depths
+    check(reports["m.json"]["sharing"] == summed, "merge: sharing is the sum of the shards' sharing")
+    check(summed["prefix_hits"] > 0, "the sharded campaign took prefix hits (%d)" % summed["prefix_hits"])
+    for report, path in ((reports["m.json"], ("sharing", "evictions")),
+                         (reports["k3.json"], ("request_log", "exercised", "log_implied_reused_positions"))):
+        changed = copy.deepcopy(report)
+        target = changed
+        for key in path[:-1]:
+            target = target[key]
+        target.pop(path[-1])
+        check(not validator("check.schema.json").is_valid(changed), "check.schema.json requires " + ".".join(path))
 
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)

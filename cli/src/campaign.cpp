@@ -14,6 +14,7 @@
 #include "qsa/engine/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/request_replay.hpp"
+#include "request_log_options.hpp"
 #include "stop_request.hpp"
 
 namespace qsa::cli {
@@ -101,6 +102,7 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
   options.input_space = &result.input_space;
   engine::ScenarioRunner runner(simulator.config(), backend, options);
   traces::CoverageCounter coverage(simulator.config());
+  ServedPositions served;
   const backends::CudaGridChoice grid_choice = backends::cuda_grid_choice(simulator.config());
   const engine::StepSource next = [&]() -> const traces::StepRecord* {
     if (static_cast<int64_t>(result.scenario.steps.size()) >= job.steps || simulator.done()) return nullptr;
@@ -111,10 +113,11 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
   observer.stop = [&]() { return stop_requested() || (cancelled && cancelled()); };
   observer.after_step = [&](int64_t index, const traces::StepRecord& step, const engine::ScenarioRunner&, bool failed) {
     coverage.add(step);
+    if (job.workload.schedule) served.add(step);
     const std::string grid = backends::cuda_step_grid(grid_choice, step);
     if (!grid.empty()) ++result.cuda_grid_steps[grid];
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!failed && progress) progress(job, index + 1, coverage.coverage(), result.seconds);
+    if (!failed && progress) progress(job, index + 1, coverage.coverage(), served.served(), result.seconds);
   };
   const engine::StepLoopResult run = engine::run_steps(runner, next, observer);
   result.failure = run.failure;
@@ -133,6 +136,13 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
       if (finished.count(static_cast<int64_t>(k)) == 0) result.unfinished.push_back(arrivals[k].index);
   }
   result.coverage = coverage.coverage();
+  result.sharing = runner.prefix_hit_counts();
+  result.evictions = simulator.evictions();
+  result.block_size = simulator.config().block_size;
+  if (job.workload.schedule) {  // request id k is arrival k of the window
+    result.log_first_start.assign(job.workload.schedule->arrivals.size(), -1);
+    for (const traces::StepRecord& step : result.scenario.steps) note_first_starts(step, &result.log_first_start);
+  }
   result.step_update_ran = runner.step_update_supported();
   result.declined.assign(runner.declined().begin(), runner.declined().end());
   return result;

@@ -13,6 +13,7 @@
 #include "qsa/backend.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/engine/input_space_coverage.hpp"
+#include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -40,6 +41,12 @@ struct JobResult {
   int64_t steps_run = 0;
   traces::Coverage coverage;  // of the steps run
   engine::InputSpaceCoverage input_space;  // the inputs of the steps run (input_space.hpp)
+  traces::PrefixHitCounts sharing;  // what the steps' prefix hits shared (PrefixHitTracker)
+  int64_t evictions = 0;            // prefix-cache blocks the simulator handed out again (Simulator::evictions)
+  /// A replayed log: where each request of the window first started (-1: never ran), and the
+  /// scenario's B, for the log-implied reuse it exercised (log_reuse.hpp).
+  std::vector<int64_t> log_first_start;
+  int64_t block_size = 0;
   std::optional<engine::RunFailure> failure;
   traces::Scenario scenario;  // the steps run, up to and including a failing one
   std::string cuda_kernel_path;  // backends::cuda_step_kernel_path of its config
@@ -76,9 +83,11 @@ int64_t campaign_invalid_batches(int64_t batches);
 inline constexpr int64_t kExtremeBatchesFrom = 1000;
 int64_t campaign_extreme_batches(int64_t batches);
 
-/// Progress of a running job: called every step.
-using ProgressFn =
-    std::function<void(const CampaignJob& job, int64_t step, const traces::Coverage& so_far, double seconds)>;
+/// Progress of a running job: called every step. `served_positions`: of a job replaying a request
+/// log, the positions of its window served so far (ServedPositions), out of its schedule's
+/// positions; 0 otherwise.
+using ProgressFn = std::function<void(const CampaignJob& job, int64_t step, const traces::Coverage& so_far,
+                                      int64_t served_positions, double seconds)>;
 
 /// Runs one job on `backend` with every check; stops at the first failure, a stop request or when
 /// `cancelled()` turns true (a parallel campaign no longer needs it). `options` carries the float

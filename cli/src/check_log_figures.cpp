@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "check_report_reader.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "request_log_options.hpp"
 
@@ -17,10 +18,72 @@ nlohmann::json exercised_json(const CheckReport& r) {
           {"rows", c.rows},
           {"requests", c.requests},
           {"prefix_hits", c.prefix_hits},
-          {"preemptions", c.preemptions}};
+          {"preemptions", c.preemptions},
+          {"log_implied_reusable_positions", r.log_implied_reusable},
+          {"log_implied_reused_positions", r.log_implied_reused}};
+}
+
+double percent(int64_t part, int64_t whole) {
+  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
 }  // namespace
+
+nlohmann::json sharing_json(const CheckReport& report) {
+  const traces::PrefixHitCounts& h = report.sharing;
+  nlohmann::json depth = nlohmann::json::object();
+  for (const auto& [blocks, n] : h.depth) depth[std::to_string(blocks)] = n;
+  return {{"prefix_hits", h.hits},
+          {"shared_blocks", h.hit_blocks},
+          {"shared_positions", h.hit_positions},
+          {"hits_on_finished_requests", h.on_finished},
+          {"blocks_from_finished_requests", h.blocks_on_finished},
+          {"hits_deeper_than_one_block", h.deeper_than_one},
+          {"hits_after_block_reuse", h.after_eviction},
+          {"hits_on_blocks_live_requests_share", h.shared_by_live},
+          {"hit_depth_blocks", depth},
+          {"evictions", report.evictions}};
+}
+
+void print_sharing(const CheckReport& report, std::FILE* out) {
+  const traces::PrefixHitCounts& h = report.sharing;
+  std::string depth;
+  for (const auto& [blocks, n] : h.depth) depth += " " + std::to_string(blocks) + "x" + std::to_string(n);
+  std::fprintf(out,
+               "sharing:  %lld prefix hits read %lld blocks (%lld positions); %lld hits (%lld blocks) on finished "
+               "requests' blocks, %lld deeper than one block, %lld after a block's reuse, %lld on blocks live requests "
+               "share; %lld evictions; hit depth in blocks:%s\n",
+               static_cast<long long>(h.hits), static_cast<long long>(h.hit_blocks),
+               static_cast<long long>(h.hit_positions), static_cast<long long>(h.on_finished),
+               static_cast<long long>(h.blocks_on_finished), static_cast<long long>(h.deeper_than_one),
+               static_cast<long long>(h.after_eviction), static_cast<long long>(h.shared_by_live),
+               static_cast<long long>(report.evictions), depth.empty() ? " none" : depth.c_str());
+}
+
+void read_sharing(const nlohmann::json& sharing, const std::string& context, CheckReport* report) {
+  traces::JsonObjectReader r(sharing, context);
+  traces::PrefixHitCounts& h = report->sharing;
+  h.hits = report_count(r, "prefix_hits");
+  h.hit_blocks = report_count(r, "shared_blocks");
+  h.hit_positions = report_count(r, "shared_positions");
+  h.on_finished = report_count(r, "hits_on_finished_requests");
+  h.blocks_on_finished = report_count(r, "blocks_from_finished_requests");
+  h.deeper_than_one = report_count(r, "hits_deeper_than_one_block");
+  h.after_eviction = report_count(r, "hits_after_block_reuse");
+  h.shared_by_live = report_count(r, "hits_on_blocks_live_requests_share");
+  report->evictions = report_count(r, "evictions");
+  const nlohmann::json& depth = r.raw("hit_depth_blocks");
+  if (!depth.is_object()) r.fail("hit_depth_blocks", -1, "wrong-type", "expected an object of hit counts by depth");
+  for (const auto& [blocks, n] : depth.items()) {
+    const std::string field = "hit_depth_blocks." + blocks;
+    if (blocks.empty() || blocks.size() > 12 || blocks.find_first_not_of("0123456789") != std::string::npos)
+      r.fail(field, -1, "wrong-type", "expected a depth in blocks");
+    if (!n.is_number_integer() || n.get<int64_t>() < 0 || n.get<int64_t>() > kMaxReportCount)
+      r.fail(field, -1, "out-of-range", "a count lies in [0, 2^47]");
+    h.depth[std::stoll(blocks)] = n.get<int64_t>();
+  }
+  r.reject_unknown_fields();
+}
 
 nlohmann::json check_log_figures_json(const CheckReport& report) {
   if (report.request_log.is_null()) return nullptr;
@@ -31,17 +94,26 @@ void print_check_log_figures(const CheckReport& report, std::FILE* out) {
   if (report.request_log.is_null()) return;
   const nlohmann::json e = exercised_json(report);
   const std::string text = request_log_figures_text(report.request_log);
-  std::fprintf(out, "\n%scampaign exercised: %lld scenario runs, %lld steps, %lld requests, %lld prefix hits, %lld preemptions\n",
+  std::fprintf(out,
+               "\n%scampaign exercised: %lld scenario runs, %lld steps, %lld requests, %lld prefix hits, %lld "
+               "preemptions; reused %lld of the log-implied reusable %lld positions (%.1f %%)\n",
                text.c_str(), static_cast<long long>(e["scenario_runs"].get<int64_t>()),
                static_cast<long long>(e["steps"].get<int64_t>()), static_cast<long long>(e["requests"].get<int64_t>()),
                static_cast<long long>(e["prefix_hits"].get<int64_t>()),
-               static_cast<long long>(e["preemptions"].get<int64_t>()));
+               static_cast<long long>(e["preemptions"].get<int64_t>()),
+               static_cast<long long>(report.log_implied_reused), static_cast<long long>(report.log_implied_reusable),
+               percent(report.log_implied_reused, report.log_implied_reusable));
 }
 
-nlohmann::json read_check_log_figures(const nlohmann::json& request_log, const std::string& context) {
+nlohmann::json read_check_log_figures(const nlohmann::json& request_log, const std::string& context,
+                                      CheckReport* report) {
   traces::JsonObjectReader outer(request_log, context);
   const nlohmann::json& log = outer.raw("log");
-  outer.raw("exercised");  // recomputed from the merged coverage
+  {  // the rest is recomputed from the merged coverage and jobs
+    traces::JsonObjectReader e(outer.raw("exercised"), context + "exercised.");
+    report->log_implied_reusable = report_count(e, "log_implied_reusable_positions");
+    report->log_implied_reused = report_count(e, "log_implied_reused_positions");
+  }
   outer.reject_unknown_fields();
   traces::JsonObjectReader r(log, context + "log.");
   r.string("file");

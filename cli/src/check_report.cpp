@@ -317,6 +317,7 @@ void print_report(const CheckReport& r, std::FILE* out, bool list_input_space) {
     if (const std::string missing = joined(grids_not_reached(r)); !missing.empty())
       std::fprintf(out, "  not reached: %s\n", missing.c_str());
   }
+  print_sharing(r, out);
   print_check_log_figures(r, out);  // the replayed log beside the coverage above
   print_input_space(r.input_space, out, list_input_space);
   for (const auto& [backend, stats] : r.float_statistics) {
@@ -427,6 +428,7 @@ nlohmann::json report_to_json(const CheckReport& r) {
   if (!r.run.merged_from.is_null()) j["run"]["merged_from"] = r.run.merged_from;
   j["coverage"] = coverage_to_json(r.coverage);
   j["input_space"] = input_space_to_json(r.input_space);
+  j["sharing"] = sharing_json(r);
   j["cuda_kernel_paths"] = {{"steps", r.kernel_path_steps}, {"not_reached", paths_not_reached(r)}};
   j["cuda_grids"] = {{"steps", r.grid_steps}, {"not_reached", grids_not_reached(r)}};
   if (!r.request_log.is_null()) j["request_log"] = check_log_figures_json(r);

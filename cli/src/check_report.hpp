@@ -15,6 +15,7 @@
 #include "qsa/engine/float_comparator.hpp"
 #include "qsa/engine/float_statistics.hpp"
 #include "qsa/engine/input_space_coverage.hpp"
+#include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/scenario.hpp"
 
 namespace qsa::cli {
@@ -118,6 +119,14 @@ struct CheckReport {
   std::vector<CheckRow> rows;
   traces::Coverage coverage;
   engine::InputSpaceCoverage input_space;  // of every input generated, all backends (input_space.hpp)
+  /// What the scenarios' prefix hits shared (PrefixHitTracker) and the prefix-cache blocks their
+  /// simulators evicted, all backends: `sharing` of the JSON (check_log_figures.hpp).
+  traces::PrefixHitCounts sharing;
+  int64_t evictions = 0;
+  /// A replayed log, over its scenario runs: the log-implied reusable positions at each run's B
+  /// (log_reuse.hpp) and those the runs reused (`request_log.exercised`).
+  int64_t log_implied_reusable = 0;
+  int64_t log_implied_reused = 0;
   /// Steps per path of the CUDA step-update kernel (backends::cuda_step_kernel_path of each
   /// scenario's config), whichever backend ran them: what a CUDA campaign of the same jobs covers.
   std::map<std::string, int64_t> kernel_path_steps;

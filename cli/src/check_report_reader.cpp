@@ -8,11 +8,12 @@
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::cli {
+
+int64_t report_count(traces::JsonObjectReader& r, const char* field) { return r.bounded_integer(field, 0, kMaxReportCount); }
+
 namespace {
 
 using traces::JsonObjectReader;
-
-int64_t report_count(JsonObjectReader& r, const char* field) { return r.bounded_integer(field, 0, kMaxReportCount); }
 
 uint64_t unsigned_field(JsonObjectReader& r, const char* field) {
   const nlohmann::json& value = r.raw(field);
@@ -152,8 +153,9 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
     read_step_counts(*paths, context + "cuda_kernel_paths.", &report.kernel_path_steps);
   if (const nlohmann::json* grids = r.optional_raw("cuda_grids"))
     read_step_counts(*grids, context + "cuda_grids.", &report.grid_steps);
+  read_sharing(r.raw("sharing"), context + "sharing.", &report);
   if (const nlohmann::json* log = r.optional_raw("request_log"))
-    report.request_log = read_check_log_figures(*log, context + "request_log.");
+    report.request_log = read_check_log_figures(*log, context + "request_log.", &report);
   report.not_run = strings(r, "not_run");
   if (r.optional_raw("declared_limits") != nullptr) {
     const nlohmann::json& limits = array_field(r, "declared_limits");

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check_report.hpp"
+#include "qsa/traces/json_reader.hpp"
 
 namespace qsa::cli {
 
@@ -17,5 +18,8 @@ namespace qsa::cli {
 inline constexpr int64_t kMaxReportCount = int64_t{1} << 47;
 
 CheckReport report_from_json(const nlohmann::json& json, const std::string& context);
+
+/// A count field of a report: an integer in [0, kMaxReportCount], else InputError naming it.
+int64_t report_count(traces::JsonObjectReader& r, const char* field);
 
 }  // namespace qsa::cli

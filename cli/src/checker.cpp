@@ -483,15 +483,21 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
         const CampaignJob& job = jobs[static_cast<size_t>(mine[static_cast<size_t>(k)])];
         JobResult result = run_job(
             job, *backend,
-            [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, double seconds) {
+            [&](const CampaignJob& j, int64_t step, const traces::Coverage& c, int64_t served, double seconds) {
               std::lock_guard<std::mutex> lock(progress_mutex);
               steps_done += step - steps_of[static_cast<size_t>(k)];
               steps_of[static_cast<size_t>(k)] = step;
               std::ostringstream os;
               os << overall_progress(jobs_done, static_cast<int64_t>(mine.size()), since(scenarios_start), steps_done)
                  << " "
-                 << name << " " << j.workload.name << " seed " << j.seed << ": step " << step << "/" << j.steps << ", "
-                 << c.rows << " rows, " << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
+                 << name << " " << j.workload.name << " seed " << j.seed << ": step " << step;
+              // A log's replay ends long before its step limit: count down the positions it serves.
+              if (j.workload.schedule)
+                os << ", positions " << served << "/" << j.workload.schedule->positions << " ("
+                   << eta_text(served, j.workload.schedule->positions, seconds) << ")";
+              else
+                os << "/" << j.steps;
+              os << ", " << c.rows << " rows, " << c.requests << " requests, " << static_cast<int64_t>(seconds) << " s";
               progress.update(os.str());
             },
             run_options, cancelled);
@@ -569,6 +575,18 @@ void Checker::run_scenarios(size_t b, const std::string& name, const std::vector
                               ": the backend does not implement it (its metadata was checked)");
 }
 
+const traces::LogReuse& Checker::log_reuse(int64_t block_size) {
+  auto it = log_reuse_.find(block_size);
+  if (it == log_reuse_.end()) {
+    const RequestLogChoice& log = options_.requests_log;
+    it = log_reuse_
+             .emplace(block_size, traces::log_implied_reuse(traces::read_request_log(log.path, log.format, log.hash_block_tokens),
+                                                            log.replay, block_size))
+             .first;
+  }
+  return it->second;
+}
+
 void Checker::take_job_result(size_t b, const std::string& name, int64_t index, JobResult result) {
   if (row_of_workload_.count(result.workload) == 0) {
     row_of_workload_[result.workload] = report_.rows.size();
@@ -579,6 +597,13 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
   row.seconds += result.seconds;
   report_.coverage += result.coverage;
   report_.input_space += result.input_space;
+  report_.sharing += result.sharing;
+  report_.evictions += result.evictions;
+  if (!result.log_first_start.empty() && !options_.requests_log.path.empty()) {
+    const traces::LogReuse& reuse = log_reuse(result.block_size);
+    report_.log_implied_reusable += reuse.reusable_positions;
+    report_.log_implied_reused += reused_of_implied(reuse.per_request, result.log_first_start);
+  }
   report_.kernel_path_steps[result.cuda_kernel_path] += result.coverage.steps;
   for (const auto& [grid, steps] : result.cuda_grid_steps) report_.grid_steps[grid] += steps;
   for (const std::string& what : result.declined)

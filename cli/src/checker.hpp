@@ -110,6 +110,8 @@ class Checker {
   void run_scenarios(size_t b, const std::string& name, const std::vector<CampaignJob>& jobs);
   /// Processes one finished job, in job order: rows, coverage, findings, what it declined.
   void take_job_result(size_t b, const std::string& name, int64_t index, JobResult result);
+  /// The replayed log's implied reuse at block size `block_size` (read once per B).
+  const traces::LogReuse& log_reuse(int64_t block_size);
   void write_reproducers();
   void write_scenario_reproducer(CheckFinding& finding, const JobResult& result, const traces::Scenario& small,
                                  ProgressLine& progress);
@@ -128,6 +130,7 @@ class Checker {
   CheckOptions options_;
   traces::FloatTolerance tolerance_;  // parsed from options_.float_tolerance
   CheckReport report_;
+  std::map<int64_t, traces::LogReuse> log_reuse_;  // log_reuse(), by B
   std::vector<Pending> pending_;
   std::map<std::string, size_t> row_of_workload_;  // of the backend being checked; indices into rows
   std::set<std::string> declined_;                 // what the backend's capabilities left out, once each

@@ -10,7 +10,7 @@ namespace {
 // their values instead of CLI11's TEXT (issue 52).
 const std::map<std::string, std::string>& value_types() {
   static const std::map<std::string, std::string> types{
-      {"batches", "INT"},       {"block-size", "INT"},        {"compress-ratio", "INT"},
+      {"batches", "INT"},       {"block-size", "INT"},        {"cache-blocks", "INT"},     {"compress-ratio", "INT"},
       {"drafts", "INT"},        {"hash-block", "INT"},        {"head-dim", "INT"},
       {"iterations", "INT"},    {"jobs", "INT"},              {"length-scale", "INT"},
       {"max-findings", "INT"},  {"max-num-seqs", "INT"},      {"num-speculative-tokens", "INT"},

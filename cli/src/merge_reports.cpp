@@ -171,6 +171,10 @@ CheckReport merge_reports(const std::vector<ShardReport>& given) {
     add_rows(merged, shards[i], i);
     merged.coverage += r.coverage;
     merged.input_space += r.input_space;  // counts add, extremes and edges combine
+    merged.sharing += r.sharing;
+    merged.evictions += r.evictions;
+    merged.log_implied_reusable += r.log_implied_reusable;
+    merged.log_implied_reused += r.log_implied_reused;
     for (const auto& [path, steps] : r.kernel_path_steps) merged.kernel_path_steps[path] += steps;
     for (const auto& [grid, steps] : r.grid_steps) merged.grid_steps[grid] += steps;
     not_run.insert(r.not_run.begin(), r.not_run.end());

@@ -71,36 +71,6 @@ std::optional<std::string> write_all(int fd, const std::string& text, const std:
   return std::nullopt;
 }
 
-// O_APPEND: /dev/stdout may be the file stdout was redirected to, holding the human text already.
-std::optional<std::string> write_in_place(const std::string& path, const std::string& text) {
-  const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd < 0) return "cannot open " + path + ": " + std::strerror(errno);
-  auto failed = write_all(fd, text, path);
-  if (close(fd) != 0 && !failed) failed = "cannot write " + path + ": " + std::strerror(errno);
-  return failed;
-}
-
-std::optional<std::string> write_atomically(const std::string& path, const std::string& text) {
-  std::string temporary = path + kTemporarySuffix;
-  const int fd = mkstemp(temporary.data());
-  if (fd < 0) return "cannot create a temporary file beside " + path + ": " + std::strerror(errno);
-  if (auto why = write_all(fd, text, temporary)) {
-    close(fd);
-    unlink(temporary.c_str());
-    return why;
-  }
-  // mkstemp makes the file private (0600); a report is an ordinary file (0666 less the umask).
-  const mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, 0666 & ~mask);
-  if (close(fd) != 0 || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    unlink(temporary.c_str());
-    return "cannot replace " + path + ": " + why;
-  }
-  return std::nullopt;
-}
-
 // What makes two paths one file: (st_dev, st_ino) for a file that exists, the canonical path (the
 // folder's realpath and the name) for one that does not yet.
 struct FileIdentity {
@@ -198,8 +168,55 @@ void check_distinct_paths(const std::vector<NamedPath>& inputs, const std::vecto
 }
 
 std::optional<std::string> write_output_file(const std::string& path, const std::string& text) {
-  const std::string target = link_target(path);
-  return written_in_place(target) ? write_in_place(target, text) : write_atomically(target, text);
+  OutputFileWriter file(path);
+  if (auto why = file.open()) return why;
+  if (auto why = file.write(text)) return why;
+  return file.commit();
+}
+
+OutputFileWriter::~OutputFileWriter() {
+  if (fd_ >= 0) close(fd_);
+  if (!temporary_.empty()) unlink(temporary_.c_str());
+}
+
+std::optional<std::string> OutputFileWriter::open() {
+  target_ = link_target(path_);
+  if (written_in_place(target_)) {
+    // O_APPEND: /dev/stdout may be the file stdout was redirected to, holding the human text already.
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd_ < 0) failed_ = "cannot open " + target_ + ": " + std::strerror(errno);
+    return failed_;
+  }
+  std::string temporary = target_ + kTemporarySuffix;
+  fd_ = mkstemp(temporary.data());
+  if (fd_ < 0) return failed_ = "cannot create a temporary file beside " + target_ + ": " + std::strerror(errno);
+  temporary_ = temporary;
+  return std::nullopt;
+}
+
+std::optional<std::string> OutputFileWriter::write(const std::string& text) {
+  if (failed_ || fd_ < 0) return failed_ ? failed_ : (failed_ = "not open");
+  return failed_ = write_all(fd_, text, temporary_.empty() ? target_ : temporary_);
+}
+
+std::optional<std::string> OutputFileWriter::commit() {
+  if (failed_ || fd_ < 0) return failed_ ? failed_ : (failed_ = "not open");
+  if (temporary_.empty()) {  // written in place
+    const int fd = fd_;
+    fd_ = -1;
+    if (close(fd) != 0) failed_ = "cannot write " + target_ + ": " + std::strerror(errno);
+    return failed_;
+  }
+  // mkstemp makes the file private (0600); a report is an ordinary file (0666 less the umask).
+  const mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd_, 0666 & ~mask);
+  const int fd = fd_;
+  fd_ = -1;
+  if (close(fd) != 0 || std::rename(temporary_.c_str(), target_.c_str()) != 0)
+    return failed_ = "cannot replace " + target_ + ": " + std::strerror(errno);
+  temporary_.clear();  // renamed: nothing to remove
+  return std::nullopt;
 }
 
 void ReportOutput::check() const {

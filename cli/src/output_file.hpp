@@ -28,6 +28,27 @@ void check_output_directory(const std::string& path, const std::string& option);
 /// appended to, since a rename would replace it with a regular file. Returns why it failed, or nullopt.
 std::optional<std::string> write_output_file(const std::string& path, const std::string& text);
 
+/// write_output_file() in pieces, for an output too long to hold (simulate's scenario file):
+/// open() makes the temporary file (or opens a special file in place), write() appends,
+/// commit() renames it over the target. A writer destroyed without commit() removes its
+/// temporary file, so a failed or stopped command leaves the target as it was.
+class OutputFileWriter {
+ public:
+  explicit OutputFileWriter(std::string path) : path_(std::move(path)) {}
+  ~OutputFileWriter();
+  OutputFileWriter(const OutputFileWriter&) = delete;
+  OutputFileWriter& operator=(const OutputFileWriter&) = delete;
+  /// Each returns why it failed, or nullopt; after a failure the others do nothing and say so.
+  std::optional<std::string> open();
+  std::optional<std::string> write(const std::string& text);
+  std::optional<std::string> commit();
+
+ private:
+  std::string path_, target_, temporary_;
+  int fd_ = -1;
+  std::optional<std::string> failed_;
+};
+
 /// A path a command reads or writes and the option or argument that named it (`--json`, `files`).
 struct NamedPath {
   std::string path;

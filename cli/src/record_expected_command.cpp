@@ -23,12 +23,15 @@ int record_expected(const std::vector<std::string>& paths, ReportOutput output) 
   Error error;
   auto reference = open_backend("reference", &error);
   if (!reference) return report_error(error);
-  const std::vector<NamedScenarioFile> files = read_scenario_files(paths);
+  const std::vector<CheckedScenarioFile> files = check_scenario_files(paths);
   std::ostream& out = output.human();
   nlohmann::json results = nlohmann::json::array();
   int exit_code = kExitOk;
-  for (const NamedScenarioFile& named : files) {
-    const traces::Scenario& s = named.file.scenario;
+  for (const CheckedScenarioFile& checked : files) {
+    // The file is rewritten whole, so it is held whole (recorded traces are short).
+    const traces::ScenarioFile file = traces::read_scenario(*checked.open());
+    const traces::Scenario& s = file.scenario;
+    const std::string& path = checked.path;
     engine::RunOptions options;
     options.compute_digests = true;
     engine::ScenarioRunner runner(s.config, *reference, options);
@@ -39,25 +42,25 @@ int record_expected(const std::vector<std::string>& paths, ReportOutput output) 
     };
     const std::optional<engine::RunFailure> failure = engine::run_steps(runner, s.steps, observer).failure;
     if (failure) {
-      out << "FAIL " << named.path << ": " << engine::to_string(*failure) << " (file left unchanged)" << std::endl;
+      out << "FAIL " << path << ": " << engine::to_string(*failure) << " (file left unchanged)" << std::endl;
       exit_code = failure->invalid_scenario ? kExitUsage : kExitMismatch;
-      results.push_back({{"file", named.path}, {"recorded", false}, {"failure", engine::to_string(*failure)}});
+      results.push_back({{"file", path}, {"recorded", false}, {"failure", engine::to_string(*failure)}});
       continue;
     }
     size_t changed = 0;
     for (size_t i = 0; i < digests.size(); ++i)
-      changed += i >= named.file.digests.size() || named.file.digests[i] != digests[i] ? 1 : 0;
+      changed += i >= file.digests.size() || file.digests[i] != digests[i] ? 1 : 0;
     std::ostringstream text;
     traces::write_scenario(text, s, digests);
-    if (auto why = write_output_file(named.path, text.str())) {
-      output.lost(named.path + " (" + *why + ")");
+    if (auto why = write_output_file(path, text.str())) {
+      output.lost(path + " (" + *why + ")");
       if (exit_code == kExitOk) exit_code = kExitIncomplete;
-      results.push_back({{"file", named.path}, {"recorded", false}, {"failure", *why}});
+      results.push_back({{"file", path}, {"recorded", false}, {"failure", *why}});
       continue;
     }
-    out << "recorded " << named.path << ": " << digests.size() << " step digests from the reference (" << changed
+    out << "recorded " << path << ": " << digests.size() << " step digests from the reference (" << changed
         << " changed)" << std::endl;
-    results.push_back({{"file", named.path}, {"recorded", true}, {"steps", digests.size()}, {"changed", changed}});
+    results.push_back({{"file", path}, {"recorded", true}, {"steps", digests.size()}, {"changed", changed}});
   }
   return output.finish({{"schema_version", 1}, {"command", "record-expected"}, {"exit_code", exit_code}, {"files", results}}, exit_code);
 }

@@ -33,8 +33,8 @@ namespace {
 // --float-tolerance when given, else the tolerance the file was found under (a reproducer of a
 // tolerance-mode finding carries it), else exact.
 traces::FloatTolerance tolerance_for(const std::optional<traces::FloatTolerance>& flag,
-                                     const traces::ScenarioFile& file) {
-  return flag ? *flag : file.float_tolerance;
+                                     const traces::FloatTolerance& in_file) {
+  return flag ? *flag : in_file;
 }
 
 int replay(const std::vector<std::string>& paths, const std::string& backend_name,
@@ -52,7 +52,7 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
       inputs.push_back(read_metadata_input_file(path));
     else
       scenario_paths.push_back(path);
-  const std::vector<NamedScenarioFile> files = read_scenario_files(scenario_paths);
+  const std::vector<CheckedScenarioFile> files = check_scenario_files(scenario_paths);
   std::ostream& out = output.human();
   nlohmann::json results = nlohmann::json::array();
   int exit_code = kExitOk;
@@ -66,12 +66,11 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     if (const int code = replay_metadata_input(input, *backend, out, &result); code != kExitOk) exit_code = code;
     results.push_back(std::move(result));
   }
-  for (const NamedScenarioFile& named : files) {
-    const traces::Scenario& s = named.file.scenario;
-    const bool digests = !named.file.digests.empty();
-    const traces::FloatTolerance tolerance = tolerance_for(flag, named.file);
+  for (const CheckedScenarioFile& named : files) {
+    const int64_t steps = named.steps;
+    const bool digests = named.digests;
+    const traces::FloatTolerance tolerance = tolerance_for(flag, named.float_tolerance);
     engine::RunOptions options;
-    options.expected_digests = digests ? &named.file.digests : nullptr;
     options.float_tolerance = tolerance;
     engine::StepFloatStatistics statistics(tolerance.ulps);
     if (!tolerance.exact()) options.float_statistics = &statistics;
@@ -81,41 +80,51 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
     // the replay goes on with the next file.
     std::optional<engine::ScenarioRunner> reserved;
     try {
-      reserved.emplace(s.config, *backend, options);
+      reserved.emplace(named.config, *backend, options);
     } catch (const std::bad_alloc&) {
       if (!printed) throw;
       out << "not run: " << named.path << ": out of memory reserving its caches" << std::endl;
       results.push_back({{"file", named.path}, {"stopped_by", "out of memory reserving its caches"}, {"steps_run", 0},
-                         {"steps", s.steps.size()}, {"digests", digests}, {"float_tolerance", tolerance.to_string()},
+                         {"steps", steps}, {"digests", digests}, {"float_tolerance", tolerance.to_string()},
                          {"seconds", 0.0}});
       if (exit_code == kExitOk) exit_code = kExitIncomplete;
       continue;
     }
     engine::ScenarioRunner& runner = *reserved;
-    out << "replaying " << named.path << ": " << s.steps.size() << " steps, " << engine::requests_of(s).size()
-        << " requests of workload " << s.config.workload << " (seed " << s.config.seed << ", " << describe(s.config)
-        << ") on " << backend_name << (digests ? ", comparing the recorded digests" : "") << "; float comparison "
+    out << "replaying " << named.path << ": " << steps << " steps, " << named.requests << " requests of workload "
+        << named.config.workload << " (seed " << named.config.seed << ", " << describe(named.config) << ") on "
+        << backend_name << (digests ? ", comparing the recorded digests" : "") << "; float comparison "
         << tolerance.to_string() << (tolerance.exact() ? "" : " (SPEC 6 tolerance mode, not an exact result)")
-        << (flag && *flag != named.file.float_tolerance
-                ? " (the file was written under " + named.file.float_tolerance.to_string() + ")"
+        << (flag && *flag != named.float_tolerance
+                ? " (the file was written under " + named.float_tolerance.to_string() + ")"
                 : "")
         << std::endl;
     printed = true;
+    // The file again, one step at a time: the runner compares each step's digest as it comes.
+    const std::unique_ptr<std::istream> in = named.open();
+    traces::ScenarioReader reader(*in);
+    traces::StepRecord step;
+    std::optional<traces::StepDigest> digest;
+    const engine::StepSource next = [&]() -> const traces::StepRecord* {
+      if (!reader.next(&step, &digest)) return nullptr;
+      if (digest) runner.expect_next_digest(std::move(*digest));
+      return &step;
+    };
     const auto start = std::chrono::steady_clock::now();
     engine::StepObserver observer;
     observer.stop = stop_requested;
-    const engine::StepLoopResult run = engine::run_steps(runner, s.steps, observer);
-    std::optional<engine::RunFailure> failure = run.failure;
+    const engine::StepLoopResult run = engine::run_steps(runner, next, observer);
+    const std::optional<engine::RunFailure> failure = run.failure;
     const bool stopped = run.stopped;
     const int64_t steps_run = run.steps_run;
     nlohmann::json result = {
         {"file", named.path},
         {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()},
-        {"steps", s.steps.size()},
+        {"steps", steps},
         {"digests", digests},
         {"float_tolerance", tolerance.to_string()}};
     if (stopped) {
-      out << "STOPPED by " << stop_reason() << " after " << steps_run << " of " << s.steps.size()
+      out << "STOPPED by " << stop_reason() << " after " << steps_run << " of " << steps
           << " steps, each passed; the rest not run" << std::endl;
       result["stopped_by"] = stop_reason();
       result["steps_run"] = steps_run;
@@ -139,7 +148,7 @@ int replay(const std::vector<std::string>& paths, const std::string& backend_nam
       results.push_back(std::move(result));
       continue;
     }
-    out << "passed: " << s.steps.size() << " steps" << (digests ? ", every digest matches" : "")
+    out << "passed: " << steps << " steps" << (digests ? ", every digest matches" : "")
         << (tolerance.exact() ? "" : " within " + tolerance.to_string())
         << (runner.step_update_supported() ? "" : " (metadata only: the backend has no step update)") << std::endl;
     nlohmann::json declined = nlohmann::json::array();

@@ -40,6 +40,11 @@ CLI::Option* add_request_log_options(CLI::App* cmd, RequestLogArguments* a) {
                   "Requests per step at most (max_num_seqs), 1 ... 65536; the block pool holds this many\n"
                   "requests of the window's longest length")
       ->capture_default_str();
+  cmd->add_option("--cache-blocks", a->cache_blocks,
+                  "Blocks of the compressed cache, the prefix cache's pool (vLLM's GPU blocks), 0 ... 2^24;\n"
+                  "0: the --max-num-seqs pool above, which holds a window's working set. Fewer blocks than\n"
+                  "the working set make the pool evict cached blocks (docs/workloads.md \"Request logs\")")
+      ->capture_default_str();
   cmd->add_option("--preempt-per-mille", a->preempt_per_mille,
                   "Chance per step, in thousandths, of preempting one more running request, 0 ... 1000")
       ->capture_default_str();
@@ -63,6 +68,7 @@ RequestLogChoice parse_request_log_arguments(const RequestLogArguments& a) {
   c.replay.max_num_seqs = parse_integer_option("--max-num-seqs", a.max_num_seqs, 1, 65536);
   c.replay.preempt_per_mille = parse_integer_option("--preempt-per-mille", a.preempt_per_mille, 0, 1000);
   c.replay.prefilled_context = parse_integer_option("--prefilled-context", a.prefilled_context, 0, int64_t{1} << 20);
+  c.replay.cache_blocks = parse_integer_option("--cache-blocks", a.cache_blocks, 0, int64_t{1} << 24);
   return c;
 }
 
@@ -71,7 +77,8 @@ std::string RequestLogChoice::settings_text() const {
   os << traces::to_string(format) << ' ' << hash_block_tokens << ' ' << replay.window.from << ':' << replay.window.to
      << ' ' << replay.time_compression << ' ' << replay.length_scale << ' ' << replay.token_budget << ' '
      << replay.max_num_seqs << ' ' << replay.preempt_per_mille
-     << (replay.prefilled_context > 0 ? " prefilled " + std::to_string(replay.prefilled_context) : std::string());
+     << (replay.prefilled_context > 0 ? " prefilled " + std::to_string(replay.prefilled_context) : std::string())
+     << (replay.cache_blocks > 0 ? " cache-blocks " + std::to_string(replay.cache_blocks) : std::string());
   return os.str();
 }
 
@@ -80,48 +87,76 @@ traces::Workload request_log_workload(const RequestLogChoice& c) {
                                            c.replay);
 }
 
-ReplaySummary summarize_replay(const traces::Workload& w, const traces::Scenario& s) {
-  ReplaySummary r;
-  r.window_requests = static_cast<int64_t>(w.schedule->arrivals.size());
-  r.step_limit = w.schedule->step_limit;
-  r.block_size = s.config.block_size;
-  r.steps = static_cast<int64_t>(s.steps.size());
-  r.coverage = traces::coverage_of(s);
-  traces::PrefixHitTracker tracker(s.config);
-  for (const traces::StepRecord& step : s.steps) tracker.add(step);
-  r.hits = tracker.counts();
-  std::set<int64_t> finished;
-  r.first_start.assign(w.schedule->arrivals.size(), -1);  // request id k is arrival k of the window
-  for (const traces::StepRecord& step : s.steps) {
-    finished.insert(step.finished.begin(), step.finished.end());
-    for (const traces::ChunkRecord& chunk : step.chunks) {
-      int64_t& first = r.first_start[static_cast<size_t>(chunk.request)];
-      if (first < 0) first = chunk.prefilled ? 0 : chunk.start;
-      r.largest_position = std::max(r.largest_position, chunk.start + chunk.length - 1);
-      for (int64_t p = chunk.start; p < chunk.start + chunk.length;) {  // one bin at a time
-        size_t bin = 0;
-        int64_t bin_end = 64;
-        while (p >= bin_end) {
-          ++bin;
-          bin_end *= 2;
-        }
-        if (r.rows_by_position.size() <= bin) r.rows_by_position.resize(bin + 1, 0);
-        const int64_t rows = std::min(chunk.start + chunk.length, bin_end) - p;
-        r.rows_by_position[bin] += rows;
-        p += rows;
+ReplaySummarizer::ReplaySummarizer(const traces::Workload& w, const traces::ScenarioConfig& config)
+    : coverage_(config), hits_(config), finished_(w.schedule->arrivals.size(), false) {
+  r_.window_requests = static_cast<int64_t>(w.schedule->arrivals.size());
+  r_.step_limit = w.schedule->step_limit;
+  r_.block_size = config.block_size;
+  r_.cache_blocks = config.num_compressed_blocks;
+  r_.first_start.assign(w.schedule->arrivals.size(), -1);  // request id k is arrival k of the window
+}
+
+void ReplaySummarizer::add(const traces::StepRecord& step) {
+  ++r_.steps;
+  coverage_.add(step);
+  hits_.add(step);
+  for (int64_t id : step.finished) finished_[static_cast<size_t>(id)] = true;
+  note_first_starts(step, &r_.first_start);
+  for (const traces::ChunkRecord& chunk : step.chunks) {
+    r_.largest_position = std::max(r_.largest_position, chunk.start + chunk.length - 1);
+    for (int64_t p = chunk.start; p < chunk.start + chunk.length;) {  // one bin at a time
+      size_t bin = 0;
+      int64_t bin_end = 64;
+      while (p >= bin_end) {
+        ++bin;
+        bin_end *= 2;
       }
+      if (r_.rows_by_position.size() <= bin) r_.rows_by_position.resize(bin + 1, 0);
+      const int64_t rows = std::min(chunk.start + chunk.length, bin_end) - p;
+      r_.rows_by_position[bin] += rows;
+      p += rows;
     }
   }
-  r.finished = static_cast<int64_t>(finished.size());
+}
+
+ReplaySummary ReplaySummarizer::finish(int64_t evictions) {
+  ReplaySummary r = r_;
+  r.coverage = coverage_.coverage();
+  r.hits = hits_.counts();
+  r.finished = std::count(finished_.begin(), finished_.end(), true);
+  r.evictions = evictions;
   return r;
 }
 
-int64_t ReplaySummary::reused_of_implied() const {
+void ServedPositions::add(const traces::StepRecord& step) {
+  for (const traces::ChunkRecord& chunk : step.chunks) {
+    int64_t& committed = committed_[chunk.request];  // 0 for a request's first chunk
+    const int64_t now = chunk.start + chunk.accepted;
+    served_ += now - committed;
+    committed = now;
+  }
+  for (int64_t id : step.finished) committed_.erase(id);
+  for (int64_t id : step.preempted) {
+    served_ -= committed_[id];
+    committed_.erase(id);
+  }
+}
+
+void note_first_starts(const traces::StepRecord& step, std::vector<int64_t>* first_start) {
+  for (const traces::ChunkRecord& chunk : step.chunks) {
+    int64_t& first = (*first_start)[static_cast<size_t>(chunk.request)];
+    if (first < 0) first = chunk.prefilled ? 0 : chunk.start;
+  }
+}
+
+int64_t reused_of_implied(const std::vector<int64_t>& implied, const std::vector<int64_t>& first_start) {
   int64_t reused = 0;
-  for (size_t k = 0; k < reuse.per_request.size() && k < first_start.size(); ++k)
-    reused += std::min(reuse.per_request[k], std::max<int64_t>(0, first_start[k]));
+  for (size_t k = 0; k < implied.size() && k < first_start.size(); ++k)
+    reused += std::min(implied[k], std::max<int64_t>(0, first_start[k]));
   return reused;
 }
+
+int64_t ReplaySummary::reused_of_implied() const { return cli::reused_of_implied(reuse.per_request, first_start); }
 
 namespace {
 
@@ -175,7 +210,7 @@ std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& 
   os << request_log_figures_text(request_log_figures_json(*w.schedule)) << "replayed: " << r.finished << " of " << r.window_requests << " requests finished in " << r.steps
      << " steps (limit " << r.step_limit << "); " << r.coverage.prefix_hits << " prefix hits ("
      << share(r.coverage.prefix_hits, r.window_requests) << " of the requests), " << r.coverage.preemptions
-     << " preemptions, largest position " << r.largest_position << "; shared " << r.hits.hit_blocks * b
+     << " preemptions, " << r.evictions << " evictions, largest position " << r.largest_position << "; shared " << r.hits.hit_blocks * b
      << " positions in " << r.hits.hit_blocks << " blocks of " << b << "; reused " << r.reused_of_implied() << " of the log-implied reusable "
      << r.reuse.reusable_positions << " (" << share(r.reused_of_implied(), r.reuse.reusable_positions)
      << "; the log implies " << share(r.reuse.reusable_positions, r.reuse.prompt_positions)
@@ -185,7 +220,8 @@ std::string replay_summary_text(const traces::Workload& w, const ReplaySummary& 
   for (size_t i = 0; i < r.rows_by_position.size(); ++i)
     os << (i == 0 ? " <64 " : " <" + std::to_string(int64_t{64} << i) + " ") << r.rows_by_position[i];
   os << "; a step is " << traces::kReplayStepMs << " ms x " << o.time_compression << ", lengths / " << o.length_scale
-     << ", budget " << o.token_budget << " tokens, " << o.max_num_seqs << " sequences, preemption " << o.preempt_per_mille << " per mille";
+     << ", budget " << o.token_budget << " tokens, " << o.max_num_seqs << " sequences, " << r.cache_blocks
+     << " cache blocks, preemption " << o.preempt_per_mille << " per mille";
   if (o.prefilled_context > 0)
     os << ", each request starts with up to " << o.prefilled_context << " positions pre-filled";
   os << "\n";
@@ -211,6 +247,7 @@ nlohmann::json replay_summary_json(const traces::Workload& w, const ReplaySummar
             {"prompt_positions", r.reuse.prompt_positions},
             {"hit_depth_blocks", depth},
             {"preemptions", r.coverage.preemptions},
+            {"evictions", r.evictions},
             {"largest_position", r.largest_position},
             {"rows_by_position", r.rows_by_position},
             {"step_ms", traces::kReplayStepMs * o.time_compression},
@@ -218,7 +255,8 @@ nlohmann::json replay_summary_json(const traces::Workload& w, const ReplaySummar
             {"token_budget", o.token_budget},
             {"max_num_seqs", o.max_num_seqs},
             {"preempt_per_mille", o.preempt_per_mille},
-            {"prefilled_context", o.prefilled_context}}}};
+            {"prefilled_context", o.prefilled_context},
+            {"cache_blocks", r.cache_blocks}}}};
 }
 
 }  // namespace qsa::cli

@@ -3,8 +3,9 @@
 // `qsacheck simulate --requests LOG [replay options] FILE`: writes the scenario a request log
 // produces (docs/workloads.md "Request logs") and states the log's figures beside what it exercised.
 
+#include <chrono>
 #include <memory>
-#include <sstream>
+#include <optional>
 #include <string>
 
 #include "check_report.hpp"
@@ -13,6 +14,7 @@
 #include "number_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "progress_line.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -37,35 +39,63 @@ int simulate(const SimulateJob& job, ReportOutput output) {
   const traces::Workload w = traces::with_geometry(
       replay ? request_log_workload(job.log) : traces::workload_by_name(job.workload), job.geometry);
   const int64_t steps = job.steps > 0 ? job.steps : w.schedule->step_limit;
-  const traces::Scenario s = traces::simulate(w, job.seed, steps);
-  std::ostringstream text;
-  traces::write_scenario(text, s);
-  if (auto why = write_output_file(job.path, text.str()))
-    return report_error(Error{"file", -1, "unwritable", *why});  // the file is the whole result
-  const traces::Coverage c = traces::coverage_of(s);
+  // Each step is written as it is made and only counted after (issue 54: a 12 000-request log held
+  // 8 GB as a whole scenario and its text): memory follows the live requests, not the steps.
+  traces::Simulator simulator(w, job.seed);
+  const traces::ScenarioConfig config = simulator.config();
+  OutputFileWriter file(job.path);
+  std::optional<std::string> failed = file.open();
+  std::string pending = traces::scenario_header_line(config) + "\n";
+  traces::CoverageCounter coverage(config);
+  std::optional<ReplaySummarizer> summary;
+  if (replay) summary.emplace(w, config);
+  ServedPositions served;
+  ProgressLine progress(false, std::chrono::seconds(2));
+  const auto start = std::chrono::steady_clock::now();
+  int64_t written = 0;
+  for (; written < steps && !simulator.done() && !failed; ++written) {
+    const traces::StepRecord step = simulator.next();
+    pending += traces::step_to_json(step, written).dump() + "\n";
+    if (pending.size() >= (size_t{1} << 20)) {
+      failed = file.write(pending);
+      pending.clear();
+    }
+    coverage.add(step);
+    if (!replay) continue;
+    summary->add(step);
+    served.add(step);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    progress.update("simulating " + job.log.path + ": step " + std::to_string(written + 1) + ", positions " +
+                    std::to_string(served.served()) + "/" + std::to_string(w.schedule->positions) + ", " +
+                    eta_text(served.served(), w.schedule->positions, seconds));
+  }
+  progress.clear();
+  if (!failed) failed = file.write(pending);
+  if (!failed) failed = file.commit();
+  if (failed) return report_error(Error{"file", -1, "unwritable", *failed});  // the file is the whole result
+  const traces::Coverage c = coverage.coverage();
   const std::string source = replay ? "the request log " + job.log.path : "workload " + job.workload;
-  output.human() << "wrote " << job.path << ": " << s.steps.size() << " steps, " << c.requests << " requests of "
-                 << source << " (seed " << job.seed << ", " << describe(s.config) << "); "
+  output.human() << "wrote " << job.path << ": " << written << " steps, " << c.requests << " requests of "
+                 << source << " (seed " << job.seed << ", " << describe(config) << "); "
                  << c.rows << " rows, " << c.ring_wraps << " ring wraps, " << c.drafts_rejected << " drafts rejected, "
                  << c.preemptions << " preemptions, " << c.prefix_hits << " prefix hits, " << c.padded_steps
                  << " padded steps" << std::endl;
-  nlohmann::json summary = {{"schema_version", 1}, {"command", "simulate"},   {"file", job.path}, {"workload", replay ? "requests" : job.workload},
-                            {"seed", job.seed},         {"steps", s.steps.size()},
+  nlohmann::json report = {{"schema_version", 1}, {"command", "simulate"},   {"file", job.path}, {"workload", replay ? "requests" : job.workload},
+                            {"seed", job.seed},         {"steps", written},
                             {"requests", c.requests},   {"rows", c.rows},
                             {"coverage", coverage_to_json(c)}};
-  if (!replay) return output.finish(summary, kExitOk);
-  ReplaySummary r = summarize_replay(w, s);
+  if (!replay) return output.finish(report, kExitOk);
+  ReplaySummary r = summary->finish(simulator.evictions());
   r.reuse = traces::log_implied_reuse(traces::read_request_log(job.log.path, job.log.format, job.log.hash_block_tokens),
-                                      job.log.replay, s.config.block_size);
+                                      job.log.replay, config.block_size);
   output.human() << replay_summary_text(w, r) << std::flush;
-  summary["request_log"] = replay_summary_json(w, r);
+  report["request_log"] = replay_summary_json(w, r);
   if (r.finished < r.window_requests) {
     output.human() << "NOT COMPLETE: " << r.window_requests - r.finished << " requests of the window did not finish in "
-                   << s.steps.size() << " steps (raise --steps, the --token-budget or the --length-scale)"
-                   << std::endl;
-    return output.finish(summary, kExitIncomplete);
+                   << written << " steps (raise --steps, the --token-budget or the --length-scale)" << std::endl;
+    return output.finish(report, kExitIncomplete);
   }
-  return output.finish(summary, kExitOk);
+  return output.finish(report, kExitOk);
 }
 
 }  // namespace

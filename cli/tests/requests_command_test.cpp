@@ -203,6 +203,12 @@ TEST(CheckRequests, ReportsTheLogsFiguresBesideWhatItExercisedAndShardsMergeThem
   EXPECT_EQ(exercised["prefix_hits"], report["coverage"]["prefix_hits"]);
   EXPECT_EQ(exercised["requests"], report["coverage"]["requests"]);
   EXPECT_EQ(exercised["steps"], report["coverage"]["steps"]);
+  // The log-implied reuse the two runs exercised, and what their hits shared.
+  EXPECT_GT(exercised["log_implied_reusable_positions"].get<int64_t>(), 0);
+  EXPECT_LE(exercised["log_implied_reused_positions"].get<int64_t>(),
+            exercised["log_implied_reusable_positions"].get<int64_t>());
+  EXPECT_GT(exercised["log_implied_reused_positions"].get<int64_t>(), 0);
+  EXPECT_GT(report["sharing"]["shared_positions"].get<int64_t>(), 0);
 
   // Two shards merge into the same figures.
   for (int k = 1; k <= 2; ++k)
@@ -214,7 +220,9 @@ TEST(CheckRequests, ReportsTheLogsFiguresBesideWhatItExercisedAndShardsMergeThem
   ASSERT_EQ(merged.exit_code, 0) << merged.out;
   EXPECT_NE(merged.out.find("prefix share: 4 of 6 requests"), std::string::npos) << merged.out;
   std::ifstream merged_in(dir + "/merged.json");
-  EXPECT_EQ(nlohmann::json::parse(merged_in)["request_log"], report["request_log"]);
+  const auto merged_report = nlohmann::json::parse(merged_in);
+  EXPECT_EQ(merged_report["request_log"], report["request_log"]);
+  EXPECT_EQ(merged_report["sharing"], report["sharing"]);
   // The default campaign replays no log: no request_log object.
   const auto plain = run_qsacheck("check --backend reference --workload default --scenarios 1 --steps 5 --batches 0 "
                                   "--json " + dir + "/plain.json");

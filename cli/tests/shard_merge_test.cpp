@@ -68,6 +68,9 @@ TEST(ShardedCampaign, FourShardsMergeIntoTheUnshardedReportOnTheReference) {
   EXPECT_EQ(merged["schema_version"], whole["schema_version"]);
   EXPECT_EQ(merged["input_space"], whole["input_space"]);
   EXPECT_GT(merged["input_space"]["reached"].get<int64_t>(), 0);
+  // The sharing figures (issue 54): every shard's scenarios add up to the whole run's.
+  EXPECT_EQ(merged["sharing"], whole["sharing"]);
+  EXPECT_GT(merged["sharing"]["prefix_hits"].get<int64_t>(), 0);
   EXPECT_EQ(merged["run"]["merged_from"].size(), 4u);
 }
 

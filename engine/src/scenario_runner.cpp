@@ -291,12 +291,14 @@ std::optional<RunFailure> ScenarioRunner::check_digest(bool update_ran) {
     digest_.set("step_status", traces::digest_step_status(output_.step_status));
   }
   const std::vector<traces::StepDigest>* expected = options_.expected_digests;
+  std::optional<traces::StepDigest> streamed = std::move(expected_next_);
+  expected_next_.reset();
   // A backend that declined part of the step has no digest of it; the run reports what it left out.
-  if (expected == nullptr || !declined_.empty()) return std::nullopt;
-  if (static_cast<size_t>(index_) >= expected->size())
+  if ((expected == nullptr && !streamed) || !declined_.empty()) return std::nullopt;
+  if (!streamed && static_cast<size_t>(index_) >= expected->size())
     return failure("digest", "the file records " + str(static_cast<int64_t>(expected->size())) +
                                  " digests, this is step " + str(index_));
-  traces::StepDigest want = (*expected)[static_cast<size_t>(index_)];
+  traces::StepDigest want = streamed ? std::move(*streamed) : (*expected)[static_cast<size_t>(index_)];
   if (update_ran && !options_.float_tolerance.exact() && options_.differential)
     for (const char* name : {"q_out", "cache.compressed"})  // judged by the differential within the tolerance
       if (digest_.find(name)) want.set(name, *digest_.find(name));
@@ -394,7 +396,7 @@ std::optional<RunFailure> ScenarioRunner::step(const traces::StepRecord& record)
   const bool update_ran = update && step_update_supported_;
   if (update_ran)
     if (auto f = check_oracle(record, committed_before)) return f;
-  if (options_.compute_digests || options_.expected_digests != nullptr)
+  if (options_.compute_digests || options_.expected_digests != nullptr || expected_next_)
     if (auto f = check_digest(update_ran)) return f;
   ++index_;
   return std::nullopt;

@@ -141,6 +141,13 @@ const std::vector<MutantInfo>& mutant_catalog() {
       {Bug::kErrorStateSticks, "bug:error-state-sticks",
        "a rejected step's error is kept in the instance (a status word never reset): the next call is rejected too",
        "rejected-call"},
+      // The prefix-cache classes of issue 54: only a chunk that starts on blocks another request
+      // wrote (a prefix hit) has no member of the group before it in its ring.
+      {Bug::kReclosesGroupBeforeChunk, "bug:recloses-group-before-chunk",
+       "the group loop starts at (s - 1) / C: a chunk starting on a group boundary pools the group before it again "
+       "from the ring (its slot from the block table), which after the request's own chunks rewrites the same bytes, "
+       "but on a prefix hit overwrites the last row of a shared block with whatever the new ring block held",
+       "prefix-hit"},
   };
   return catalog;
 }

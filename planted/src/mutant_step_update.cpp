@@ -113,6 +113,15 @@ std::vector<std::vector<Bf16>> group_members(const StepInput& in, int64_t j, int
   return members;
 }
 
+// The compressed slot of a group that closed before request j's chunk (its closing row is not in
+// the step, so the metadata has no slot for it): from the block table, as SPEC 2 would give it.
+int64_t slot_before_chunk(Bug bug, const StepInput& in, int64_t j, int64_t g) {
+  const int64_t s = in.config.storage_block_size;
+  if (g / s >= in.block_table.cols) return -1;
+  const int64_t block = table_entry(bug, in.block_table, j, g / s);
+  return block < 0 ? -1 : block * s + g % s;
+}
+
 // Phase A for request j: every group closing in its chunk.
 void compress_groups(Bug bug, Arithmetic arithmetic, const StepInput& in, int64_t j, const MetadataOutput& meta,
                      const RingReader& ring, CacheBuffer& compressed, StepStatus* status) {
@@ -120,8 +129,16 @@ void compress_groups(Bug bug, Arithmetic arithmetic, const StepInput& in, int64_
   const int64_t d = in.config.head_dim;
   const int64_t start = in.batch.chunk_start(j);
   const int64_t first_row = in.batch.query_start_loc[j];
-  for (int64_t g = start / c + (bug == Bug::kSkipsFirstClosedGroup ? 1 : 0); g < in.batch.seq_lens[j] / c; ++g) {
-    const int64_t slot = meta.slot_mapping[first_row + (g * c + c - 1 - start)];
+  int64_t first_group = start / c + (bug == Bug::kSkipsFirstClosedGroup ? 1 : 0);
+  // The prefill path (chunks of more than T rows) tiles a chunk by compressed blocks; its first
+  // tile starts one group early when the chunk starts on a block boundary.
+  const Batch& b = in.batch;
+  if (bug == Bug::kReclosesGroupBeforeChunk && start > 0 && b.query_len(j) > b.reorder_batch_threshold &&
+      start % (c * in.config.storage_block_size) == 0)
+    first_group = (start - 1) / c;
+  for (int64_t g = first_group; g < in.batch.seq_lens[j] / c; ++g) {
+    const int64_t slot = g * c + c - 1 >= start ? meta.slot_mapping[first_row + (g * c + c - 1 - start)]
+                                                : slot_before_chunk(bug, in, j, g);
     if (slot < 0 || compressed.layout.past_the_cache(slot)) continue;
     Position position{g * c, g * c, g * c};
     if (in.config.ring_positions && bug != Bug::kGroupPositionIgnoresRingTail) {

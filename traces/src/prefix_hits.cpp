@@ -7,7 +7,9 @@ namespace qsa::traces {
 PrefixHitCounts& PrefixHitCounts::operator+=(const PrefixHitCounts& o) {
   hits += o.hits;
   hit_blocks += o.hit_blocks;
+  hit_positions += o.hit_positions;
   on_finished += o.on_finished;
+  blocks_on_finished += o.blocks_on_finished;
   deeper_than_one += o.deeper_than_one;
   after_eviction += o.after_eviction;
   shared_by_live += o.shared_by_live;
@@ -18,11 +20,13 @@ PrefixHitCounts& PrefixHitCounts::operator+=(const PrefixHitCounts& o) {
 void PrefixHitTracker::classify(const ChunkRecord& chunk, PrefixHitCounts& into) const {
   const auto shared = static_cast<size_t>(chunk.start / block_size_);
   bool other = false, finished = false, evicted = false, crowded = false;
+  int64_t finished_blocks = 0;
   for (size_t i = 0; i < shared && i < chunk.blocks.size(); ++i) {
     const auto it = blocks_.find(chunk.blocks[i]);
     if (it == blocks_.end()) continue;  // its writer was cut away (a shrunk scenario)
     const BlockHistory& h = it->second;
     other |= h.writer != chunk.request;
+    finished_blocks += h.holders.count(h.writer) == 0;
     finished |= h.holders.count(h.writer) == 0;
     evicted |= h.owners >= 2;
     crowded |= h.holders.size() - h.holders.count(chunk.request) >= 2;
@@ -30,7 +34,9 @@ void PrefixHitTracker::classify(const ChunkRecord& chunk, PrefixHitCounts& into)
   if (!other) return;  // a recompute reading only what it wrote itself
   ++into.hits;
   into.hit_blocks += static_cast<int64_t>(shared);
+  into.hit_positions += static_cast<int64_t>(shared) * block_size_;
   into.on_finished += finished;
+  into.blocks_on_finished += finished_blocks;
   into.deeper_than_one += shared >= 2;
   into.after_eviction += evicted;
   into.shared_by_live += crowded;

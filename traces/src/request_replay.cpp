@@ -112,12 +112,12 @@ Workload workload_from_request_log(const RequestLog& log, const ReplayOptions& o
     a.whole_hashes.assign(q.hash_ids.begin(), q.hash_ids.begin() + static_cast<std::ptrdiff_t>(std::min(whole, q.hash_ids.size())));
     if (!a.whole_hashes.empty() && starts[a.whole_hashes[0]] >= 2)
       a.family = family_of.emplace(a.whole_hashes[0], static_cast<int64_t>(family_of.size())).first->second;
-    schedule->step_limit += a.prompt_len + a.output_len - 1;
+    schedule->positions += a.prompt_len + a.output_len - 1;
     prompts.push_back(q.prompt_tokens);
     outputs.push_back(q.output_tokens);
     schedule->arrivals.push_back(std::move(a));
   }
-  schedule->step_limit *= 2;
+  schedule->step_limit = 2 * schedule->positions;
   extend_by_later_turns(*schedule);
 
   Workload w = workload_by_name("default");
@@ -150,6 +150,7 @@ Workload workload_from_request_log(const RequestLog& log, const ReplayOptions& o
   w.negative_slot_per_mille = 30;  // not in a log; keeps the path covered, as the Azure fit does
   w.config.max_num_batched_tokens = options.token_budget;
   w.config.max_num_seqs = options.max_num_seqs;
+  w.fixed_compressed_blocks = options.cache_blocks;
   w.prefilled_context = options.prefilled_context;
   w.schedule = std::move(schedule);
   return w;

@@ -1,6 +1,10 @@
 #include "qsa/traces/scenario_file.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <fstream>
 #include <istream>
@@ -344,74 +348,124 @@ StepRecord step_from_json(const json& j, int64_t line) {
   return step;
 }
 
-ScenarioFile read_scenario(std::istream& in) {
-  ScenarioFile file;
-  std::string text;
-  int64_t line = 0;
-  bool have_header = false;
-  std::set<int64_t> live;  // requests seen and not finished
-  while (std::getline(in, text)) {
-    ++line;
-    if (text.empty() || text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    json j;
-    try {
-      j = parse_json(text);
-    } catch (const InputError& e) {  // malformed or too deep (the line is the locator) or a duplicate key (named)
-      Error error = e.error();
-      if (error.rule == "malformed-json" || error.rule == "too-deep") error.field = "line";
-      error.index = line;
-      throw InputError(error);
+bool ScenarioReader::next_line(std::string* text) {
+  // A bounded getline: a line past the input limit is refused before it is held whole.
+  const int64_t limit = max_input_bytes();
+  std::streambuf* buffer = in_.rdbuf();
+  for (;;) {
+    text->clear();
+    int c = buffer->sbumpc();
+    if (c == std::char_traits<char>::eof()) return false;
+    ++line_;
+    for (; c != std::char_traits<char>::eof() && c != '\n'; c = buffer->sbumpc()) {
+      if (static_cast<int64_t>(text->size()) >= limit)
+        fail("line", line_, "too-large",
+             "line " + std::to_string(line_) + " is longer than one line of a scenario file may be; " +
+                 limit_hint(limit, kMaxInputBytesVariable));
+      text->push_back(static_cast<char>(c));
     }
-    try {
-      if (!have_header) {
-        JsonObjectReader r(j);
-        if (r.string("format") != "qsacheck-scenario")
-          fail("format", line, "not-a-scenario", "the first line must have \"format\": \"qsacheck-scenario\"");
-        const int64_t version = r.integer("version");
-        if (version < kOldestScenarioFormatVersion || version > kScenarioFormatVersion)
-          fail("version", line, "unsupported-version",
-               "format version " + std::to_string(version) + " (this build reads " +
-                   std::to_string(kOldestScenarioFormatVersion) + " to " + std::to_string(kScenarioFormatVersion) +
-                   ")");
-        file.scenario.config = config_from_json(r.raw("config"), line);
-        file.scenario.config.content_version = static_cast<int>(version);  // the content of its version
-        if (r.has("float_tolerance")) {
-          const auto tolerance = parse_float_tolerance(r.string("float_tolerance"));
-          if (!tolerance) fail("float_tolerance", line, "invalid-tolerance", kFloatToleranceRule);
-          file.float_tolerance = *tolerance;
-        }
-        r.reject_unknown_fields();
-        have_header = true;
-        continue;
-      }
-      json step = j;
-      std::optional<StepDigest> digest;
-      if (step.is_object() && step.contains("digest")) {
-        digest = digest_from_json(step["digest"], line);
-        step.erase("digest");
-      }
-      StepRecord record = step_from_json(step, line);
-      check_step_against_config(record, file.scenario.config, &live);
-      if (step.value("step", int64_t{-1}) != static_cast<int64_t>(file.scenario.steps.size()))
-        fail("step", line, "out-of-order", "expected step " + std::to_string(file.scenario.steps.size()));
-      const bool digests_so_far = file.scenario.steps.empty() ? digest.has_value() : !file.digests.empty();
-      if (digest.has_value() != digests_so_far) fail("digest", line, "partial", "every step or none carries a digest");
-      if (digest) file.digests.push_back(std::move(*digest));
-      file.scenario.steps.push_back(std::move(record));
-    } catch (const InputError& e) {
-      Error error = e.error();
-      error.index = line;  // the line is the most useful locator in a file
-      throw InputError(error);
-    }
+    if (text->find_first_not_of(" \t\r") != std::string::npos) return true;
   }
-  if (!have_header) fail("format", line, "empty", "no configuration line");
-  if (file.scenario.steps.empty()) fail("steps", line, "empty", "the file has a configuration line but no steps");
+}
+
+namespace {
+
+json parse_line(const std::string& text, int64_t line) {
+  try {
+    return parse_json(text);
+  } catch (const InputError& e) {  // malformed or too deep (the line is the locator) or a duplicate key (named)
+    Error error = e.error();
+    if (error.rule == "malformed-json" || error.rule == "too-deep") error.field = "line";
+    error.index = line;
+    throw InputError(error);
+  }
+}
+
+}  // namespace
+
+ScenarioReader::ScenarioReader(std::istream& in) : in_(in) {
+  std::string text;
+  if (!next_line(&text)) fail("format", line_, "empty", "no configuration line");
+  const json j = parse_line(text, line_);
+  try {
+    JsonObjectReader r(j);
+    if (r.string("format") != "qsacheck-scenario")
+      fail("format", line_, "not-a-scenario", "the first line must have \"format\": \"qsacheck-scenario\"");
+    const int64_t version = r.integer("version");
+    if (version < kOldestScenarioFormatVersion || version > kScenarioFormatVersion)
+      fail("version", line_, "unsupported-version",
+           "format version " + std::to_string(version) + " (this build reads " +
+               std::to_string(kOldestScenarioFormatVersion) + " to " + std::to_string(kScenarioFormatVersion) + ")");
+    config_ = config_from_json(r.raw("config"), line_);
+    config_.content_version = static_cast<int>(version);  // the content of its version
+    if (r.has("float_tolerance")) {
+      const auto tolerance = parse_float_tolerance(r.string("float_tolerance"));
+      if (!tolerance) fail("float_tolerance", line_, "invalid-tolerance", kFloatToleranceRule);
+      tolerance_ = *tolerance;
+    }
+    r.reject_unknown_fields();
+  } catch (const InputError& e) {
+    Error error = e.error();
+    error.index = line_;  // the line is the most useful locator in a file
+    throw InputError(error);
+  }
+}
+
+bool ScenarioReader::next(StepRecord* record, std::optional<StepDigest>* digest) {
+  std::string text;
+  if (!next_line(&text)) {
+    if (steps_ == 0) fail("steps", line_, "empty", "the file has a configuration line but no steps");
+    return false;
+  }
+  json step = parse_line(text, line_);
+  try {
+    digest->reset();
+    if (step.is_object() && step.contains("digest")) {
+      *digest = digest_from_json(step["digest"], line_);
+      step.erase("digest");
+    }
+    *record = step_from_json(step, line_);
+    check_step_against_config(*record, config_, &live_);
+    if (step.value("step", int64_t{-1}) != steps_)
+      fail("step", line_, "out-of-order", "expected step " + std::to_string(steps_));
+    if (steps_ == 0) digests_ = digest->has_value();
+    if (digest->has_value() != digests_) fail("digest", line_, "partial", "every step or none carries a digest");
+  } catch (const InputError& e) {
+    Error error = e.error();
+    error.index = line_;  // the line is the most useful locator in a file
+    throw InputError(error);
+  }
+  ++steps_;
+  return true;
+}
+
+ScenarioFile read_scenario(std::istream& in) {
+  ScenarioReader reader(in);
+  ScenarioFile file;
+  file.scenario.config = reader.config();
+  file.float_tolerance = reader.float_tolerance();
+  StepRecord step;
+  std::optional<StepDigest> digest;
+  while (reader.next(&step, &digest)) {
+    if (digest) file.digests.push_back(std::move(*digest));
+    file.scenario.steps.push_back(std::move(step));
+  }
   return file;
 }
 
+std::unique_ptr<std::istream> open_scenario_stream(const std::string& path) {
+  struct stat info {};
+  if (path != "-" && !path.empty() && stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
+    auto file = std::make_unique<std::ifstream>(path, std::ios::binary);
+    if (!*file) throw InputError(Error{"input", -1, "unreadable", "cannot open " + path + ": " + std::strerror(errno)});
+    return file;
+  }
+  return std::make_unique<std::istringstream>(read_input_text(path));  // its errors: missing, a folder, too large
+}
+
 ScenarioFile read_scenario_file(const std::string& path) {
-  std::istringstream in(read_input_text(path));
-  return read_scenario(in);
+  const std::unique_ptr<std::istream> in = open_scenario_stream(path);
+  return read_scenario(*in);
 }
 
 json digest_to_json(const StepDigest& digest) {
@@ -434,13 +488,15 @@ StepDigest digest_from_json(const json& j, int64_t line) {
   return digest;
 }
 
+std::string scenario_header_line(const ScenarioConfig& config, FloatTolerance tolerance) {
+  json header = {{"format", "qsacheck-scenario"}, {"version", config.content_version}, {"config", config_to_json(config)}};
+  if (!tolerance.exact()) header["float_tolerance"] = tolerance.to_string();
+  return header.dump();
+}
+
 void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests,
                     FloatTolerance tolerance) {
-  json header = {{"format", "qsacheck-scenario"},
-                 {"version", scenario.config.content_version},
-                 {"config", config_to_json(scenario.config)}};
-  if (!tolerance.exact()) header["float_tolerance"] = tolerance.to_string();
-  out << header.dump() << "\n";
+  out << scenario_header_line(scenario.config, tolerance) << "\n";
   for (size_t i = 0; i < scenario.steps.size(); ++i) {
     json step = step_to_json(scenario.steps[i], static_cast<int64_t>(i));
     if (i < digests.size()) step["digest"] = digest_to_json(digests[i]);

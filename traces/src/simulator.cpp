@@ -112,6 +112,8 @@ Simulator& Simulator::operator=(Simulator&&) noexcept = default;
 
 const ScenarioConfig& Simulator::config() const { return state_->config; }
 
+int64_t Simulator::evictions() const { return state_->evictions; }
+
 bool Simulator::done() const {
   const State& s = *state_;
   return s.workload.max_requests > 0 && s.arrived >= s.workload.max_requests && s.running.empty() && s.waiting.empty();

@@ -65,15 +65,19 @@ void Simulator::State::cache_full_blocks(SimRequest& r) {
 }
 
 void Simulator::State::forget_evicted(int32_t block) {
+  if (forget(block)) ++evictions;
+}
+
+bool Simulator::State::forget(int32_t block) {
   const auto it = cached_key.find(block);
-  if (it == cached_key.end()) return;
+  if (it == cached_key.end()) return false;
   prefix_cache.erase(it->second);
   cached_key.erase(it);
+  return true;
 }
 
 void Simulator::State::uncache(int32_t block) {
-  if (!in_pool(block) || cached_key.find(block) == cached_key.end()) return;
-  forget_evicted(block);
+  if (!in_pool(block) || !forget(block)) return;
   compressed_pool.set_cached(block, false);
 }
 

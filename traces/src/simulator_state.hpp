@@ -52,6 +52,7 @@ struct Simulator::State {
   void take_prefix_hit(SimRequest& request);
   void cache_full_blocks(SimRequest& request);  // after a commit: its new full blocks become hittable
   void forget_evicted(int32_t block);           // after an allocation: the block's old content is gone
+  bool forget(int32_t block);                   // drops the block's cache entry; false when it had none
   void uncache(int32_t block);                  // a block whose rows are not all written (a step edge)
 
   // simulator_step_edges.cpp: the step shapes of the workload's edge knobs, after padding.
@@ -89,6 +90,7 @@ struct Simulator::State {
   size_t next_logged = 0;    // the replayed log's next arrival
   std::unordered_map<uint64_t, int32_t> prefix_cache;  // chain key -> the block holding that content
   std::unordered_map<int32_t, uint64_t> cached_key;    // the inverse, for eviction
+  int64_t evictions = 0;  // cached blocks the pool handed out again (Simulator::evictions())
 };
 
 }  // namespace qsa::traces

@@ -78,6 +78,14 @@ Workload resolve(const Workload& workload, Rng& rng, uint64_t seed) {
   const int64_t full_pool = c.max_num_seqs * blocks_per_request;
   // Floor: one full-length request plus slack, so a lone request always makes progress.
   c.num_compressed_blocks = std::max(full_pool * w.compressed_pool_per_mille / 1000, blocks_per_request + 2);
+  if (w.fixed_compressed_blocks > 0) {
+    if (w.fixed_compressed_blocks < blocks_per_request + 2)
+      throw InputError(Error{"--cache-blocks", -1, "out-of-range",
+                             std::to_string(w.fixed_compressed_blocks) + " blocks cannot hold the longest request (" +
+                                 std::to_string(blocks_per_request) + " blocks of B = " + std::to_string(c.block_size) +
+                                 "): give at least " + std::to_string(blocks_per_request + 2)});
+    c.num_compressed_blocks = w.fixed_compressed_blocks;
+  }
   c.num_ring_blocks = 2 * c.max_num_seqs;  // twice the running cap, so ring block ids vary too
   c.workload = w.name;
   // Checked before the simulator allocates anything (SPEC 1.3 allows requests of 2^24 tokens; the

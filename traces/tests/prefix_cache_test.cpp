@@ -3,13 +3,19 @@
 // conversation turn that reads the bytes an earlier turn decoded; every such scenario passes the
 // reference with every check.
 
+#include <algorithm>
+#include <iostream>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 #include <set>
 
 #include <gtest/gtest.h>
 
 #include "qsa/reference/backend.hpp"
 #include "qsa/traces/block_pool.hpp"
+#include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/log_reuse.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/request_replay.hpp"
@@ -74,7 +80,9 @@ TEST(PrefixCache, ALaterTurnHitsTheBlocksAnEarlierTurnDecoded) {
     bool turn1_finished = false, hit_seen = false;
     for (const StepRecord& st : s.steps) {
       for (const ChunkRecord& c : st.chunks) {
-        if (c.request == 0) EXPECT_EQ(c.family_len, 512);
+        if (c.request == 0) {
+          EXPECT_EQ(c.family_len, 512);
+        }
         if (c.request == 1 && !hit_seen) {
           hit_seen = true;
           EXPECT_TRUE(turn1_finished);
@@ -122,6 +130,76 @@ TEST(PrefixCache, FamilyWorkloadsHitFinishedDeepReusedAndCrowdedBlocksAndPassThe
   EXPECT_GT(total.deeper_than_one, 0);
   EXPECT_GT(total.after_eviction, 0);
   EXPECT_GT(total.shared_by_live, 0);
+}
+
+// A conversation log in the multi-turn generator's shape (traces/tools/multiturn_log.py): 24
+// conversations of 3 turns on one 256-token system prompt (hash blocks 1-4), each turn's prompt the
+// previous prompt, its answer and a new message; conversations start 400 ms apart and a turn follows
+// 3 s after the previous one.
+RequestLog conversation_log() {
+  std::string text;
+  std::vector<std::string> lines;
+  std::vector<std::pair<int64_t, std::string>> requests;
+  for (int64_t c = 0; c < 24; ++c) {
+    int64_t length = 256 + 64 + 16 * (c % 5);
+    for (int64_t k = 0; k < 3; ++k) {
+      const int64_t output = 96 + 8 * ((c + k) % 4);
+      std::string hashes;
+      for (int64_t i = 0; i * 64 < length; ++i)
+        hashes += (i ? ", " : "") + std::to_string(i < 4 ? i + 1 : 1000 * (c + 1) + i);
+      const int64_t at = 400 * c + 3000 * k;
+      requests.emplace_back(at, R"({"timestamp": )" + std::to_string(at) + R"(, "input_length": )" +
+                                    std::to_string(length) + R"(, "output_length": )" + std::to_string(output) +
+                                    R"(, "hash_ids": [)" + hashes + "]}\n");
+      length += output + 48;
+    }
+  }
+  std::stable_sort(requests.begin(), requests.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [at, line] : requests) text += line;
+  return parse_request_log(text, "conversations.jsonl", RequestLogFormat::kJsonl, 64);
+}
+
+// --cache-blocks below the working set: the pool evicts cached blocks, later turns miss what was
+// evicted and hit blocks rewritten by their new owners, and every step still passes the reference.
+// With the default pool (max_num_seqs longest requests) nothing is evicted.
+TEST(PrefixCache, ASmallPoolEvictsAndHitsReadRewrittenBlocks) {
+  const RequestLog log = conversation_log();
+  ReplayOptions options;
+  int64_t evicted = 0;
+  PrefixHitCounts small_pool;
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    Simulator roomy(workload_from_request_log(log, options), seed);
+    while (!roomy.done()) roomy.next();
+    EXPECT_EQ(roomy.evictions(), 0) << "seed " << seed;
+
+    options.cache_blocks = 160;
+    Simulator simulator(workload_from_request_log(log, options), seed);
+    options.cache_blocks = 0;
+    Scenario s;
+    s.config = simulator.config();
+    EXPECT_EQ(s.config.num_compressed_blocks, 160);
+    while (!simulator.done()) s.steps.push_back(simulator.next());
+    evicted += simulator.evictions();
+    small_pool += hits_of(s);
+    EXPECT_TRUE(testing::scenario_rule_violations(s, true).empty()) << "seed " << seed;
+    const auto failure = run_on_reference(s);
+    EXPECT_FALSE(failure) << "seed " << seed << ": " << to_string(*failure);
+  }
+  std::cout << "evictions " << evicted << ", hits " << small_pool.hits << ", after a block's reuse "
+            << small_pool.after_eviction << ", on finished requests " << small_pool.on_finished << "\n";
+  EXPECT_GT(evicted, 0);
+  EXPECT_GT(small_pool.after_eviction, 0);
+  EXPECT_GT(small_pool.on_finished, 0);
+
+  options.cache_blocks = 10;  // below one longest request
+  try {
+    Simulator too_small(workload_from_request_log(log, options), 1);
+    ADD_FAILURE() << "a pool below one longest request was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.error().field, "--cache-blocks");
+    EXPECT_EQ(e.error().rule, "out-of-range");
+  }
 }
 
 }  // namespace

@@ -91,11 +91,16 @@ class ScenarioRunner {
   /// Why the last step was excluded (RunOptions::stop_at_exclusion); empty when none was.
   const std::string& excluded() const { return excluded_; }
   const traces::ScenarioState& state() const { return state_; }
+  /// What the prefix hits of the steps run shared (counted with RunOptions::input_space only).
+  const traces::PrefixHitCounts& prefix_hit_counts() const { return prefix_hits_.counts(); }
   /// The backend's caches after the steps run so far.
   const StepCaches& caches() const { return caches_; }
   /// The digest of the backend's outputs in the last step run (with compute_digests or
   /// expected_digests; empty otherwise). Metadata entries only when the step update did not run.
   const traces::StepDigest& last_digest() const { return digest_; }
+  /// The recorded digest the next step must equal, in place of expected_digests: a replay that
+  /// reads its file one step at a time holds no more than that step's digest.
+  void expect_next_digest(traces::StepDigest digest) { expected_next_ = std::move(digest); }
 
  private:
   friend StepLoopResult run_steps(ScenarioRunner& runner, const StepSource& next, const StepObserver& observer);
@@ -153,6 +158,7 @@ class ScenarioRunner {
   MetadataOutput metadata_[3];  // the backend's metadata of this step: compressed, ring, passthrough
   StepOutput output_;           // the backend's step output of this step (when the update ran)
   traces::StepDigest digest_;
+  std::optional<traces::StepDigest> expected_next_;  // expect_next_digest()
   int64_t index_ = 0;
   bool step_update_supported_ = true;
   bool backend_is_reference_ = false;  // its metadata is the reference's: built once, not twice

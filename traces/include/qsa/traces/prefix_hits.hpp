@@ -16,8 +16,10 @@ namespace qsa::traces {
 
 struct PrefixHitCounts {
   int64_t hits = 0;             // (re)starts past 0 whose shared blocks another request wrote
-  int64_t hit_blocks = 0;       // blocks those hits read (shared positions = hit_blocks * B)
+  int64_t hit_blocks = 0;       // blocks those hits read
+  int64_t hit_positions = 0;    // positions those blocks hold (hit_blocks * B of each scenario)
   int64_t on_finished = 0;      // a hit reading a block whose writer no longer holds it (finished or preempted)
+  int64_t blocks_on_finished = 0;  // blocks hits read whose writer no longer holds them
   int64_t deeper_than_one = 0;  // a hit of two blocks or more
   int64_t after_eviction = 0;   // a hit reading a block id an earlier owner wrote before its writer did
   int64_t shared_by_live = 0;   // a hit reading a block two or more other live requests hold

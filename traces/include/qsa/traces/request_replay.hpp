@@ -48,6 +48,7 @@ struct ReplayOptions {
   int64_t max_num_seqs = 1024;    // SPEC 9's serving default
   int64_t preempt_per_mille = 5;  // chance per step of one more preemption (not in any log)
   int64_t prefilled_context = 0;  // Workload::prefilled_context: positions each request starts with in the caches
+  int64_t cache_blocks = 0;       // Workload::fixed_compressed_blocks: the pool's blocks, 0: max_num_seqs longest requests
 };
 
 /// One logged request as the simulator takes it.
@@ -76,6 +77,9 @@ struct RequestSchedule {
   /// prompt + output - 1). Without preemption every recorded step commits at least one position,
   /// so the sum alone bounds the steps; the factor 2 leaves room for recomputes.
   int64_t step_limit = 0;
+  /// Positions the window's requests commit in all: the sum of scaled prompt + output - 1 (what a
+  /// progress line counts down).
+  int64_t positions = 0;
 };
 
 /// The workload that replays `options.window` of `log`: `default`'s scheduler with C 4, 3 drafts

@@ -3,7 +3,9 @@
 // Reproducers, recorded traces and `qsacheck replay` use them.
 
 #include <iosfwd>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -30,13 +32,48 @@ struct ScenarioFile {
   FloatTolerance float_tolerance;
 };
 
+/// Reads a scenario file one line at a time, so that a replay holds one step, not the file
+/// (issue 54): the configuration line first, then each step with its digest. Each line is limited to
+/// max_input_bytes() (InputError {field "line", index the line, rule "too-large"}); every other
+/// error is read_scenario()'s, with the same field, line and rule. Checks what one line and the
+/// requests seen so far allow (a step's order, the digests on every step or none, blocks inside the
+/// caches, only live requests finished); ScenarioState checks how the chunks continue.
+class ScenarioReader {
+ public:
+  /// Reads the configuration line. `in` must outlive the reader.
+  explicit ScenarioReader(std::istream& in);
+  const ScenarioConfig& config() const { return config_; }
+  const FloatTolerance& float_tolerance() const { return tolerance_; }
+  /// The next step (and its digest, when the file carries them); false after the last one. A file
+  /// without steps throws {field "steps", rule "empty"} here.
+  bool next(StepRecord* step, std::optional<StepDigest>* digest);
+  /// Steps read so far.
+  int64_t steps() const { return steps_; }
+
+ private:
+  bool next_line(std::string* text);
+  std::istream& in_;
+  int64_t line_ = 0;
+  int64_t steps_ = 0;
+  bool digests_ = false;
+  ScenarioConfig config_;
+  FloatTolerance tolerance_;
+  std::set<int64_t> live_;  // requests seen and not finished
+};
+
 /// Reads a scenario; throws InputError naming the field, the 1-based line (as index) and the rule.
 /// Never allocates more than the text it reads plus what the configuration's limits allow.
 ScenarioFile read_scenario(std::istream& in);
+/// read_scenario() of a file ("-": standard input): a regular file is read as a stream (each line
+/// within max_input_bytes()), anything else whole within that limit (read_input_text).
 ScenarioFile read_scenario_file(const std::string& path);
+/// The stream read_scenario_file() reads `path` through; throws InputError like read_input_text.
+std::unique_ptr<std::istream> open_scenario_stream(const std::string& path);
 
 /// Writes a scenario (and digests, when given) that read_scenario() reads back to the same scenario.
 /// A tolerance other than exact is written in the header.
+/// The configuration line of a scenario file (a tolerance other than exact in it), without its newline.
+std::string scenario_header_line(const ScenarioConfig& config, FloatTolerance tolerance = {});
 void write_scenario(std::ostream& out, const Scenario& scenario, const std::vector<StepDigest>& digests = {},
                     FloatTolerance tolerance = {});
 void write_scenario_file(const std::string& path, const Scenario& scenario, const std::vector<StepDigest>& digests = {},

@@ -57,6 +57,11 @@ class Simulator {
   /// The scenario's configuration (resolve_workload's).
   const ScenarioConfig& config() const;
 
+  /// Blocks of the prefix cache the pool has handed out again so far (vLLM's evictions: their
+  /// content is gone, and a later request with the same chain misses). Not in the scenario's
+  /// records, which show only what a block's next owner wrote (PrefixHitTracker).
+  int64_t evictions() const;
+
  private:
   struct State;
   std::unique_ptr<State> state_;

@@ -74,6 +74,9 @@ struct Workload {
   int64_t missing_compressed_per_mille = 0;  // one chunk's block of its last closing group is -1, or its column dropped
   int64_t missing_ring_per_mille = 0;        // a finishing request's ring block is -1 or an id past the ring
   int64_t fixed_max_position = 0;            // > 0: the RoPE table's rows, instead of the longest request + 128
+  /// > 0: the compressed cache's blocks (the prefix cache's pool), instead of compressed_pool_per_mille
+  /// of max_num_seqs longest requests; at least one longest request plus 2 (else InputError).
+  int64_t fixed_compressed_blocks = 0;
 
   /// > 0: a request (re)starts with its first min(this, positions to prefill - 1) positions already in
   /// the caches, its first chunk `prefilled` (scenario.hpp), taking no prefix hit
