@@ -349,20 +349,35 @@ StepRecord step_from_json(const json& j, int64_t line) {
 }
 
 bool ScenarioReader::next_line(std::string* text) {
-  // A bounded getline: a line past the input limit is refused before it is held whole.
+  // A bounded getline: a line past the input limit is refused before it is held. A file is measured
+  // first (a seekable stream: the line is then read once into a string of its size); a pipe grows
+  // the string, stopping at the limit.
   const int64_t limit = max_input_bytes();
   std::streambuf* buffer = in_.rdbuf();
+  const auto too_large = [&] {
+    fail("line", line_, "too-large",
+         "line " + std::to_string(line_) + " is longer than one line of a scenario file may be; " +
+             limit_hint(limit, kMaxInputBytesVariable));
+  };
   for (;;) {
     text->clear();
+    const std::streampos start = buffer->pubseekoff(0, std::ios_base::cur, std::ios_base::in);
     int c = buffer->sbumpc();
     if (c == std::char_traits<char>::eof()) return false;
     ++line_;
-    for (; c != std::char_traits<char>::eof() && c != '\n'; c = buffer->sbumpc()) {
-      if (static_cast<int64_t>(text->size()) >= limit)
-        fail("line", line_, "too-large",
-             "line " + std::to_string(line_) + " is longer than one line of a scenario file may be; " +
-                 limit_hint(limit, kMaxInputBytesVariable));
-      text->push_back(static_cast<char>(c));
+    if (start != std::streampos(-1)) {
+      int64_t length = 0;
+      for (; c != std::char_traits<char>::eof() && c != '\n'; c = buffer->sbumpc())
+        if (++length > limit) too_large();
+      buffer->pubseekpos(start, std::ios_base::in);
+      text->resize(static_cast<size_t>(length));
+      if (buffer->sgetn(text->data(), length) != length) fail("line", line_, "unreadable", "the file changed while read");
+      if (c == '\n') buffer->sbumpc();
+    } else {
+      for (; c != std::char_traits<char>::eof() && c != '\n'; c = buffer->sbumpc()) {
+        if (static_cast<int64_t>(text->size()) >= limit) too_large();
+        text->push_back(static_cast<char>(c));
+      }
     }
     if (text->find_first_not_of(" \t\r") != std::string::npos) return true;
   }
