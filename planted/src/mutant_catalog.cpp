@@ -130,7 +130,7 @@ const std::vector<MutantInfo>& mutant_catalog() {
        "validation skips request_capacity (the kernel trusts its capacity): a batch with more requests is built",
        "invalid-input"},
       // Row roles and call sequences: content version 3 (docs/content.md "Stale padding") and the
-      // runner's rejected calls (traces/scenario_runner.hpp) show them; version 2 did not.
+      // runner's rejected calls (engine/scenario_runner.hpp) show them; version 2 did not.
       {Bug::kPaddingPositionZero, "bug:padding-position-zero",
        "the Q path ropes padding rows at position 0 (their logical position is -1) instead of their given positions",
        "stale-padding"},
