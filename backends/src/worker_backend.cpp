@@ -398,12 +398,15 @@ Status WorkerBackend::sync_persistent(const StepInput& input, const StepCaches& 
     copy_bytes(base + p.compressed_offset, caches.compressed.bytes.data(), caches.compressed.bytes.size());
   } else {
     // Only what qsacheck changed since the last step (new blocks poisoned, a prefill's rows) is copied.
-    for (const auto& [offset, cache] : {std::make_pair(p.ring_offset, &caches.ring.bytes),
-                                        std::make_pair(p.compressed_offset, &caches.compressed.bytes)})
-      for_each_difference(cache->data(), base + offset, cache->size(), [&](size_t at, size_t n) {
-        copy_bytes(base + offset + at, cache->data() + at, n);
+    for (const auto& place : {std::make_pair(p.ring_offset, &caches.ring.bytes),
+                              std::make_pair(p.compressed_offset, &caches.compressed.bytes)}) {
+      uint8_t* to = base + place.first;  // variables, not bindings: clang 14 captures no bindings (the fuzzing build)
+      const CacheBytes& cache = *place.second;
+      for_each_difference(cache.data(), to, cache.size(), [&](size_t at, size_t n) {
+        copy_bytes(to + at, cache.data() + at, n);
         *caches_changed = true;
       });
+    }
   }
   if (p.cos_sin_source != input.config.cos_sin || !input.config.cos_sin) {
     copy_bytes(base + p.cos_sin_offset, input.config.cos_sin_data(), cos_sin_bytes);
@@ -499,11 +502,12 @@ Status WorkerBackend::step_update(const StepInput& input, StepCaches* caches, St
   // The caches come back even after an error reply: a worker that wrote before failing shows it.
   // Only the bytes the worker changed are copied back; the engine judges them (the rows the step may
   // write by the differential, any other by the write check: SPEC 7.5).
-  for (const auto& [offset, cache] : {std::make_pair(persistent_.ring_offset, &caches->ring.bytes),
-                                      std::make_pair(persistent_.compressed_offset, &caches->compressed.bytes)}) {
-    const uint8_t* shm = shm_->data() + offset;
-    for_each_difference(shm, cache->data(), cache->size(),
-                        [&](size_t at, size_t count) { copy_bytes(cache->data() + at, shm + at, count); });
+  for (const auto& place : {std::make_pair(persistent_.ring_offset, &caches->ring.bytes),
+                            std::make_pair(persistent_.compressed_offset, &caches->compressed.bytes)}) {
+    const uint8_t* shm = shm_->data() + place.first;
+    CacheBytes& cache = *place.second;
+    for_each_difference(shm, cache.data(), cache.size(),
+                        [&](size_t at, size_t count) { copy_bytes(cache.data() + at, shm + at, count); });
   }
   if (reply["status"] != "ok") return worker_error(reply, "step_update", error);
   if (auto wrong = wrong_size(reply, {{"q_out", q_out.bytes}}))
