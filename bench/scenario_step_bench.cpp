@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 

@@ -12,7 +12,7 @@
 
 #include <fuzzer/FuzzedDataProvider.h>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/engine/float_comparator.hpp"
 
 namespace qsa::fuzz {

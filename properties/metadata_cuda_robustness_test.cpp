@@ -9,7 +9,7 @@
 #include <memory>
 #include <utility>
 
-#include "qsa/cuda/backend.hpp"
+#include "qsa/cuda/cuda_backend.hpp"
 #include "qsa/cuda/metadata.hpp"
 #include "qsa/cuda/metadata_buffers.hpp"
 #include "qsa/reference/metadata.hpp"

@@ -6,7 +6,7 @@
 #include <rapidcheck.h>
 
 #include "generators/metadata_generators.hpp"
-#include "qsa/cuda/backend.hpp"
+#include "qsa/cuda/cuda_backend.hpp"
 #include "qsa/reference/metadata.hpp"
 #include "qsa/spec_examples.hpp"
 #include "support/differential.hpp"

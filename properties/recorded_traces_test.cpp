@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "qsa/backends/registry.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/engine/replay_command.hpp"
 #include "qsa/engine/step_loop.hpp"

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <utility>
 
-#include "qsa/cuda/backend.hpp"
+#include "qsa/cuda/cuda_backend.hpp"
 #include "qsa/cuda/step_update.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/reference/step_update.hpp"
 #include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/check_engine.hpp"

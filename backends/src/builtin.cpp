@@ -5,10 +5,10 @@
 #include "qsa/backends/planted.hpp"
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/backends/worker_backend.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 
 #ifdef QSA_HAVE_CUDA
-#include "qsa/cuda/backend.hpp"
+#include "qsa/cuda/cuda_backend.hpp"
 #include "qsa/cuda/device.hpp"
 #endif
 

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/backends/worker_backend.hpp"
 #include "qsa/backends/worker_command.hpp"
 #include "qsa/backends/worker_protocol.hpp"

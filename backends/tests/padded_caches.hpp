@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/backend_interface.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 

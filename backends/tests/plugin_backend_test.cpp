@@ -12,7 +12,7 @@
 #include "stray_writes.hpp"
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/backends/plugin_library.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 
 namespace qsa::backends {

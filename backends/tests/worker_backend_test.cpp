@@ -18,7 +18,7 @@
 #include "qsa/backends/worker_backend.hpp"
 #include "qsa/backends/worker_command.hpp"
 #include "qsa/backends/worker_protocol.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/engine/input_space_coverage.hpp"
 #include "qsa/traces/prefix_hits.hpp"

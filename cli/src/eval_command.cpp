@@ -9,7 +9,7 @@
 #include "commands.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/ring_capacity.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"

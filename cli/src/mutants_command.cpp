@@ -1,4 +1,4 @@
-// `qsacheck mutants`: runs the check campaign against every planted bug (docs/mutants.md), with
+// `qsacheck mutants`: runs the check campaign against every planted bug (docs/planted-bugs.md), with
 // no shrinking, and prints the kill table. Exit 0 only when every planted bug is caught; a signal
 // (SIGINT, SIGTERM) ends it with the table of what ran (exit 3, or 1 if a bug survived). The CPU
 // set always; the planted metadata kernels too where the CUDA backend can run (they keep the
@@ -155,7 +155,7 @@ int run_mutants(const MutantOptions& options) {
   }
   nlohmann::json escapes = nlohmann::json::array();
   if (options.backend.empty()) {
-    std::fprintf(out, "\nknown escapes (not registered; docs/mutants.md says why no check can see them):\n");
+    std::fprintf(out, "\nknown escapes (not registered; docs/planted-bugs.md says why no check can see them):\n");
     for (const backends::PlantedBug& m : backends::known_escapes()) {
       std::fprintf(out, "  %-42s %s\n", m.name.c_str(), m.description.c_str());
       escapes.push_back(m.name);
@@ -190,7 +190,7 @@ void add_mutants_command(CLI::App& app, CommandJob* job) {
   auto* options = &a->options;
   CLI::App* cmd = app.add_subcommand(
       "mutants",
-      "Run the check campaign against every planted bug (realistic kernel mistakes, docs/mutants.md)\n"
+      "Run the check campaign against every planted bug (realistic kernel mistakes, docs/planted-bugs.md)\n"
       "and print the kill table: caught or not, by which check, where, and how fast.\n"
       "Exit 0 only when every planted bug is caught, 1 when one survived, 3 when SIGINT or SIGTERM\n"
       "stopped it first (the table and --json then hold the bugs that ran).");

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/types.hpp"
 
 namespace qsa::cli {

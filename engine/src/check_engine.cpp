@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "qsa/invariants.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/reference/metadata.hpp"
 #include "qsa/engine/compare.hpp"
 #include "qsa/engine/written_blocks.hpp"

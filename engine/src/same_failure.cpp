@@ -1,6 +1,6 @@
 #include "qsa/engine/same_failure.hpp"
 
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 
 namespace qsa::engine {
 

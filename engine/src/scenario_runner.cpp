@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "qsa/input_fields.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/engine/step_loop.hpp"
 #include "qsa/traces/invalid_batch.hpp"

@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/reference/metadata.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"

@@ -1,4 +1,4 @@
-#include "qsa/cuda/backend.hpp"
+#include "qsa/cuda/cuda_backend.hpp"
 
 #include <algorithm>
 

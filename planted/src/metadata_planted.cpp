@@ -1,10 +1,10 @@
 #include "metadata_planted.hpp"
 
-#include "qsa/cuda/backend.hpp"
+#include "qsa/cuda/cuda_backend.hpp"
 #include "qsa/planted/cuda_planted.hpp"
 #include "step_planted.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
 const std::vector<PlantedMetadataBug>& planted_metadata_bugs() {
   static const std::vector<PlantedMetadataBug> bugs = {
@@ -66,4 +66,4 @@ std::unique_ptr<Backend> make_planted_kernel_backend(const std::string& name) {
   return nullptr;
 }
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

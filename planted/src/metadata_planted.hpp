@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/cuda/metadata.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
 /// The planted metadata kernels, each a policy of cuda/metadata_policies.cuh of the same name
 /// without the k (kNoBug: the shipped MetadataPolicy).
@@ -53,4 +53,4 @@ Status launch_held_metadata(const cuda::MetadataDeviceArgs& args, cudaStream_t s
 /// A CudaBackend named "cuda-planted-<name>" that launches the variant.
 std::unique_ptr<Backend> make_planted_cuda_backend(const PlantedMetadataBug& bug);
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

@@ -5,7 +5,7 @@
 #include "cuda/metadata_policies.cuh"
 #include "metadata_planted.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
 Status launch_planted_metadata(MetadataVariant variant, const cuda::MetadataDeviceArgs& args, cudaStream_t stream,
                                Error* error) {
@@ -43,4 +43,4 @@ Status launch_held_metadata(const cuda::MetadataDeviceArgs& args, cudaStream_t s
                                                                         config.programmatic_launch);
 }
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

@@ -2,9 +2,9 @@
 
 #include "metadata_planted.hpp"
 
-#include "qsa/cuda/backend.hpp"
+#include "qsa/cuda/cuda_backend.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
 const std::vector<PlantedStepBug>& planted_step_bugs() {
   static const std::vector<PlantedStepBug> bugs = {
@@ -56,4 +56,4 @@ std::unique_ptr<Backend> make_held_metadata_pdl_backend() {
   return backend;
 }
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/cuda/step_update.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
 /// The planted step-update kernels, each a policy of cuda/step_policies.cuh of the same name
 /// without the k (kNoBug: the shipped StepPolicy).
@@ -51,4 +51,4 @@ std::unique_ptr<Backend> make_planted_step_backend(const PlantedStepBug& bug);
 inline constexpr const char* kHeldMetadataPdlBackend = "cuda-pdl-behind-held-metadata";
 std::unique_ptr<Backend> make_held_metadata_pdl_backend();
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

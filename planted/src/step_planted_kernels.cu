@@ -5,7 +5,7 @@
 #include "cuda/step_policies.cuh"
 #include "step_planted.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
 Status launch_planted_step_update(StepBug bug, const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream,
                                   Error* error) {
@@ -35,4 +35,4 @@ Status launch_planted_step_update(StepBug bug, const cuda::StepUpdateDeviceArgs&
   return launch_step_variant<StepPolicy, 32, 128>(args, stream, error);
 }
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

@@ -1,14 +1,14 @@
 #pragma once
 // Which backend the property suite checks, and how hard. The suite runs against $QSA_BACKEND
 // (default "reference"): every backend of the registry, the planted bugs included, so
-// `QSA_BACKEND=bug:ring-index-off-by-one property_tests` runs every property against a mutant.
+// `QSA_BACKEND=bug:ring-index-off-by-one property_tests` runs every property against a planted bug.
 // $QSA_TEST_LEVEL (quick, full, soak; set by CTest from the CMake option) scales the effort.
 
 #include <memory>
 #include <stdexcept>
 #include <string>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/engine/float_comparator.hpp"
 
 namespace qsa::testing {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/types.hpp"
 
 namespace qsa::testing {

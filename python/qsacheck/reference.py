@@ -103,7 +103,7 @@ def metadata_json(batch):
 
 
 def planted_metadata(name, batch):
-    """SPEC 2 on a planted-bug backend of `qsacheck mutants` (CPU set, docs/mutants.md; name as
+    """SPEC 2 on a planted-bug backend of `qsacheck mutants` (CPU set, docs/planted-bugs.md; name as
     "bug:slot-int32-overflow"), as metadata() gives it: for showing that a test finds a bug."""
     return _metadata_arrays(json.loads(_call("qsa_capi_eval_metadata_planted", name.encode(), _text(batch).encode())))
 

@@ -1,4 +1,4 @@
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 
 namespace qsa {
 

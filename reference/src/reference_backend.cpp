@@ -1,4 +1,4 @@
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 
 #include "qsa/reference/metadata.hpp"
 #include "qsa/reference/step_update.hpp"

@@ -7,7 +7,7 @@
 #include "qsa/backends/cuda_device_step.hpp"
 #include "qsa/backends/device_step.hpp"
 #include "qsa/cuda/cuda_check.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/timing/baseline_metadata.hpp"
 #include "qsa/timing/baseline_step_update.hpp"
 #include "qsa/timing/graph_replay_timer.hpp"

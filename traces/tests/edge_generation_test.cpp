@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "qsa/numerics.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/reference/metadata.hpp"
 #include "qsa/traces/batch_generator.hpp"
 #include "qsa/engine/scenario_runner.hpp"

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/request_replay.hpp"
 #include "qsa/traces/scenario_file.hpp"

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/traces/block_pool.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/log_reuse.hpp"

@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "support/hand_scenarios.hpp"

@@ -10,7 +10,7 @@
 
 #include "qsa/cuda/detail/kernel_variants.cuh"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
 // Every planted kernel keeps the plain prologue and the 256-thread staged tiles: the same outputs
 // from fewer kernels to build (docs/decisions.md, "CUDA metadata kernel, how it is instantiated").
@@ -93,4 +93,4 @@ struct HoldsWritesAfterTrigger : PlantedMetadataPolicy {
   static __device__ __forceinline__ void after_next_grid_allowed() { hold_for(kHoldNanoseconds); }
 };
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

@@ -10,7 +10,7 @@
 
 #include "qsa/cuda/detail/kernel_variants.cuh"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
 using cuda::detail::StepParams;
 using cuda::detail::StepPolicy;
@@ -91,4 +91,4 @@ struct SkipsGridWait : StepPolicy {
   static __device__ __forceinline__ void wait_for_inputs() {}
 };
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

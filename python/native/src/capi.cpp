@@ -12,8 +12,8 @@
 
 #include "qsa/reference/metadata.hpp"
 #include "qsa/reference/step_update.hpp"
-#include "qsa/planted/mutant_catalog.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/planted/catalog.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/step_types.hpp"
 #include "qsa/traces/choice.hpp"
@@ -204,9 +204,9 @@ extern "C" int qsa_capi_eval_metadata(const char* json, char** out) {
 
 extern "C" int qsa_capi_eval_metadata_planted(const char* name, const char* json, char** out) {
   return guarded(out, [&](std::string* text, qsa::Error* error) {
-    for (const auto& mutant : qsa::mutants::mutant_catalog()) {
-      if (name != nullptr && mutant.name == name) {
-        const auto backend = qsa::mutants::make_mutant_backend(mutant.bug);
+    for (const auto& planted_bug : qsa::planted::catalog()) {
+      if (name != nullptr && planted_bug.name == name) {
+        const auto backend = qsa::planted::make_planted_backend(planted_bug.bug);
         return metadata_json(*backend, json, text, error);
       }
     }

@@ -77,7 +77,7 @@ traces::Scenario build_hand_scenario(bool mrope, StoreDtype dtype, bool zero_len
     s.steps.push_back(st);
   }
   // Now l0 = 73, l2 = 45. A tail for the batch shapes the steps above lack (each shows a planted
-  // bug of docs/mutants.md): a one-row decode that closes no group, a chunked prefill whose second
+  // bug of docs/planted-bugs.md): a one-row decode that closes no group, a chunked prefill whose second
   // chunk starts inside a group (s mod C = 2) and is longer than R, so its commit overwrites the
   // ring rows its first group reads, and a uniform decode batch with token-only padding (N != NR * q0).
   StepRecord t0;  // request 3 (prompt 30) arrives

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "qsa/backends/device_step.hpp"
-#include "qsa/cuda/backend.hpp"
+#include "qsa/cuda/cuda_backend.hpp"
 #include "qsa/cuda/metadata_buffers.hpp"
 #include "qsa/cuda/step_buffers.hpp"
 

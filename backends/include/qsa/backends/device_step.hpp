@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/status.hpp"
 #include "qsa/step_types.hpp"
 

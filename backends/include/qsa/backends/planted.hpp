@@ -1,5 +1,5 @@
 #pragma once
-// The planted bugs (docs/mutants.md): realistic kernel mistakes, each a backend of its own, that
+// The planted bugs (docs/planted-bugs.md): realistic kernel mistakes, each a backend of its own, that
 // prove the checks catch them (`qsacheck mutants`, the property suite's kill test, the GPU
 // planted-bug tests). They are registered hidden, so default campaigns leave them out. The
 // implementations live in planted/; this is how every other layer reaches them.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 
 namespace qsa::backends {
 
@@ -22,7 +22,7 @@ struct PlantedBug {
 /// A planted bug prints as its name (GoogleTest parameters, messages).
 inline std::ostream& operator<<(std::ostream& os, const PlantedBug& bug) { return os << bug.name; }
 
-/// The CPU set: the reference re-implemented with one bug planted each (planted/src/mutant_*).
+/// The CPU set: the reference re-implemented with one bug planted each (planted/src/cpu_*).
 const std::vector<PlantedBug>& planted_cpu_bugs();
 
 /// The metadata-kernel set: the shipped metadata kernel instantiated with one bug each, with the

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/backends/device_step.hpp"
 #include "qsa/backends/registry.hpp"
 #include "qsa/step_types.hpp"

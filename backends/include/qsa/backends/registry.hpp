@@ -1,7 +1,7 @@
 #pragma once
 // Backends by name: every entry point (qsacheck, the property suite, the fuzzers, the
 // benchmarks) picks its backend here, so every check reaches every backend. The interface itself
-// is the reference's (qsa/backend.hpp); this layer only names and creates implementations.
+// is the reference's (qsa/backend_interface.hpp); this layer only names and creates implementations.
 
 #include <functional>
 #include <memory>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 
 namespace qsa {
 

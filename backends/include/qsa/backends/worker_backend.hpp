@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/backends/plugin_capabilities.hpp"
 #include "qsa/backends/registry.hpp"
 #include "qsa/step_types.hpp"

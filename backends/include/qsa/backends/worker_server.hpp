@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/backends/plugin_capabilities.hpp"
 #include "qsacheck/plugin.h"
 

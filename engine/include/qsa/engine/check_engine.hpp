@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/model_oracle.hpp"
 #include "qsa/step_types.hpp"
 #include "qsa/engine/float_comparator.hpp"

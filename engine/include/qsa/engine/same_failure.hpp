@@ -5,7 +5,7 @@
 #include <functional>
 #include <memory>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/engine/shrinker.hpp"
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/model_oracle.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/engine/input_space_coverage.hpp"

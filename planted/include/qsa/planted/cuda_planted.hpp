@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
 struct PlantedKernel {
   std::string name;         // the backend name, e.g. "cuda-planted-column-bound-off-by-one"
@@ -28,4 +28,4 @@ const std::vector<PlantedKernel>& planted_step_kernels();
 /// skips-grid-wait variant); nullptr when the name is none of them.
 std::unique_ptr<Backend> make_planted_kernel_backend(const std::string& name);
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

@@ -32,7 +32,7 @@ QSACHECK_CAPI int qsa_capi_eval_step(const char* json, int with_pooled, char** o
  * (-1 when equal). */
 QSACHECK_CAPI int qsa_capi_compare_rows(const uint8_t* expected, const uint8_t* actual, int64_t rows, int64_t width,
                           int element_bytes, const char* tolerance, char** out);
-/* SPEC 2 on one of `qsacheck mutants`' planted-bug backends of the CPU set (planted/, docs/mutants.md;
+/* SPEC 2 on one of `qsacheck mutants`' planted-bug backends of the CPU set (planted/, docs/planted-bugs.md;
  * `name` as "bug:slot-int32-overflow"): the output of `qsacheck eval metadata --backend NAME`, for
  * showing that a test finds a bug. */
 QSACHECK_CAPI int qsa_capi_eval_metadata_planted(const char* name, const char* json, char** out);

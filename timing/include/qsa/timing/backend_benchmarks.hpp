@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/timing/step_shapes.hpp"
 #include "qsa/engine/float_comparator.hpp"
 

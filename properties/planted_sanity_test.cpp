@@ -1,7 +1,7 @@
-// The planted bugs prove the checks: the scenario runner catches every mutant on the hand
+// The planted bugs prove the checks: the scenario runner catches every planted bug on the hand
 // scenario (with the feature it needs), with the differential and without it, while the reference
 // and the unmutated re-implementation pass the same scenario. Each case prints the check that
-// caught the mutant in each mode; docs/mutants.md lists the same.
+// caught the planted bug in each mode; docs/planted-bugs.md lists the same.
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 
 #include "qsa/backends/builtin.hpp"
 #include "qsa/backends/planted.hpp"
-#include "qsa/reference/backend.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/invalid_batch.hpp"
@@ -25,9 +25,9 @@
 namespace qsa {
 namespace {
 
-using MutantInfo = backends::PlantedBug;
+using PlantedInfo = backends::PlantedBug;
 
-// The check that first catches each mutant: with every check, without the differential, and with
+// The check that first catches each planted bug: with every check, without the differential, and with
 // the model oracle alone (no metadata checks, no write check; "" = not caught: the bug lives in
 // metadata the step update does not consume, or only the differential sees it).
 struct Caught {
@@ -133,9 +133,9 @@ traces::Scenario edges_scenario(const std::string& workload, const std::string& 
   return {};
 }
 
-// The hand scenario has every feature a mutant needs except a zero-length request in the middle,
+// The hand scenario has every feature a planted bug needs except a zero-length request in the middle,
 // which the scenario file format cannot hold; its variant has that too.
-traces::Scenario scenario_for(const MutantInfo& info) {
+traces::Scenario scenario_for(const PlantedInfo& info) {
   if (info.needs.rfind("edges-", 0) == 0) return edges_scenario("edges", info.needs, 40);
   if (info.needs.rfind("step-edges-", 0) == 0) return edges_scenario("step-edges", info.needs, 16);
   const bool mrope = info.needs == "mrope";
@@ -150,13 +150,13 @@ std::string describe(const std::optional<engine::RunFailure>& failure) {
   return failure ? engine::to_string(*failure) : std::string("not caught");
 }
 
-TEST(MutantCatalog, EveryEntryIsRegisteredHiddenUnderAUniqueName) {
+TEST(PlantedCatalog, EveryEntryIsRegisteredHiddenUnderAUniqueName) {
   BackendRegistry registry;
   backends::register_builtin_backends(registry);
   const std::vector<std::string> visible = registry.names();
   const std::vector<std::string> all = registry.names(/*include_hidden=*/true);
   ASSERT_GE(backends::planted_cpu_bugs().size(), 14u);
-  for (const MutantInfo& info : backends::planted_cpu_bugs()) {
+  for (const PlantedInfo& info : backends::planted_cpu_bugs()) {
     EXPECT_EQ(info.name.rfind("bug:", 0), 0u) << info.name;
     EXPECT_FALSE(info.description.empty()) << info.name;
     EXPECT_TRUE(registry.contains(info.name)) << info.name;
@@ -168,11 +168,11 @@ TEST(MutantCatalog, EveryEntryIsRegisteredHiddenUnderAUniqueName) {
     EXPECT_EQ(backend->name(), info.name);
     EXPECT_EQ(expected_checks().count(info.name), 1u) << info.name << " has no expected check in this test";
   }
-  for (const MutantInfo& info : backends::known_escapes())
+  for (const PlantedInfo& info : backends::known_escapes())
     EXPECT_FALSE(registry.contains(info.name)) << info.name << " escapes: not registered";
 }
 
-TEST(MutantCatalog, ControlWithoutABugEqualsTheReferenceOnEveryHandScenario) {
+TEST(PlantedCatalog, ControlWithoutABugEqualsTheReferenceOnEveryHandScenario) {
   for (bool mrope : {false, true}) {
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
       for (const traces::Scenario& scenario :
@@ -190,11 +190,11 @@ TEST(MutantCatalog, ControlWithoutABugEqualsTheReferenceOnEveryHandScenario) {
   }
 }
 
-class MutantIsCaught : public ::testing::TestWithParam<MutantInfo> {};
+class PlantedBugIsCaught : public ::testing::TestWithParam<PlantedInfo> {};
 
 // Every mode of the runner passes a bug that no scenario shows (scenarios are valid by
 // construction and far from SPEC 1.3's limits).
-void expect_scenarios_pass(const MutantInfo& info) {
+void expect_scenarios_pass(const PlantedInfo& info) {
   const auto backend = backends::make_planted_backend(info.name);
   for (const Mode& mode : modes()) {
     const auto failure = engine::run_scenario(testing::hand_scenario(false, StoreDtype::kBf16), *backend, mode.options);
@@ -204,7 +204,7 @@ void expect_scenarios_pass(const MutantInfo& info) {
 
 // A validation bug: the checking engine catches it on invalid batches against the reference's
 // error ("full"); a bug at the limits of SPEC 1.3, on the extreme batches.
-void expect_caught_by_the_engine(const MutantInfo& info, const Caught& want) {
+void expect_caught_by_the_engine(const PlantedInfo& info, const Caught& want) {
   expect_scenarios_pass(info);
   const auto backend = backends::make_planted_backend(info.name);
   std::optional<engine::Finding> finding;
@@ -227,8 +227,8 @@ void expect_caught_by_the_engine(const MutantInfo& info, const Caught& want) {
   EXPECT_EQ(finding ? finding->check : std::string(), want.full) << info.name;
 }
 
-TEST_P(MutantIsCaught, OnTheHandScenarioWithAndWithoutTheDifferential) {
-  const MutantInfo& info = GetParam();
+TEST_P(PlantedBugIsCaught, OnTheHandScenarioWithAndWithoutTheDifferential) {
+  const PlantedInfo& info = GetParam();
   if (info.needs == "invalid-input" || info.needs == "extreme-batches") {
     const auto expected = expected_checks().find(info.name);
     ASSERT_NE(expected, expected_checks().end()) << info.name << " has no expected check in this test";
@@ -297,11 +297,11 @@ TEST(PrefixCacheBug, ShowsOnlyWhereAChunkStartsOnCachedBlocks) {
 }
 
 // A known escape passes every check on the hand scenario with the features it could use. When one
-// starts failing here, a check now sees it: move it into mutant_catalog() (planted/src/mutant_catalog.cpp).
-class KnownEscape : public ::testing::TestWithParam<MutantInfo> {};
+// starts failing here, a check now sees it: move it into catalog() (planted/src/catalog.cpp).
+class KnownEscape : public ::testing::TestWithParam<PlantedInfo> {};
 
 TEST_P(KnownEscape, PassesEveryCheckOnTheHandScenario) {
-  const MutantInfo& info = GetParam();
+  const PlantedInfo& info = GetParam();
   for (bool mrope : {false, true}) {
     for (StoreDtype dtype : {StoreDtype::kBf16, StoreDtype::kFp8E4m3}) {
       const auto backend = backends::make_planted_backend(info.name);
@@ -314,13 +314,13 @@ TEST_P(KnownEscape, PassesEveryCheckOnTheHandScenario) {
   }
 }
 
-std::string test_name(const ::testing::TestParamInfo<MutantInfo>& param) {
+std::string test_name(const ::testing::TestParamInfo<PlantedInfo>& param) {
   std::string name = param.param.name.substr(4);  // drop "bug:"
   std::replace(name.begin(), name.end(), '-', '_');
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Catalog, MutantIsCaught, ::testing::ValuesIn(backends::planted_cpu_bugs()), test_name);
+INSTANTIATE_TEST_SUITE_P(Catalog, PlantedBugIsCaught, ::testing::ValuesIn(backends::planted_cpu_bugs()), test_name);
 INSTANTIATE_TEST_SUITE_P(Escapes, KnownEscape, ::testing::ValuesIn(backends::known_escapes()), test_name);
 
 }  // namespace

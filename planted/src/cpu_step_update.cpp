@@ -1,17 +1,17 @@
 // SPEC 5 phase by phase, as the reference computes it, with the step-update bugs planted.
 // Built with -ffp-contract=off (SPEC 6), like the reference step update.
 
-#include "mutant_step_update.hpp"
+#include "cpu_step_update.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "mutant_metadata.hpp"
-#include "mutant_numerics.hpp"
+#include "cpu_metadata.hpp"
+#include "cpu_numerics.hpp"
 #include "qsa/validate.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 namespace {
 
 using Position = std::array<int64_t, 3>;
@@ -256,4 +256,4 @@ Status step_update(Bug bug, const StepInput& given, StepCaches* caches, StepOutp
   return Status::kOk;
 }
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

@@ -1,14 +1,14 @@
 // The catalog of planted bugs: names, one-line descriptions and the scenario feature each needs.
-// docs/mutants.md lists the same bugs with the check expected to catch each.
+// docs/planted-bugs.md lists the same bugs with the check expected to catch each.
 
-#include "qsa/planted/mutant_catalog.hpp"
+#include "qsa/planted/catalog.hpp"
 
 #include <algorithm>
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
-const std::vector<MutantInfo>& mutant_catalog() {
-  static const std::vector<MutantInfo> catalog = {
+const std::vector<PlantedInfo>& catalog() {
+  static const std::vector<PlantedInfo> catalog = {
       {Bug::kRingIndexOffByOne, "bug:ring-index-off-by-one",
        "ring slot is b*R + (p + 1) % R (off by one), in the metadata and in the step's ring reads", ""},
       {Bug::kRingSuffixFilterDropped, "bug:ring-suffix-filter-dropped",
@@ -152,13 +152,13 @@ const std::vector<MutantInfo>& mutant_catalog() {
   return catalog;
 }
 
-const std::vector<MutantInfo>& known_escapes() {
-  static const std::vector<MutantInfo> escapes = {
+const std::vector<PlantedInfo>& known_escapes() {
+  static const std::vector<PlantedInfo> escapes = {
       // Every product the recipe adds is of two bf16 values (8-bit significands), so it is exact in
       // binary32 and fusing it changes nothing; only a product in the subnormal range could differ.
       // Content version 2 has such products, and still nothing differs: the bf16 result is 2^16
       // coarser than binary32's subnormal grid, and eps absorbs a subnormal sum of squares
-      // (docs/mutants.md, "Known escapes"). A tiny eps with whole subnormal rows might show it.
+      // (docs/planted-bugs.md, "Known escapes"). A tiny eps with whole subnormal rows might show it.
       {Bug::kFmaContraction, "bug:fma-contraction",
        "built without -ffp-contract=off: RoPE (a*c - b*s) and the sum of squares use fused multiply-adds",
        "tiny-eps-subnormal-rows"},
@@ -166,14 +166,14 @@ const std::vector<MutantInfo>& known_escapes() {
   return escapes;
 }
 
-const MutantInfo& mutant_info(Bug bug) {
-  static const MutantInfo control{Bug::kNoBug, "bug:none", "no planted bug: the re-implementation itself (a control)",
+const PlantedInfo& planted_info(Bug bug) {
+  static const PlantedInfo control{Bug::kNoBug, "bug:none", "no planted bug: the re-implementation itself (a control)",
                                   ""};
-  for (const auto* list : {&mutant_catalog(), &known_escapes()}) {
-    const auto it = std::find_if(list->begin(), list->end(), [bug](const MutantInfo& info) { return info.bug == bug; });
+  for (const auto* list : {&catalog(), &known_escapes()}) {
+    const auto it = std::find_if(list->begin(), list->end(), [bug](const PlantedInfo& info) { return info.bug == bug; });
     if (it != list->end()) return *it;
   }
   return control;
 }
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

@@ -1,14 +1,14 @@
 // SPEC 6 with the numeric bugs planted. Built with -ffp-contract=off (properties/CMakeLists.txt):
 // the unmutated paths must round exactly as the reference does.
 
-#include "mutant_numerics.hpp"
+#include "cpu_numerics.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
-namespace qsa::mutants {
+namespace qsa::planted {
 namespace {
 
 float f(Bf16 x) { return float_from_bf16(x); }
@@ -206,4 +206,4 @@ Fp8 e4m3_from_bf16(Bug bug, Bf16 x) {
   return rounded;
 }
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

@@ -2,25 +2,25 @@
 
 #include <memory>
 
-#include "mutant_metadata.hpp"
-#include "mutant_step_update.hpp"
-#include "qsa/planted/mutant_catalog.hpp"
+#include "cpu_metadata.hpp"
+#include "cpu_step_update.hpp"
+#include "qsa/planted/catalog.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 namespace {
 
-class MutantBackend : public Backend {
+class PlantedBackend : public Backend {
  public:
-  MutantBackend(Bug bug, Arithmetic arithmetic) : bug_(bug), arithmetic_(arithmetic) {}
+  PlantedBackend(Bug bug, Arithmetic arithmetic) : bug_(bug), arithmetic_(arithmetic) {}
 
   std::string name() const override {
-    if (arithmetic_ == Arithmetic::kCanonical) return mutant_info(bug_).name;
+    if (arithmetic_ == Arithmetic::kCanonical) return planted_info(bug_).name;
     return bug_ == Bug::kNoBug ? kUpstreamLikeBackend
-                               : std::string(kUpstreamLikeBackend) + "+" + mutant_info(bug_).name;
+                               : std::string(kUpstreamLikeBackend) + "+" + planted_info(bug_).name;
   }
 
   Status build_metadata(const MetadataInput& input, MetadataOutput* output, Error* error) override {
-    return mutants::build_metadata(bug_, input, output, error);
+    return planted::build_metadata(bug_, input, output, error);
   }
 
   Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) override {
@@ -29,7 +29,7 @@ class MutantBackend : public Backend {
       if (error != nullptr) *error = sticky_error_;
       return Status::kInvalidInput;
     }
-    const Status status = mutants::step_update(bug_, input, caches, output, error, arithmetic_);
+    const Status status = planted::step_update(bug_, input, caches, output, error, arithmetic_);
     if (bug_ == Bug::kErrorStateSticks && status == Status::kInvalidInput && error != nullptr) {
       sticky_ = true;
       sticky_error_ = *error;
@@ -46,8 +46,8 @@ class MutantBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_mutant_backend(Bug bug, Arithmetic arithmetic) {
-  return std::make_unique<MutantBackend>(bug, arithmetic);
+std::unique_ptr<Backend> make_planted_backend(Bug bug, Arithmetic arithmetic) {
+  return std::make_unique<PlantedBackend>(bug, arithmetic);
 }
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

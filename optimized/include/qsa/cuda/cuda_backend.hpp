@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 #include "qsa/cuda/metadata.hpp"
 #include "qsa/cuda/step_update.hpp"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
 /// One planted bug. kNoBug is the unmutated re-implementation: the control that must pass everything.
 enum class Bug {
@@ -83,7 +83,7 @@ enum class Bug {
 /// pooling): not bit-exact, but within SPEC 6's row-ulp tolerance. Test-only.
 enum class Arithmetic { kCanonical, kUpstreamLike };
 
-struct MutantInfo {
+struct PlantedInfo {
   Bug bug = Bug::kNoBug;
   std::string name;         // "bug:ring-index-off-by-one"
   std::string description;  // one line: the bug as a kernel engineer would write it
@@ -94,21 +94,21 @@ struct MutantInfo {
 
 /// Every planted bug that the checks catch, in enum order (kNoBug excluded). Names are unique and
 /// start with "bug:". These are the registered backends.
-const std::vector<MutantInfo>& mutant_catalog();
+const std::vector<PlantedInfo>& catalog();
 
 /// Planted bugs that the checks cannot see on the scenarios' content, and why (`needs`: what a
 /// scenario would need to show them). Not registered: a campaign would only report them as
 /// survivors. The sanity test keeps them listed here until some check starts catching them.
-const std::vector<MutantInfo>& known_escapes();
+const std::vector<PlantedInfo>& known_escapes();
 
 /// The entry of `bug` in either list (kNoBug: name "bug:none", the control).
-const MutantInfo& mutant_info(Bug bug);
+const PlantedInfo& planted_info(Bug bug);
 
 /// A backend with `bug` planted; Bug::kNoBug gives the control (equal to the reference). With
 /// Arithmetic::kUpstreamLike it is named "upstream-like" (+ "+" and the bug's name when one is planted).
-std::unique_ptr<Backend> make_mutant_backend(Bug bug, Arithmetic arithmetic = Arithmetic::kCanonical);
+std::unique_ptr<Backend> make_planted_backend(Bug bug, Arithmetic arithmetic = Arithmetic::kCanonical);
 
 /// The name of the upstream-like backend (the backends layer registers it hidden).
 inline constexpr const char* kUpstreamLikeBackend = "upstream-like";
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

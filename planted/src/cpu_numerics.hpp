@@ -7,9 +7,9 @@
 #include <cstdint>
 
 #include "qsa/numerics.hpp"
-#include "qsa/planted/mutant_catalog.hpp"
+#include "qsa/planted/catalog.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 
 /// qsa::mrope_axis; kWrongMropeAxis swaps h and w.
 int mrope_axis(Bug bug, int64_t pair, const MropeSections& sections);
@@ -34,4 +34,4 @@ void pool_group(Bug bug, const Bf16* const* members, int64_t compress_ratio, int
 /// qsa::e4m3_from_bf16; kFp8NoSaturation and kE4m3Truncation change it.
 Fp8 e4m3_from_bf16(Bug bug, Bf16 x);
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted

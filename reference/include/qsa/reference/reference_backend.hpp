@@ -1,7 +1,7 @@
 #pragma once
 // The reference as a backend: "reference".
 
-#include "qsa/backend.hpp"
+#include "qsa/backend_interface.hpp"
 
 namespace qsa::reference {
 

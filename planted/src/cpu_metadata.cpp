@@ -1,13 +1,13 @@
 // SPEC 2 row by row, as a kernel computes it (one thread per row), with the metadata bugs planted.
 
-#include "mutant_metadata.hpp"
+#include "cpu_metadata.hpp"
 
 #include <algorithm>
 #include <string>
 
 #include "qsa/validate.hpp"
 
-namespace qsa::mutants {
+namespace qsa::planted {
 namespace {
 
 struct RowPlace {
@@ -230,4 +230,4 @@ Status build_metadata(Bug bug, const MetadataInput& input, MetadataOutput* outpu
   return Status::kOk;
 }
 
-}  // namespace qsa::mutants
+}  // namespace qsa::planted
