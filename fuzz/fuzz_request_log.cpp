@@ -65,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     traces::RequestLog log;
     try {
       log = traces::parse_request_log(text, "fuzz.log", format, block);
-    } catch (const traces::InputError& e) {
+    } catch (const InputError& e) {
       check_error(e.error(), text);
       if (e.error().message.rfind("fuzz.log", 0) != 0)
         finding(kTarget, "error-file", "the message does not name the file: " + to_string(e.error()));
@@ -77,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     traces::Workload workload;
     try {
       workload = traces::workload_from_request_log(log, options);
-    } catch (const traces::InputError& e) {  // hashes of fewer positions than any B: refused
+    } catch (const InputError& e) {  // hashes of fewer positions than any B: refused
       check_error(e.error(), text);
       if (e.error().rule != "hash-block-below-B")
         finding(kTarget, "replay-refused", "a scale that divides the hash block was refused: " + to_string(e.error()));
@@ -90,7 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     try {
       traces::resolve_workload(workload, 1);  // sizes the caches; allocates nothing large
-    } catch (const traces::InputError& e) {
+    } catch (const InputError& e) {
       check_error(e.error(), text);
     }
   });

@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     traces::Workload workload;
     try {
       workload = traces::workload_from_requests_csv_text(text, "fuzz.csv");
-    } catch (const traces::InputError& e) {
+    } catch (const InputError& e) {
       check_error(e.error(), text);
       return;
     }
@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_table(workload.output_tokens, "output_tokens", line_count(text));
     try {
       traces::resolve_workload(workload, 1);  // sizes the caches; allocates nothing large
-    } catch (const traces::InputError& e) {
+    } catch (const InputError& e) {
       check_error(e.error(), text);
     }
   });

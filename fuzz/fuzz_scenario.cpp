@@ -79,7 +79,7 @@ void run(const uint8_t* data, size_t size) {
   print(s);
   try {
     traces::validate_config(s.config);
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     finding(kTarget, "builder", std::string("the builder made an invalid configuration: ") + e.what());
   }
   run_on(fuzz::reference_backend(), s);

@@ -91,7 +91,7 @@ void run(const uint8_t* data, size_t size) {
   try {
     std::istringstream in(input);
     file = traces::read_scenario(in);
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     if (e.error().field.empty() || e.error().rule.empty())
       finding(kTarget, "error", "an InputError without a field or a rule: " + std::string(e.what()));
     return;  // a clear error: the reader did its job
@@ -103,7 +103,7 @@ void run(const uint8_t* data, size_t size) {
   try {
     std::istringstream in(first.str());
     back = traces::read_scenario(in);
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     finding(kTarget, "round-trip",
             std::string("the written scenario does not read back: ") + e.what() + "\n  input:\n" + excerpt(input) +
                 "\n  written:\n" + excerpt(first.str()));

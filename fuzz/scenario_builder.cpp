@@ -43,7 +43,7 @@ bool accepted(const ScenarioConfig& c, std::initializer_list<const char*> fields
   try {
     validate_config(c);
     return true;
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     for (const char* field : fields)
       if (e.error().field == field) return false;
     finding("fuzz_scenario", "validate_config",

@@ -212,7 +212,7 @@ TEST(FloatTolerance, ScenarioFilesStateTheirTolerance) {
   try {
     traces::read_scenario(bad);
     FAIL() << "an invalid float_tolerance was read";
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     EXPECT_EQ(e.error().field, "float_tolerance");
     EXPECT_EQ(e.error().rule, "invalid-tolerance");
   }

@@ -27,7 +27,7 @@ using nlohmann::json;
 json parse_reply(const std::string& text) {
   try {
     return traces::parse_json(text);
-  } catch (const traces::InputError&) {
+  } catch (const InputError&) {
     return json(json::value_t::discarded);
   }
 }

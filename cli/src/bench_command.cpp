@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "record_file.hpp"
 #include "qsa/records/comparison.hpp"
 #include "qsa/records/comparison_json.hpp"
 #include "qsa/records/comparison_table.hpp"
@@ -50,8 +51,8 @@ int compare(const CompareArgs& args) {
   if (!(std::isfinite(args.threshold_percent) && args.threshold_percent >= 0))  // inf would gate nothing
     return report_error(
         Error{"threshold", -1, "out-of-range", "--threshold must be a finite, non-negative percentage"});
-  const records::Record baseline = records::read_record(args.baseline, "baseline");
-  const records::Record candidate = records::read_record(args.candidate, "candidate");
+  const records::Record baseline = read_record_file(args.baseline, "baseline");
+  const records::Record candidate = read_record_file(args.candidate, "candidate");
   records::CompareOptions options;
   options.alpha = args.alpha;
   options.threshold = args.threshold_percent / 100;
@@ -67,7 +68,7 @@ int compare(const CompareArgs& args) {
     if (args.json == "-") {
       std::cout << text << std::flush;
     } else if (auto why = write_output_file(args.json, text)) {
-      throw traces::InputError(Error{"--json", -1, "unwritable", "cannot write " + args.json + ": " + *why});
+      throw InputError(Error{"--json", -1, "unwritable", "cannot write " + args.json + ": " + *why});
     }
   }
   return comparison.regressions > 0 ? kExitMismatch : kExitOk;
@@ -85,7 +86,7 @@ int import_run(const ImportArgs& args) {
   // The name is a file name stem inside --out-dir: a separator or ".." would write elsewhere
   // (issue 50: --name ../../x wrote two folders above it). Checked before anything is read.
   if (args.name.find('/') != std::string::npos || args.name.find("..") != std::string::npos)
-    throw traces::InputError(Error{"--name", -1, "not-a-file-name",
+    throw InputError(Error{"--name", -1, "not-a-file-name",
                                    "'" + args.name + "' is not a file name stem (no '/', no '..'); the records "
                                    "are written inside --out-dir"});
   std::vector<records::TextFile> logs;
@@ -121,10 +122,10 @@ int import_run(const ImportArgs& args) {
     for (size_t i = 0; i < imported.size(); ++i) {
       const std::string& path = outputs[i].path;
       if (auto why = write_output_file(path, records::record_to_json(imported[i].record).dump(2) + "\n"))
-        throw traces::InputError(Error{"--out-dir", -1, "unwritable", *why});
+        throw InputError(Error{"--out-dir", -1, "unwritable", *why});
       written.push_back(path);
     }
-  } catch (const traces::InputError&) {
+  } catch (const InputError&) {
     for (const std::string& done : written) std::remove(done.c_str());
     if (created) rmdir(args.out_dir.c_str());
     throw;

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "record_file.hpp"
 #include "qsa/records/consumer_export.hpp"
 #include "qsa/records/record.hpp"
 #include "qsa/traces/json_reader.hpp"
@@ -22,7 +23,7 @@ struct ExportArgs {
 };
 
 int export_record(const ExportArgs& args) {
-  const records::Record record = records::read_record(args.record, "record");
+  const records::Record record = read_record_file(args.record, "record");
   // github-action-benchmark (tool: googlecpp) and Bencher's cpp_google adapter read the same reduced
   // Google Benchmark file; Bencher's json adapter reads its own metric format (BMF).
   const std::string text =
@@ -30,7 +31,7 @@ int export_record(const ExportArgs& args) {
   if (args.out.empty() || args.out == "-") {
     std::cout << text << std::flush;
   } else if (auto why = write_output_file(args.out, text)) {
-    throw traces::InputError(Error{"output", -1, "unwritable", "cannot write " + args.out + ": " + *why});
+    throw InputError(Error{"output", -1, "unwritable", "cannot write " + args.out + ": " + *why});
   }
   return kExitOk;
 }

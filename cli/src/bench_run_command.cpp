@@ -67,19 +67,19 @@ BenchPlan validated(const BenchArgs& a) {
   plan.repetitions = static_cast<int>(parse_integer_option("--repetitions", a.repetitions, 2, 1000));
   plan.iterations = static_cast<int>(parse_integer_option("--iterations", a.iterations, 1, 100000));
   Error error;
-  if (timing::parse_step_shapes(a.shapes, &plan.shapes, &error) != Status::kOk) throw traces::InputError(error);
-  if (!parse_float_tolerance_flag(a.float_tolerance, &plan.tolerance, &error)) throw traces::InputError(error);
+  if (timing::parse_step_shapes(a.shapes, &plan.shapes, &error) != Status::kOk) throw InputError(error);
+  if (!parse_float_tolerance_flag(a.float_tolerance, &plan.tolerance, &error)) throw InputError(error);
   // A backend that cannot run here (no GPU, or "cuda" in a build without CUDA) is the run's to report
   // (exit 3); a name nobody knows is bad input.
   using Named = std::pair<const char*, std::string>;
   for (const auto& [option, name] : {Named{"--backend", a.backend}, Named{"--against", a.against}}) {
     if (name.empty() || (name == "cuda" && !backends::cuda_support_built())) continue;
-    if (!open_backend(name, &error) && error.rule != "unavailable") throw traces::InputError(error);
+    if (!open_backend(name, &error) && error.rule != "unavailable") throw InputError(error);
     // Only "cuda" and plugins have a step update on the GPU (backends/src/device_step.cpp): any other
     // backend is bad usage here, on any machine, not a GPU missing (issue 50: --backend reference
     // said "no GPU").
     if (name != "cuda" && name.rfind("plugin:", 0) != 0)
-      throw traces::InputError(Error{option, -1, "not-timeable",
+      throw InputError(Error{option, -1, "not-timeable",
                                      name + " has no step update on the GPU to time (timed: \"cuda\" and CUDA "
                                             "plugins, plugin:PATH.so, that declare "
                                             "QSA_PLUGIN_FEATURE_GRAPH_CAPTURABLE)"});

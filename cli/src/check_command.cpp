@@ -57,7 +57,7 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   CheckOptions o = a.options;
   if (!a.steps.empty()) o.steps = parse_integer_option("--steps", a.steps, 1, int64_t{1} << 24);
   if (!a.scenarios.empty() && o.workload.empty() && o.requests_csv.empty() && a.requests_log.path.empty())
-    throw traces::InputError(Error{"--scenarios", -1, "needs-workload",
+    throw InputError(Error{"--scenarios", -1, "needs-workload",
                                    "--scenarios sets how many scenarios one workload runs: name it with --workload, "
                                    "--requests-csv or --requests (the default campaign fixes its own per workload)"});
   if (!a.scenarios.empty()) o.scenarios = parse_integer_option("--scenarios", a.scenarios, 1, int64_t{1} << 16);
@@ -68,14 +68,14 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
   traces::FloatTolerance tolerance;
   Error tolerance_error;
   if (!parse_float_tolerance_flag(o.float_tolerance, &tolerance, &tolerance_error))
-    throw traces::InputError(tolerance_error);
+    throw InputError(tolerance_error);
   o.max_findings = parse_integer_option("--max-findings", a.max_findings, 1, int64_t{1} << 20);
   if (!a.shard.empty()) {
     o.shard = parse_shard_option(a.shard);
     o.keep_going = true;  // a shard collects its findings; the merge judges the campaign
   }
   if (!a.devices.empty() && o.backends.empty())
-    throw traces::InputError(
+    throw InputError(
         Error{"--devices", -1, "needs-backend", "--devices spreads a GPU backend over GPUs: name it (--backend cuda)"});
   if (!a.devices.empty()) o.devices = parse_devices_option(a.devices, backends::cuda_device_count());
   o.jobs = a.jobs.empty() ? std::max<int64_t>(1, static_cast<int64_t>(o.devices.size()))
@@ -88,13 +88,13 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
     // A built-in backend this machine cannot run is "not run" (exit 3), judged by the campaign.
     if (!backend && error.rule == "unavailable" && std::find(built_in.begin(), built_in.end(), name) != built_in.end())
       continue;
-    if (!backend) throw traces::InputError(error);
+    if (!backend) throw InputError(error);
     if (o.jobs > 1 && dynamic_cast<const backends::PluginBackend*>(backend.get()) != nullptr)
-      throw traces::InputError(Error{"--jobs", -1, "plugin-single-threaded",
+      throw InputError(Error{"--jobs", -1, "plugin-single-threaded",
                                      name + ": the plugin ABI does not promise calls from several threads at once "
                                             "(docs/plugin-abi.md); check plugins with --jobs 1"});
     if (!o.devices.empty() && !create_backend(name, o.devices[0]))
-      throw traces::InputError(Error{"--devices", -1, "not-a-device-backend",
+      throw InputError(Error{"--devices", -1, "not-a-device-backend",
                                      name + " has no device ordinal (a CPU backend); --devices spreads GPU backends "
                                             "(cuda) over GPUs; --jobs N runs any backend on N CPU threads"});
   }
@@ -105,7 +105,7 @@ CheckOptions validated(const CheckArguments& a, double* time_budget) {
     for (const std::string& id : ids) {
       const auto& classes = engine::input_classes();
       if (std::none_of(classes.begin(), classes.end(), [&](const engine::InputClass& c) { return id == c.id; }))
-        throw traces::InputError(Error{"--allow-excluded", -1, "unknown-class",
+        throw InputError(Error{"--allow-excluded", -1, "unknown-class",
                                        "\"" + id + "\" is not an input class of docs/input-space.md"});
     }
     o.allowed_exclusions = std::vector<std::string>(ids.begin(), ids.end());

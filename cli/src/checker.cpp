@@ -130,7 +130,7 @@ CheckReport Checker::run() {
     if (!options_.requests_log.path.empty())
       settings.requests_log_text =
           options_.requests_log.settings_text() + "\n" + traces::read_input_text(options_.requests_log.path);
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     report_.setup_error = e.error();
     return report_;
   }

@@ -43,7 +43,7 @@ void reject_unknown_command(CLI::App& app, int argc, const char* const* argv) {
     if (next == nullptr) {
       if (current->get_require_subcommand_min() == 0) return;  // a positional argument
       const std::string where = current == &app ? "qsacheck" : "qsacheck " + current->get_name();
-      throw traces::InputError(Error{"command", i, "unknown-command",
+      throw InputError(Error{"command", i, "unknown-command",
                                      "'" + word + "' is not a command of " + where + " (commands: " +
                                          subcommand_names(*current) + "; " + where + " --help lists them)"});
     }
@@ -60,7 +60,7 @@ void refuse_empty_values(CLI::App& app) {
     if (name.empty()) name = option->get_lnames().empty() ? "arguments" : "--" + option->get_lnames().front();
     option->each([name](const std::string& value) {
       if (value.empty())
-        throw traces::InputError(Error{name, -1, "empty-value", name + " was given an empty value"});
+        throw InputError(Error{name, -1, "empty-value", name + " was given an empty value"});
     });
   }
   for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) refuse_empty_values(*sub);
@@ -125,7 +125,7 @@ int run_command_line(int argc, const char* const* argv, bool parse_only) {
     }
     if (parse_only || !job) return kExitOk;
     return job();
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     return report_error(e.error());
   } catch (const std::bad_alloc&) {
     // A cache reservation the machine refuses (cache_bytes.cpp's mmap) is thrown, not new's.

@@ -25,7 +25,7 @@ void check_backend_name(const std::string& name) {
   if (!BackendRegistry::global().create(name)) {
     Error error;
     open_backend(name, &error);
-    throw traces::InputError(error);
+    throw InputError(error);
   }
 }
 
@@ -125,7 +125,7 @@ void add_eval_commands(CLI::App& app, CommandJob* job) {
   step->callback([=] {
     *step_backend = apply_worker_options(*step_worker, *step_backend);
     if (*step_pooled && *step_backend != "reference")
-      throw traces::InputError(
+      throw InputError(
           Error{"arguments", -1, "bad-argument", "--pooled is a debug view of the reference; use --backend reference"});
     check_backend_name(*step_backend);
     *job = [=] { return eval_step(*step_input, *step_backend, *step_pooled); };

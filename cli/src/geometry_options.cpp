@@ -40,7 +40,7 @@ traces::GeometryChoice parse_geometry_options(const GeometryOptions& o) {
   if (o.preset == "production")
     g = traces::production_geometry();
   else if (!o.preset.empty())
-    throw traces::InputError(Error{"--preset", -1, "unknown-preset",
+    throw InputError(Error{"--preset", -1, "unknown-preset",
                                    "unknown preset '" + o.preset.substr(0, 40) + "'; the one preset is production"});
   auto set = [](std::optional<int64_t>& field, std::optional<int64_t> value) {
     if (value) field = value;
@@ -61,12 +61,12 @@ traces::GeometryChoice parse_geometry_options(const GeometryOptions& o) {
   else if (o.store_dtype == "both")
     g.store_dtypes = {StoreDtype::kBf16, StoreDtype::kFp8E4m3};
   else if (!o.store_dtype.empty())
-    throw traces::InputError(Error{"--store-dtype", -1, "unknown-dtype",
+    throw InputError(Error{"--store-dtype", -1, "unknown-dtype",
                                    "'" + o.store_dtype.substr(0, 40) + "' is not bf16, fp8 or both"});
   if (o.mrope == "on" || o.mrope == "off")
     g.mrope = o.mrope == "on";
   else if (!o.mrope.empty())
-    throw traces::InputError(Error{"--mrope", -1, "not-on-off", "'" + o.mrope.substr(0, 40) + "' is not on or off"});
+    throw InputError(Error{"--mrope", -1, "not-on-off", "'" + o.mrope.substr(0, 40) + "' is not on or off"});
   return g;
 }
 

@@ -151,10 +151,10 @@ std::set<std::string> read_key_list(const char* flag, const std::string& path) {
   std::string text;
   try {
     text = read_input(path);
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     Error error = e.error();
     error.field = flag;
-    throw traces::InputError(error);
+    throw InputError(error);
   }
   std::istringstream lines(text);
   std::set<std::string> keys;

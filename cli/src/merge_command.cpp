@@ -28,12 +28,12 @@ std::vector<ShardReport> read_reports(const std::vector<std::string>& files) {
   for (size_t i = 0; i < files.size(); ++i) {
     try {
       shards.push_back(ShardReport{files[i], report_from_json(traces::parse_json(read_input(files[i])), "")});
-    } catch (const traces::InputError& e) {
+    } catch (const InputError& e) {
       Error error = e.error();
       if (error.field == "input" && error.rule != "malformed-json") error.index = static_cast<int64_t>(i);
       error.message = files[i] + " (file " + std::to_string(i) + "): " + error.message +
                       " (merge reads the JSON reports of qsacheck check --shard K/N --json FILE)";
-      throw traces::InputError(error);
+      throw InputError(error);
     }
   }
   return shards;

@@ -10,7 +10,7 @@ namespace qsa::cli {
 namespace {
 
 [[noreturn]] void refuse(const std::string& field, size_t index, const std::string& rule, const std::string& message) {
-  throw traces::InputError(Error{field, static_cast<int64_t>(index), rule, message});
+  throw InputError(Error{field, static_cast<int64_t>(index), rule, message});
 }
 
 // Every report must name the same campaign as the first one.
@@ -51,7 +51,7 @@ void check_one_campaign(const std::vector<ShardReport>& shards) {
       first_missing = k;
     }
   if (!missing.empty())
-    throw traces::InputError(Error{"campaign.shard.index", first_missing, "missing-shard",
+    throw InputError(Error{"campaign.shard.index", first_missing, "missing-shard",
                                    "shard(s) " + missing + " of " + std::to_string(first.shard_count) +
                                        " missing (index: the first missing K); merge all " +
                                        std::to_string(first.shard_count) + " reports of the campaign"});

@@ -72,10 +72,10 @@ std::vector<Planted> planted_bugs(const MutantOptions& options, std::string* cud
   }
   Error error;
   auto backend = open_backend(options.backend, &error);
-  if (!backend) throw traces::InputError(error);
+  if (!backend) throw InputError(error);
   auto* plugin = dynamic_cast<backends::PluginBackend*>(backend.get());
   if (plugin == nullptr || options.backend.find('#') != std::string::npos)
-    throw traces::InputError(
+    throw InputError(
         Error{"backend", -1, "not-a-plugin",
               options.backend + ": --backend takes plugin:PATH.so (its planted variants are run)"});
   const QsaPlugin& t = plugin->library()->table();
@@ -83,7 +83,7 @@ std::vector<Planted> planted_bugs(const MutantOptions& options, std::string* cud
     planted.push_back({(options.isolate ? backends::kIsolatedPrefix : "") + options.backend + "#" + t.variants[i].name,
                        t.variants[i].description});
   if (planted.empty())
-    throw traces::InputError(Error{"backend", -1, "no-variants", options.backend + " declares no planted variants"});
+    throw InputError(Error{"backend", -1, "no-variants", options.backend + " declares no planted variants"});
   return planted;
 }
 
@@ -133,7 +133,7 @@ int run_mutants(const MutantOptions& options) {
     check.quiet = true;
     const auto start = std::chrono::steady_clock::now();
     const CheckReport report = Checker(check).run();
-    if (report.setup_error) throw traces::InputError(*report.setup_error);  // same options for every bug
+    if (report.setup_error) throw InputError(*report.setup_error);  // same options for every bug
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const auto [by, detail] = first_catch(report);
     const bool caught = report.failed();

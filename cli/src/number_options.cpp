@@ -11,7 +11,7 @@ namespace qsa::cli {
 namespace {
 
 [[noreturn]] void fail(const std::string& option, const std::string& rule, const std::string& message) {
-  throw traces::InputError(Error{option, -1, rule, message});
+  throw InputError(Error{option, -1, rule, message});
 }
 
 // At most 40 characters of what was typed, so a 5000-digit argument is not echoed whole.

@@ -16,7 +16,7 @@ namespace qsa::cli {
 namespace {
 
 [[noreturn]] void unwritable(const std::string& option, const std::string& why) {
-  throw traces::InputError(Error{option, -1, "unwritable", why});
+  throw InputError(Error{option, -1, "unwritable", why});
 }
 
 // The temporary file an atomic write renames over its target sits beside it under this suffix.
@@ -155,12 +155,12 @@ void check_distinct_paths(const std::vector<NamedPath>& inputs, const std::vecto
     if (!id.regular) continue;
     for (const auto& [other, in] : seen_inputs)
       if (other == id)
-        throw traces::InputError(Error{out.field, -1, "output-is-input",
+        throw InputError(Error{out.field, -1, "output-is-input",
                                        out.field + " " + out.path + " is the input " + in->path + " (" + in->field +
                                            "); writing it would destroy the input (give another file name)"});
     for (const auto& [other, earlier] : seen_outputs)
       if (other == id)
-        throw traces::InputError(Error{out.field, -1, "same-output",
+        throw InputError(Error{out.field, -1, "same-output",
                                        out.field + " " + out.path + " is the same file as " + earlier->path + " (" +
                                            earlier->field + "); one would overwrite the other"});
     seen_outputs.emplace_back(id, &out);

@@ -210,10 +210,10 @@ void add_replay_command(CLI::App& app, CommandJob* job) {
     std::optional<traces::FloatTolerance> flag;
     if (!tolerance->empty()) {
       traces::FloatTolerance parsed;
-      if (!parse_float_tolerance_flag(*tolerance, &parsed, &error)) throw traces::InputError(error);
+      if (!parse_float_tolerance_flag(*tolerance, &parsed, &error)) throw InputError(error);
       flag = parsed;
     }
-    if (!open_backend(*backend, &error)) throw traces::InputError(error);
+    if (!open_backend(*backend, &error)) throw InputError(error);
     ReportOutput output(*json_path);
     output.check();
     if (!junit_path->empty()) check_output_file(*junit_path, "--junit");

@@ -18,6 +18,7 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "record_file.hpp"
 #include "qsa/records/program.hpp"
 #include "qsa/records/record.hpp"
 #include "qsa/records/report_data.hpp"
@@ -37,7 +38,7 @@ struct ReportArgs {
 };
 
 void write_file(const std::string& path, const std::string& text) {
-  if (auto why = write_output_file(path, text)) throw traces::InputError(Error{"out-dir", -1, "unwritable", *why});
+  if (auto why = write_output_file(path, text)) throw InputError(Error{"out-dir", -1, "unwritable", *why});
 }
 
 std::string tail_of(const std::string& path) {
@@ -53,7 +54,7 @@ int report(const ReportArgs& args) {
         Error{"threshold", -1, "out-of-range", "--threshold must be a finite, non-negative percentage"});
   std::vector<records::Record> loaded;
   for (size_t i = 0; i < args.files.size(); ++i)
-    loaded.push_back(records::read_record(args.files[i], "records[" + std::to_string(i) + "]"));
+    loaded.push_back(read_record_file(args.files[i], "records[" + std::to_string(i) + "]"));
   if (mkdir(args.out_dir.c_str(), 0755) != 0 && errno != EEXIST)
     return report_error(Error{"out-dir", -1, "unwritable", "cannot create " + args.out_dir});
   records::CompareOptions options;

@@ -41,10 +41,10 @@ std::vector<CheckedScenarioFile> check_scenario_files(const std::vector<std::str
       checked.steps = reader.steps();
       checked.requests = static_cast<int64_t>(requests.size());
       files.push_back(std::move(checked));
-    } catch (const traces::InputError& e) {
+    } catch (const InputError& e) {
       Error error = e.error();
       error.message = path + ": " + error.message;
-      throw traces::InputError(error);
+      throw InputError(error);
     }
   }
   return files;

@@ -30,7 +30,7 @@ using testing::temp_dir;
 Error error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     return e.error();
   }
   return Error{"", -1, "no error", ""};

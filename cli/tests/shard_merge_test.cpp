@@ -244,7 +244,7 @@ TEST(MergeInputSpace, AReportOfAnotherSchemaVersionIsRefused) {
   try {
     report_from_json(json, "files[0].");
     FAIL() << "read a report of another schema version";
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     EXPECT_EQ(e.error().field, "files[0].schema_version");
     EXPECT_EQ(e.error().rule, "unsupported-version");
   }
@@ -253,7 +253,7 @@ TEST(MergeInputSpace, AReportOfAnotherSchemaVersionIsRefused) {
   try {
     report_from_json(json, "");
     FAIL() << "read an input-space class the inventory does not have";
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     EXPECT_EQ(e.error().rule, "unknown-class");
   }
 }

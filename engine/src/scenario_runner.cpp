@@ -359,7 +359,7 @@ std::optional<RunFailure> ScenarioRunner::prefill(const traces::StepRecord& reco
 std::optional<RunFailure> ScenarioRunner::step(const traces::StepRecord& record) {
   try {
     input_ = state_.step_input(record, index_);
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     RunFailure f = failure("scenario", qsa::to_string(e.error()));
     f.invalid_scenario = true;
     return f;

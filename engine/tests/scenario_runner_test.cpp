@@ -246,7 +246,7 @@ Error scenario_error(const std::string& text) {
   std::stringstream in(text);
   try {
     traces::read_scenario(in);
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     return e.error();
   }
   return Error{};

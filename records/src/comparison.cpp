@@ -8,7 +8,7 @@
 #include "qsa/records/benchmark_name.hpp"
 #include "qsa/records/mann_whitney.hpp"
 #include "qsa/records/repetitions.hpp"
-#include "qsa/traces/json_reader.hpp"
+#include "qsa/input_error.hpp"
 
 namespace qsa::records {
 namespace {
@@ -123,7 +123,7 @@ Comparison compare_records(const Record& baseline, const Record& candidate, cons
   const std::pair<const Record*, const char*> roles[] = {{&baseline, "baseline"}, {&candidate, "candidate"}};
   for (const auto& [record, role] : roles)
     if (record->provenance == Provenance::kImported)
-      throw traces::InputError(Error{role, -1, "imported-record",
+      throw InputError(Error{role, -1, "imported-record",
                                      record->source +
                                          " is imported from a text log: it holds aggregates, not repetitions, so "
                                          "no U test can use it; compare records measured by `qsacheck bench`"});
@@ -157,10 +157,10 @@ Comparison compare_records(const Record& baseline, const Record& candidate, cons
   for (const BenchmarkTimes& b : cand)
     if (!in_base.count(b.key)) result.added.push_back(b.key);
   if (result.changes.empty())
-    throw traces::InputError(Error{"candidate", -1, "no-common-benchmarks",
+    throw InputError(Error{"candidate", -1, "no-common-benchmarks",
                                    "no benchmark of " + baseline.source + " has a time in " + candidate.source});
   if (tested == 0)
-    throw traces::InputError(Error{"candidate", -1, "too-few-repetitions",
+    throw InputError(Error{"candidate", -1, "too-few-repetitions",
                                    "no common benchmark has 2 or more repetitions in both records, so no U test "
                                    "can run; record with --benchmark_repetitions=9 or more"});
   const int untested = static_cast<int>(result.changes.size()) - tested;

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "qsa/records/benchmark_name.hpp"
-#include "qsa/traces/json_reader.hpp"
+#include "qsa/input_error.hpp"
 
 namespace qsa::records {
 namespace {
@@ -43,7 +43,7 @@ double number(const std::string& text, const char* field, int64_t line) {
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (end == text.c_str() || *end != '\0')
-    throw traces::InputError(Error{field, line, "not-a-number", "\"" + text + "\" is not a number"});
+    throw InputError(Error{field, line, "not-a-number", "\"" + text + "\" is not a number"});
   return value;
 }
 
@@ -94,7 +94,7 @@ void read_step_table(const std::vector<std::string>& lines, size_t at, Record* r
   // "copy ceiling 3.95 TB/s, empty-kernel floor 0.67 us"
   const auto head = words_of(lines.at(at + 1));
   if (head.size() < 8 || head[0] != "copy")
-    throw traces::InputError(Error{"summary", static_cast<int64_t>(at + 2), "unexpected-line",
+    throw InputError(Error{"summary", static_cast<int64_t>(at + 2), "unexpected-line",
                                    "expected \"copy ceiling X TB/s, empty-kernel floor Y us\""});
   const double ceiling = number(head[2], "summary", static_cast<int64_t>(at + 2)) * 1e12;
   const double floor = number(head[6], "summary", static_cast<int64_t>(at + 2));
@@ -242,7 +242,7 @@ std::vector<LogRead> read_log(const TextFile& log) {
   for (LogRead& r : reads)
     if (!r.record.entries.empty()) records.push_back(std::move(r));
   if (records.empty())
-    throw traces::InputError(
+    throw InputError(
         Error{"log", -1, "no-benchmarks", log.path + ": no \"=== <name>_bench\" section with benchmark lines"});
   return records;
 }
@@ -295,7 +295,7 @@ std::vector<ImportedRecord> import_gpu_run(const TextFile& summary, const std::v
     }
   }
   if (by_binary.empty())
-    throw traces::InputError(
+    throw InputError(
         Error{"summary", -1, "no-benchmarks", summary.path + " holds no benchmark summary table and no log was given"});
   const std::string source = summary.path.empty() ? logs.front().path : summary.path;
   std::vector<ImportedRecord> result;

@@ -5,15 +5,14 @@
 #include <map>
 #include <set>
 
+#include "qsa/input_error.hpp"
 #include "qsa/records/benchmark_name.hpp"
-#include "qsa/traces/json_reader.hpp"
-#include "qsa/traces/limits.hpp"
 
 namespace qsa::records {
 namespace {
 
 [[noreturn]] void fail(const std::string& field, int64_t index, const std::string& rule, const std::string& message) {
-  throw traces::InputError(Error{field, index, rule, message});
+  throw InputError(Error{field, index, rule, message});
 }
 
 double nanoseconds_per(const std::string& unit, const std::string& field, int64_t index) {
@@ -134,16 +133,7 @@ std::string Record::context_text(const std::string& key) const {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
-Record parse_record(const std::string& text, const std::string& field, const std::string& source) {
-  nlohmann::json json;
-  try {
-    json = traces::parse_json(text);
-  } catch (const traces::InputError& e) {
-    Error error = e.error();
-    error.field = field;
-    error.message = source + ": " + error.message;
-    throw traces::InputError(error);
-  }
+Record parse_record(const nlohmann::json& json, const std::string& field, const std::string& source) {
   if (!json.is_object() || !json.contains("benchmarks") || !json["benchmarks"].is_array())
     fail(field, -1, "not-a-benchmark-record",
          source + " is not Google Benchmark JSON (an object with a \"benchmarks\" array)");
@@ -168,20 +158,6 @@ Record parse_record(const std::string& text, const std::string& field, const std
   for (size_t i = 0; i < benchmarks.size(); ++i)
     record.entries.push_back(parse_entry(benchmarks[i], field + ".benchmarks", static_cast<int64_t>(i)));
   return record;
-}
-
-Record read_record(const std::string& path, const std::string& field) {
-  // The one bounded reader (docs/limits.md): a folder is not-a-file, /dev/zero too-large, where a
-  // plain stream read the folder as an internal error and /dev/zero without end (issue 50).
-  std::string text;
-  try {
-    text = traces::read_input_text(path);
-  } catch (const traces::InputError& e) {
-    Error error = e.error();
-    error.field = field;
-    throw traces::InputError(error);
-  }
-  return parse_record(text, field, path);
 }
 
 nlohmann::ordered_json record_to_json(const Record& record) {

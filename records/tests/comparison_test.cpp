@@ -8,7 +8,7 @@
 
 #include "qsa/records/comparison.hpp"
 #include "qsa/records/record.hpp"
-#include "qsa/traces/json_reader.hpp"
+#include "qsa/input_error.hpp"
 #include "record_builder.hpp"
 
 namespace qsa::records {
@@ -38,7 +38,7 @@ Record run(uint64_t seed, const std::string& slow_shape = "", double slower = 1,
     benchmarks.push_back(
         BuiltBenchmark{"BM_StepUpdate/cuda/" + kShapes[i] + "/iterations:30/repeats:9/manual_time", times, 0});
   }
-  return parse_record(build_record(benchmarks, context).dump(), "record", "seed-" + std::to_string(seed));
+  return parse_record(build_record(benchmarks, context), "record", "seed-" + std::to_string(seed));
 }
 
 const BenchmarkChange& change_of(const Comparison& c, const std::string& shape) {
@@ -148,7 +148,7 @@ TEST(BenchCompare, PlainGoogleBenchmarkJsonIsAcceptedAsUnknownEnvironment) {
 Error error_of(const Record& baseline, const Record& candidate) {
   try {
     (void)compare_records(baseline, candidate, CompareOptions{});
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     return e.error();
   }
   return Error{"none", -1, "none", "no error"};
@@ -170,7 +170,7 @@ TEST(BenchCompare, NoCommonBenchmarkIsBadInput) {
 TEST(BenchCompare, SingleRunsWithoutRepetitionsAreBadInputForTheGate) {
   const auto single = [](uint64_t seed) {
     std::vector<BuiltBenchmark> b{{"BM_A", noisy_times(5, 0.01, 1, seed), 0}};
-    return parse_record(build_record(b, nlohmann::json::object()).dump(), "record", "single");
+    return parse_record(build_record(b, nlohmann::json::object()), "record", "single");
   };
   EXPECT_EQ(error_of(single(1), single(2)), (Error{"candidate", -1, "too-few-repetitions", ""}));
 }
@@ -178,8 +178,8 @@ TEST(BenchCompare, SingleRunsWithoutRepetitionsAreBadInputForTheGate) {
 TEST(BenchCompare, FewerThanNineRepetitionsWarn) {
   std::vector<BuiltBenchmark> a{{"BM_A", noisy_times(5, 0.01, 5, 1), 0}}, b{{"BM_A", noisy_times(5, 0.01, 5, 2), 0}};
   const Comparison c =
-      compare_records(parse_record(build_record(a, h200_context()).dump(), "r", "a"),
-                      parse_record(build_record(b, h200_context()).dump(), "r", "b"), CompareOptions{});
+      compare_records(parse_record(build_record(a, h200_context()), "r", "a"),
+                      parse_record(build_record(b, h200_context()), "r", "b"), CompareOptions{});
   ASSERT_EQ(c.warnings.size(), 1u);
   EXPECT_NE(c.warnings[0].find("fewer than 9 repetitions"), std::string::npos) << c.warnings[0];
 }

@@ -9,7 +9,7 @@
 #include "qsa/records/benchmark_name.hpp"
 #include "qsa/records/comparison.hpp"
 #include "qsa/records/log_import.hpp"
-#include "qsa/traces/json_reader.hpp"
+#include "qsa/input_error.hpp"
 
 namespace qsa::records {
 namespace {
@@ -102,7 +102,7 @@ TEST(LogImport, TextWithoutATableIsAnError) {
   try {
     (void)import_gpu_run({"s.txt", "PASS gpu_device_tests\n"}, {}, "");
     FAIL() << "expected an error";
-  } catch (const traces::InputError& e) {
+  } catch (const InputError& e) {
     EXPECT_EQ(e.error(), (Error{"summary", -1, "no-benchmarks", ""}));
   }
 }

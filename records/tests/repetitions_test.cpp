@@ -67,7 +67,7 @@ TEST(Repetitions, RecordRoundTripKeepsRepetitionsAggregatesAndErrors) {
   record.entries = repetition_entries(three_repetitions());
   record.entries.push_back(error_entry("BM_StepUpdate/cuda/shape:prefill/tokens:65536/requests:16/dtype:bf16",
                                        "disagrees with the reference: q_out[7]"));
-  const Record back = parse_record(record_to_json(record).dump(2), "candidate", "round-trip.json");
+  const Record back = parse_record(nlohmann::json::parse(record_to_json(record).dump(2)), "candidate", "round-trip.json");
   ASSERT_EQ(back.entries.size(), record.entries.size());
   EXPECT_EQ(back.provenance, Provenance::kMeasured);
   for (size_t i = 0; i < back.entries.size(); ++i) {

@@ -59,7 +59,7 @@ int guarded(char** out, Body body) {
     if (!body(&text, &error)) return fail(error, out);
     *out = copy_out(text);
     return kOk;
-  } catch (const qsa::traces::InputError& e) {
+  } catch (const qsa::InputError& e) {
     return fail(e.error(), out);
   } catch (const std::bad_alloc&) {
     return fail(qsa::Error{"memory", -1, "out-of-memory", "ran out of memory"}, out);

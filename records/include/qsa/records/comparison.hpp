@@ -47,7 +47,7 @@ struct Comparison {
   int regressions = 0;
 };
 
-/// Compares two records. Throws traces::InputError (exit 2) for an imported record (no repetitions:
+/// Compares two records. Throws InputError (exit 2) for an imported record (no repetitions:
 /// field "baseline"/"candidate", rule "imported-record"), no common benchmark
 /// ("no-common-benchmarks"), or no benchmark with 2 repetitions on both sides ("too-few-repetitions").
 Comparison compare_records(const Record& baseline, const Record& candidate, const CompareOptions& options);

@@ -25,7 +25,7 @@ struct ImportedRecord {
 /// One GPU run: its summary (environment, and the summary tables) and, optionally, the console logs
 /// of its benchmarks, which replace the summary's tables for their binary with every aggregate.
 /// `commit` overrides the commit the summary names (older summaries name none).
-/// Throws traces::InputError (field "summary" or "log", index: the line) when nothing can be read.
+/// Throws InputError (field "summary" or "log", index: the line) when nothing can be read.
 std::vector<ImportedRecord> import_gpu_run(const TextFile& summary, const std::vector<TextFile>& logs,
                                            const std::string& commit);
 

@@ -48,13 +48,10 @@ struct Record {
   [[nodiscard]] std::string context_text(const std::string& key) const;
 };
 
-/// Reads a record from JSON text. Errors throw traces::InputError naming `field` (e.g. "baseline"):
-/// malformed JSON (index: byte offset), not a benchmark record, a bad entry
-/// (field "<field>.benchmarks", index: the entry), an unsupported schema version.
-Record parse_record(const std::string& text, const std::string& field, const std::string& source);
-
-/// Reads the file at `path` (unreadable: rule "unreadable") and parses it.
-Record read_record(const std::string& path, const std::string& field);
+/// Reads a record from parsed JSON (the caller reads and parses the file with the bounded readers
+/// of docs/limits.md). Errors throw InputError naming `field` (e.g. "baseline"): not a benchmark
+/// record, a bad entry (field "<field>.benchmarks", index: the entry), an unsupported schema version.
+Record parse_record(const nlohmann::json& json, const std::string& field, const std::string& source);
 
 /// The record as Google Benchmark JSON ("context" then "benchmarks", fields in Google Benchmark's
 /// order), for writing.

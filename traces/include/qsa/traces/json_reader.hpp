@@ -12,19 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qsa/input_error.hpp"
 #include "qsa/status.hpp"
 
 namespace qsa::traces {
-
-/// Thrown by the readers of this library (JSON, scenario files); carries a SPEC-style Error.
-class InputError : public std::runtime_error {
- public:
-  explicit InputError(Error error) : std::runtime_error(to_string(error)), error_(std::move(error)) {}
-  const Error& error() const { return error_; }
-
- private:
-  Error error_;
-};
 
 /// Arrays and objects nested deeper than this are refused before parsing (docs/limits.md).
 inline constexpr int64_t kMaxJsonDepth = 512;
