@@ -6,6 +6,7 @@
 
 #include "campaign_inputs.hpp"
 #include "output.hpp"
+#include "qsa/traces/replay_figures.hpp"
 #include "qsa/backends/cuda_kernel_path.hpp"
 #include "qsa/backends/registry.hpp"
 #include "qsa/traces/extreme_batches.hpp"
@@ -102,7 +103,7 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
   options.input_space = &result.input_space;
   engine::ScenarioRunner runner(simulator.config(), backend, options);
   traces::CoverageCounter coverage(simulator.config());
-  ServedPositions served;
+  traces::ServedPositions served;
   const backends::CudaGridChoice grid_choice = backends::cuda_grid_choice(simulator.config());
   const engine::StepSource next = [&]() -> const traces::StepRecord* {
     if (static_cast<int64_t>(result.scenario.steps.size()) >= job.steps || simulator.done()) return nullptr;
@@ -141,7 +142,7 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
   result.block_size = simulator.config().block_size;
   if (job.workload.schedule) {  // request id k is arrival k of the window
     result.log_first_start.assign(job.workload.schedule->arrivals.size(), -1);
-    for (const traces::StepRecord& step : result.scenario.steps) note_first_starts(step, &result.log_first_start);
+    for (const traces::StepRecord& step : result.scenario.steps) traces::note_first_starts(step, &result.log_first_start);
   }
   result.step_update_ran = runner.step_update_supported();
   result.declined.assign(runner.declined().begin(), runner.declined().end());

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "check_report_reader.hpp"
+#include "qsa/traces/replay_figures.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "request_log_options.hpp"
 
@@ -93,7 +94,7 @@ nlohmann::json check_log_figures_json(const CheckReport& report) {
 void print_check_log_figures(const CheckReport& report, std::FILE* out) {
   if (report.request_log.is_null()) return;
   const nlohmann::json e = exercised_json(report);
-  const std::string text = request_log_figures_text(report.request_log);
+  const std::string text = traces::request_log_figures_text(report.request_log);
   std::fprintf(out,
                "\n%scampaign exercised: %lld scenario runs, %lld steps, %lld requests, %lld prefix hits, %lld "
                "preemptions; reused %lld of the log-implied reusable %lld positions (%.1f %%)\n",

@@ -13,6 +13,7 @@
 #include "backend_choice.hpp"
 #include "float_tolerance_option.hpp"
 #include "job_pool.hpp"
+#include "qsa/traces/replay_figures.hpp"
 #include "qsa/traces/large_buffer_reuse.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
@@ -124,7 +125,7 @@ CheckReport Checker::run() {
     for (const CampaignJob& job : jobs) {
       traces::resolve_workload(job.workload, job.seed);
       if (job.workload.schedule && report_.request_log.is_null())  // the replayed log's figures, for the report
-        report_.request_log = request_log_figures_json(*job.workload.schedule);
+        report_.request_log = traces::request_log_figures_json(*job.workload.schedule);
     }
     if (!options_.requests_csv.empty()) settings.requests_csv_text = traces::read_input_text(options_.requests_csv);
     if (!options_.requests_log.path.empty())
@@ -602,7 +603,7 @@ void Checker::take_job_result(size_t b, const std::string& name, int64_t index, 
   if (!result.log_first_start.empty() && !options_.requests_log.path.empty()) {
     const traces::LogReuse& reuse = log_reuse(result.block_size);
     report_.log_implied_reusable += reuse.reusable_positions;
-    report_.log_implied_reused += reused_of_implied(reuse.per_request, result.log_first_start);
+    report_.log_implied_reused += traces::reused_of_implied(reuse.per_request, result.log_first_start);
   }
   report_.kernel_path_steps[result.cuda_kernel_path] += result.coverage.steps;
   for (const auto& [grid, steps] : result.cuda_grid_steps) report_.grid_steps[grid] += steps;

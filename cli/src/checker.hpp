@@ -20,6 +20,7 @@
 #include "progress_line.hpp"
 #include "request_log_options.hpp"
 #include "qsa/traces/geometry_choice.hpp"
+#include "qsa/traces/log_reuse.hpp"
 
 namespace qsa::cli {
 

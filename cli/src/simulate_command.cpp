@@ -15,6 +15,7 @@
 #include "output.hpp"
 #include "output_file.hpp"
 #include "progress_line.hpp"
+#include "qsa/traces/replay_figures.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/simulator.hpp"
@@ -47,9 +48,9 @@ int simulate(const SimulateJob& job, ReportOutput output) {
   std::optional<std::string> failed = file.open();
   std::string pending = traces::scenario_header_line(config) + "\n";
   traces::CoverageCounter coverage(config);
-  std::optional<ReplaySummarizer> summary;
+  std::optional<traces::ReplaySummarizer> summary;
   if (replay) summary.emplace(w, config);
-  ServedPositions served;
+  traces::ServedPositions served;
   ProgressLine progress(false, std::chrono::seconds(2));
   const auto start = std::chrono::steady_clock::now();
   int64_t written = 0;
@@ -85,11 +86,11 @@ int simulate(const SimulateJob& job, ReportOutput output) {
                             {"requests", c.requests},   {"rows", c.rows},
                             {"coverage", coverage_to_json(c)}};
   if (!replay) return output.finish(report, kExitOk);
-  ReplaySummary r = summary->finish(simulator.evictions());
+  traces::ReplaySummary r = summary->finish(simulator.evictions());
   r.reuse = traces::log_implied_reuse(traces::read_request_log(job.log.path, job.log.format, job.log.hash_block_tokens),
                                       job.log.replay, config.block_size);
-  output.human() << replay_summary_text(w, r) << std::flush;
-  report["request_log"] = replay_summary_json(w, r);
+  output.human() << traces::replay_summary_text(w, r) << std::flush;
+  report["request_log"] = traces::replay_summary_json(w, r);
   if (r.finished < r.window_requests) {
     output.human() << "NOT COMPLETE: " << r.window_requests - r.finished << " requests of the window did not finish in "
                    << written << " steps (raise --steps, the --token-budget or the --length-scale)" << std::endl;

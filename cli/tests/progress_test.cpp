@@ -7,6 +7,7 @@
 #include <string>
 
 #include "progress_line.hpp"
+#include "qsa/traces/replay_figures.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "request_log_options.hpp"
 #include "run_command.hpp"
@@ -59,7 +60,7 @@ TEST(LogProgress, ServedPositionsAreCommittedOrSharedAndAPreemptionGivesThemBack
   hit.request = 1, hit.start = 64, hit.length = 5, hit.accepted = 5;
   traces::StepRecord step;
   step.chunks = {first, hit};
-  ServedPositions served;
+  traces::ServedPositions served;
   served.add(step);
   EXPECT_EQ(served.served(), 8 + 69);
   traces::ChunkRecord next = first;  // request 0 continues at 8 with 4 rows
