@@ -8,13 +8,15 @@
 #include <filesystem>
 #include <memory>
 
+#include "input_space_text.hpp"
 #include "backend_choice.hpp"
-#include "campaign_settings.hpp"
+#include "scale_out_options.hpp"
+#include "check_summary.hpp"
 #include "checker.hpp"
 #include "commands.hpp"
 #include "float_tolerance_option.hpp"
 #include "geometry_options.hpp"
-#include "input_space_report.hpp"
+#include "qsa/engine/input_space_report.hpp"
 #include "junit_report.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
@@ -131,7 +133,7 @@ int run_check(const CheckOptions& options, double time_budget, bool list_input_s
   print_report(report, output.human_file(), list_input_space);
   for (const std::string& what : report.unwritten) output.lost(what);
   if (!options.junit_path.empty()) write_junit(options.junit_path, check_junit(report), &output);
-  return output.finish(report_to_json(report), report.exit_code());
+  return output.finish(engine::report_to_json(report), report.exit_code());
 }
 
 }  // namespace

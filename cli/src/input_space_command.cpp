@@ -10,9 +10,11 @@
 #include <set>
 #include <sstream>
 
-#include "campaign_inputs.hpp"
+#include "input_space_text.hpp"
+#include "qsa/engine/campaign_inputs.hpp"
+#include "campaign_names.hpp"
 #include "commands.hpp"
-#include "input_space_report.hpp"
+#include "qsa/engine/input_space_report.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
 #include "qsa/engine/input_space.hpp"
@@ -29,7 +31,7 @@ struct InputSpaceArguments {
 
 int count_campaign(uint64_t seed, int64_t batches, int threads, const std::set<std::string>* known,
                    const std::string& known_path) {
-  const engine::InputSpaceCoverage coverage = campaign_input_space(default_campaign(seed), seed, batches, threads);
+  const engine::InputSpaceCoverage coverage = engine::campaign_input_space(engine::default_campaign(seed), seed, batches, threads);
   print_input_space(coverage, stdout);
   if (known != nullptr) return matches_known_gaps(coverage, *known, known_path, stdout) ? kExitOk : kExitMismatch;
   const std::vector<std::string> gaps = coverage.gaps();

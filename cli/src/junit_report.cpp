@@ -176,7 +176,7 @@ JunitSuite check_junit(const CheckReport& report) {
   suite.properties = {{"seed", std::to_string(report.seed)},
                       {"backends", backends},
                       {"float_tolerance", report.float_tolerance.to_string()},
-                      {"verdict", verdict_text(report)}};
+                      {"verdict", engine::verdict_text(report)}};
   if (!report.stopped_by.empty()) suite.properties.push_back({"stopped_by", report.stopped_by});
   for (const DeclaredLimits& d : report.declared_limits) {  // docs/production-kernels.md
     std::string deviations;
@@ -221,7 +221,7 @@ JunitSuite replay_junit(const nlohmann::json& report) {
   JunitSuite suite;
   suite.name = "qsacheck replay";
   suite.package = "qsacheck.replay";
-  const RunFacts now = run_facts_now();
+  const RunFacts now = engine::run_facts_now();
   suite.hostname = now.host;
   suite.timestamp = now.started_at;
   const std::string backend = report.value("backend", "");

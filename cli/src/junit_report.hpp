@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "check_report.hpp"
+#include "campaign_names.hpp"
 #include "output_file.hpp"
 
 namespace qsa::cli {

@@ -6,12 +6,15 @@
 #include <chrono>
 #include <memory>
 
-#include "check_report_reader.hpp"
+#include "qsa/engine/check_report_reader.hpp"
+#include "campaign_names.hpp"
+#include "check_summary.hpp"
 #include "commands.hpp"
 #include "junit_report.hpp"
-#include "merge_reports.hpp"
+#include "qsa/engine/merge_reports.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "qsa/backends/cuda_kernel_path.hpp"
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::cli {
@@ -27,7 +30,7 @@ std::vector<ShardReport> read_reports(const std::vector<std::string>& files) {
   std::vector<ShardReport> shards;
   for (size_t i = 0; i < files.size(); ++i) {
     try {
-      shards.push_back(ShardReport{files[i], report_from_json(traces::parse_json(read_input(files[i])), "")});
+      shards.push_back(ShardReport{files[i], engine::report_from_json(traces::parse_json(read_input(files[i])), "")});
     } catch (const InputError& e) {
       Error error = e.error();
       if (error.field == "input" && error.rule != "malformed-json") error.index = static_cast<int64_t>(i);
@@ -42,16 +45,18 @@ std::vector<ShardReport> read_reports(const std::vector<std::string>& files) {
 int run_merge(const MergeArguments& a) {
   const auto start = std::chrono::steady_clock::now();
   ReportOutput output(a.json_path);
-  CheckReport merged = merge_reports(read_reports(a.files));  // exit 2 before anything is printed
+  CheckReport merged = engine::merge_reports(read_reports(a.files));  // exit 2 before anything is printed
+  merged.all_kernel_paths = backends::cuda_step_kernel_paths();  // "not reached" in the backends' order
+  merged.all_grids = backends::cuda_step_grids();
   const nlohmann::json shards = merged.run.merged_from;
-  merged.run = run_facts_now();
+  merged.run = engine::run_facts_now();
   merged.run.merged_from = shards;
   merged.run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(output.human_file(), "merged %zu shard report(s) of campaign %s\n", a.files.size(),
                merged.campaign.settings_hash.c_str());
   print_report(merged, output.human_file());
   if (!a.junit_path.empty()) write_junit(a.junit_path, check_junit(merged), &output);
-  return output.finish(report_to_json(merged), merged.exit_code());
+  return output.finish(engine::report_to_json(merged), merged.exit_code());
 }
 
 }  // namespace

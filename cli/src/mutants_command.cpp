@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend_choice.hpp"
+#include "check_summary.hpp"
 #include "checker.hpp"
 #include "commands.hpp"
 #include "number_options.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Exit codes, input reading and JSON printing shared by the qsacheck subcommands: the one place
+// Exit codes (defined in qsa/engine/exit_codes.hpp), input reading and JSON printing shared by the qsacheck subcommands: the one place
 // that writes to stdout in JSON (docs/json-schema.md, "Errors and exit codes").
 
 #include <cstddef>
@@ -7,14 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qsa/engine/exit_codes.hpp"
 #include "qsa/status.hpp"
 
 namespace qsa::cli {
 
-inline constexpr int kExitOk = 0;          // every check ran and agreed
-inline constexpr int kExitMismatch = 1;    // a disagreement or a broken invariant
-inline constexpr int kExitUsage = 2;       // bad arguments or bad input
-inline constexpr int kExitIncomplete = 3;  // what ran passed, but some checks could not run (see "not run")
+using engine::kExitIncomplete;
+using engine::kExitMismatch;
+using engine::kExitOk;
+using engine::kExitUsage;
 
 /// The whole of FILE, or of standard input when path is empty or "-" (saying so on stderr when
 /// standard input is a terminal). Bounded by traces::max_input_bytes(); throws InputError.

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "check_report.hpp"
+#include "qsa/engine/check_report.hpp"
 #include "commands.hpp"
 #include "geometry_options.hpp"
 #include "number_options.hpp"
@@ -84,7 +84,7 @@ int simulate(const SimulateJob& job, ReportOutput output) {
   nlohmann::json report = {{"schema_version", 1}, {"command", "simulate"},   {"file", job.path}, {"workload", replay ? "requests" : job.workload},
                             {"seed", job.seed},         {"steps", written},
                             {"requests", c.requests},   {"rows", c.rows},
-                            {"coverage", coverage_to_json(c)}};
+                            {"coverage", engine::coverage_to_json(c)}};
   if (!replay) return output.finish(report, kExitOk);
   traces::ReplaySummary r = summary->finish(simulator.evictions());
   r.reuse = traces::log_implied_reuse(traces::read_request_log(job.log.path, job.log.format, job.log.hash_block_tokens),

@@ -4,9 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include "campaign_inputs.hpp"
+#include "input_space_text.hpp"
+#include "qsa/engine/campaign_inputs.hpp"
 #include "checker.hpp"
-#include "input_space_report.hpp"
+#include "qsa/engine/input_space_report.hpp"
 
 namespace qsa::cli {
 namespace {
@@ -23,7 +24,7 @@ TEST(InputSpaceCampaign, CountsWithoutABackendEqualTheCheckReports) {
   ASSERT_FALSE(report.setup_error) << to_string(*report.setup_error);
   ASSERT_FALSE(report.failed()) << "the reference should pass its own campaign";
   const engine::InputSpaceCoverage alone =
-      campaign_input_space(checker.campaign(), options.seed, options.batches, /*threads=*/2);
+      engine::campaign_input_space(checker.campaign(), options.seed, options.batches, /*threads=*/2);
   EXPECT_GT(alone.reached_rows(), 0);
   for (const engine::InputClass& row : engine::input_classes()) {
     const engine::InputClassCount& want = alone.at(row.which);

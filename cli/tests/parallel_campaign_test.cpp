@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "checker.hpp"
-#include "job_pool.hpp"
+#include "qsa/engine/job_pool.hpp"
 #include "qsa/backends/registry.hpp"
 #include "report_normalizer.hpp"
 
@@ -21,7 +21,7 @@ TEST(JobPool, StopAtFirstReportsTheLowestFailingJobWhateverTheTiming) {
   for (int workers : {1, 2, 4}) {
     std::vector<std::atomic<int>> finished(40);
     // Job 9 fails at once, job 5 fails late: the pool must still report 0 ... 5, all finished.
-    const int64_t reported = cli::run_pool(40, workers, true, [&](int64_t job, int, const std::function<bool()>&) {
+    const int64_t reported = engine::run_pool(40, workers, true, [&](int64_t job, int, const std::function<bool()>&) {
       if (job == 5) std::this_thread::sleep_for(std::chrono::milliseconds(30));
       finished[static_cast<size_t>(job)] = 1;
       return job == 5 || job == 9;
@@ -33,7 +33,7 @@ TEST(JobPool, StopAtFirstReportsTheLowestFailingJobWhateverTheTiming) {
 
 TEST(JobPool, KeepGoingRunsEveryJobOnce) {
   std::vector<std::atomic<int>> runs(100);
-  EXPECT_EQ(cli::run_pool(100, 3, false,
+  EXPECT_EQ(engine::run_pool(100, 3, false,
                           [&](int64_t job, int, const std::function<bool()>&) {
                             ++runs[static_cast<size_t>(job)];
                             return job % 7 == 0;
@@ -43,7 +43,7 @@ TEST(JobPool, KeepGoingRunsEveryJobOnce) {
 }
 
 TEST(JobPool, AnExceptionInAWorkerReachesTheCaller) {
-  EXPECT_THROW(cli::run_pool(10, 2, false,
+  EXPECT_THROW(engine::run_pool(10, 2, false,
                              [](int64_t job, int, const std::function<bool()>&) -> bool {
                                if (job == 3) throw std::runtime_error("job 3");
                                return false;
@@ -73,8 +73,8 @@ TEST(MultiDeviceStandIn, FourDevicesGiveTheSingleDeviceReport) {
   for (const std::string backend : {"reference", "bug:ring-read-after-commit"}) {
     const cli::CheckReport one = campaign_on(backend, {0});
     const cli::CheckReport four = campaign_on(backend, {0, 1, 2, 3});
-    EXPECT_EQ(testing::without_run_facts(cli::report_to_json(one)),
-              testing::without_run_facts(cli::report_to_json(four)))
+    EXPECT_EQ(testing::without_run_facts(engine::report_to_json(one)),
+              testing::without_run_facts(engine::report_to_json(four)))
         << backend;
     ASSERT_EQ(four.run.devices.size(), 4u) << "per-device figures for every device";
     int64_t jobs = 0;

@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "campaign.hpp"
-#include "check_report.hpp"
-#include "check_report_reader.hpp"
-#include "merge_reports.hpp"
+#include "qsa/engine/campaign_jobs.hpp"
+#include "qsa/engine/check_report.hpp"
+#include "qsa/engine/check_report_reader.hpp"
+#include "qsa/engine/merge_reports.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "report_normalizer.hpp"
@@ -102,7 +102,7 @@ TEST(ShardedCampaign, FourShardsMergeIntoTheUnshardedReportOnAPlantedBug) {
 TEST(ShardedCampaign, TheExtremeBatchesRowFollowsTheScenariosOnEveryShard) {
   const std::string dir = temp_dir();
   const std::string options = "check --backend reference --workload default --scenarios 2 --steps 4 --batches " +
-                              std::to_string(cli::kExtremeBatchesFrom) + " --out " + dir;
+                              std::to_string(engine::kExtremeBatchesFrom) + " --out " + dir;
   std::string files;
   for (int k = 1; k <= 2; ++k) {
     const std::string file = dir + "/e" + std::to_string(k) + ".json";
@@ -199,7 +199,7 @@ CheckReport shard_with_batch(int64_t index, const MetadataInput& batch) {
 
 // The report's JSON as `check --json` writes it (the output layer adds unwritten_outputs).
 nlohmann::json written(const CheckReport& r) {
-  nlohmann::json json = nlohmann::json::parse(report_to_json(r).dump());
+  nlohmann::json json = nlohmann::json::parse(engine::report_to_json(r).dump());
   json["unwritten_outputs"] = nlohmann::json::array();
   return json;
 }
@@ -221,9 +221,9 @@ TEST(MergeInputSpace, CountsAddAndExtremesCombineThroughTheJsonReports) {
   // Through the JSON each shard writes and `merge` reads back.
   std::vector<ShardReport> shards;
   for (const CheckReport* r : {&two, &one})
-    shards.push_back({"shard" + std::to_string(r->campaign.shard_index), report_from_json(written(*r), "")});
+    shards.push_back({"shard" + std::to_string(r->campaign.shard_index), engine::report_from_json(written(*r), "")});
   EXPECT_EQ(shards[0].report.input_space, two.input_space) << "the JSON round trip keeps every count and edge";
-  const CheckReport merged = merge_reports(shards);
+  const CheckReport merged = engine::merge_reports(shards);
   const engine::InputClassCount& n = merged.input_space.at(engine::InputClassId::kNumActualTokens);
   EXPECT_EQ(n.count, 2);
   EXPECT_EQ(n.min, 1);
@@ -240,9 +240,9 @@ TEST(MergeInputSpace, CountsAddAndExtremesCombineThroughTheJsonReports) {
 
 TEST(MergeInputSpace, AReportOfAnotherSchemaVersionIsRefused) {
   nlohmann::json json = written(shard_with_batch(1, passthrough_batch(1, 0)));
-  json["schema_version"] = kCheckReportSchemaVersion + 1;
+  json["schema_version"] = engine::kCheckReportSchemaVersion + 1;
   try {
-    report_from_json(json, "files[0].");
+    engine::report_from_json(json, "files[0].");
     FAIL() << "read a report of another schema version";
   } catch (const InputError& e) {
     EXPECT_EQ(e.error().field, "files[0].schema_version");
@@ -251,7 +251,7 @@ TEST(MergeInputSpace, AReportOfAnotherSchemaVersionIsRefused) {
   json = written(shard_with_batch(1, passthrough_batch(1, 0)));
   json["input_space"]["rows"][0]["id"] = "no_such_class";
   try {
-    report_from_json(json, "");
+    engine::report_from_json(json, "");
     FAIL() << "read an input-space class the inventory does not have";
   } catch (const InputError& e) {
     EXPECT_EQ(e.error().rule, "unknown-class");

@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "check_report.hpp"
+#include "qsa/engine/check_report.hpp"
 #include "qsa/traces/json_reader.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
 
 /// The report `json` holds; field names in errors are prefixed by `context` (e.g. "files[2].").
 /// The largest count (rows, steps, cases, findings, ...) a shard's report may hold: 2^16 shards of
@@ -22,4 +22,4 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
 /// A count field of a report: an integer in [0, kMaxReportCount], else InputError naming it.
 int64_t report_count(traces::JsonObjectReader& r, const char* field);
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

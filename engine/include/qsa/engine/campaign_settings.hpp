@@ -1,15 +1,14 @@
 #pragma once
-// The options that split a campaign (--shard K/N, --jobs N, --devices LIST, --max-findings N) and
-// the hash of every setting that shapes its jobs: shards of one campaign share the hash, and
+// How a campaign is split (--shard K/N) and the hash of every setting that shapes its jobs: shards of one campaign share the hash, and
 // `qsacheck merge` refuses reports whose hashes differ.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "campaign.hpp"
+#include "qsa/engine/campaign_jobs.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
 
 /// K/N of --shard: job i of the unsharded campaign belongs to shard (i mod N) + 1.
 struct ShardSpec {
@@ -18,13 +17,6 @@ struct ShardSpec {
   bool owns(int64_t job) const { return job % count == index - 1; }
   std::string to_string() const { return std::to_string(index) + "/" + std::to_string(count); }
 };
-
-/// Parses "K/N"; throws InputError {field "--shard", rule "not-a-shard" or "out-of-range"}.
-ShardSpec parse_shard_option(const std::string& text);
-
-/// Parses "0,1,3" or "all" against `available` devices; throws InputError {field "--devices",
-/// index: the list position, rule "not-an-integer", "out-of-range", "duplicate" or "no-device"}.
-std::vector<int> parse_devices_option(const std::string& text, int available);
 
 /// What shapes the jobs of a campaign: the backends, the job list (workload, seed, steps), the
 /// batches, the float comparison and the findings cap. The shard, --jobs, --devices and output
@@ -44,4 +36,4 @@ struct CampaignSettings {
 /// traces::digest_bytes (FORMAT.md) over the settings as canonical JSON: 16 hex digits.
 std::string settings_hash(const CampaignSettings& settings);
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

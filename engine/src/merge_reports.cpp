@@ -1,4 +1,4 @@
-#include "merge_reports.hpp"
+#include "qsa/engine/merge_reports.hpp"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,16 @@
 
 #include "qsa/traces/json_reader.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
+namespace {
+
+std::vector<std::string> sorted_union(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::set<std::string> all(a.begin(), a.end());
+  all.insert(b.begin(), b.end());
+  return {all.begin(), all.end()};
+}
+
+}  // namespace
 namespace {
 
 [[noreturn]] void refuse(const std::string& field, size_t index, const std::string& rule, const std::string& message) {
@@ -177,6 +186,8 @@ CheckReport merge_reports(const std::vector<ShardReport>& given) {
     merged.log_implied_reused += r.log_implied_reused;
     for (const auto& [path, steps] : r.kernel_path_steps) merged.kernel_path_steps[path] += steps;
     for (const auto& [grid, steps] : r.grid_steps) merged.grid_steps[grid] += steps;
+    merged.all_kernel_paths = sorted_union(merged.all_kernel_paths, r.all_kernel_paths);
+    merged.all_grids = sorted_union(merged.all_grids, r.all_grids);
     not_run.insert(r.not_run.begin(), r.not_run.end());
     for (const DeclaredLimits& d : r.declared_limits) add_declared_limits(d, &merged.declared_limits);
     if (merged.stopped_by.empty()) merged.stopped_by = r.stopped_by;
@@ -203,4 +214,4 @@ CheckReport merge_reports(const std::vector<ShardReport>& given) {
   return merged;
 }
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

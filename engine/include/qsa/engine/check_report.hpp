@@ -18,7 +18,7 @@
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/scenario.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
 
 struct CheckRow {
   std::string check;
@@ -133,6 +133,8 @@ struct CheckReport {
   /// Steps per grid of that kernel ("latency", "streaming": backends::cuda_step_grid of each step),
   /// counted the same way.
   std::map<std::string, int64_t> grid_steps;
+  /// Every path and grid of that kernel (KernelPaths::all_paths, all_grids), for what no step reached.
+  std::vector<std::string> all_kernel_paths, all_grids;
   std::vector<std::string> not_run;        // checks of the chosen backends that could not run (exit 3)
   /// Every (check, backend) row the campaign planned, in campaign order, whether or not it ran: a
   /// run that stops at its first finding still lists the others in JUnit, as skipped (issue 52).
@@ -181,24 +183,21 @@ nlohmann::json declared_limits_to_json(const CheckReport& report);
 /// Adds `from` into `into` (counts add, reasons join): shards of one campaign.
 void add_declared_limits(const DeclaredLimits& from, std::vector<DeclaredLimits>* into);
 
-/// The summary on `out` (stdout, or stderr when stdout carries the JSON): the settings line, then
-/// a finding first (what failed, the reproducer and the replay command), the table (columns as wide
-/// as its longest check and backend name), coverage, the CUDA kernel paths and grids only when the
-/// CUDA backend was checked, the input space (its unreached classes and missed edges only with
-/// `list_input_space`), what did not run and the verdict line naming the backends checked.
-void print_report(const CheckReport& report, std::FILE* out, bool list_input_space = false);
-/// True when a checked backend runs this build's CUDA kernels ("cuda", a CUDA planted bug, either
-/// isolated), whose kernel paths and grids the report counts.
-bool checks_cuda_kernels(const CheckReport& report);
 /// True when the reference is the only backend checked: no kernel was.
 bool checks_no_kernel(const CheckReport& report);
 /// "no kernel can be checked here (cuda: no CUDA device ...); the reference runs alone ...; to check
 /// a kernel pass --backend ...": the first line and the verdict of such a run.
 std::string no_kernel_note(const CheckReport& report);
+
 /// "passed (reference only: ...; no kernel checked)", "FAILED", ...: the words after "RESULT: ".
 std::string verdict_text(const CheckReport& report);
+
+/// The CUDA kernel paths and grids no step reached (of all_kernel_paths and all_grids).
+std::vector<std::string> kernel_paths_not_reached(const CheckReport& report);
+std::vector<std::string> grids_not_reached(const CheckReport& report);
+
 nlohmann::json report_to_json(const CheckReport& report);
 /// The `coverage` object of a report (docs/workloads.md "Coverage figures"), also in `simulate`'s.
 nlohmann::json coverage_to_json(const traces::Coverage& coverage);
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

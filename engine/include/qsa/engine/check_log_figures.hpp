@@ -9,27 +9,27 @@
 
 #include <nlohmann/json.hpp>
 
-#include "check_report.hpp"
+#include "qsa/engine/check_report.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
+
+/// What the campaign did with a replayed log's requests: its scenario runs (every backend's) and
+/// their coverage, so a merge, which sums the shards' coverage and joins their jobs, states the whole.
+nlohmann::json exercised_json(const CheckReport& report);
 
 /// `sharing` of the JSON report: hits, shared blocks and positions, hits and blocks on finished
 /// requests' blocks, the other prefix-hit classes, the hit depths and the evictions.
 nlohmann::json sharing_json(const CheckReport& report);
-/// The sharing line of the text report, after the coverage.
-void print_sharing(const CheckReport& report, std::FILE* out);
 /// Reads `sharing` back into `report` (merge). Throws InputError naming the field.
 void read_sharing(const nlohmann::json& sharing, const std::string& context, CheckReport* report);
 
 /// `request_log` of the JSON report: {"log": ..., "exercised": ...}; null when no log was replayed.
 nlohmann::json check_log_figures_json(const CheckReport& report);
 
-/// The log's line and what the campaign exercised, after the coverage; nothing without a log.
-void print_check_log_figures(const CheckReport& report, std::FILE* out);
 
 /// Reads `request_log` of a report back (merge): the log's figures, checked field by field, and the
 /// log-implied reuse the campaign exercised (into `report`). Throws InputError naming the field.
 nlohmann::json read_check_log_figures(const nlohmann::json& request_log, const std::string& context,
                                       CheckReport* report);
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

@@ -1,4 +1,4 @@
-#include "job_pool.hpp"
+#include "qsa/engine/job_pool.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-namespace qsa::cli {
+namespace qsa::engine {
 
 int64_t run_pool(int64_t count, int workers, bool stop_at_first, const PoolJob& run) {
   std::atomic<int64_t> next{0};
@@ -47,4 +47,4 @@ int64_t run_pool(int64_t count, int workers, bool stop_at_first, const PoolJob& 
   return first_failure.load() < count ? first_failure.load() + 1 : count;
 }
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

@@ -1,6 +1,6 @@
-#include "campaign_inputs.hpp"
+#include "qsa/engine/campaign_inputs.hpp"
 
-#include "job_pool.hpp"
+#include "qsa/engine/job_pool.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/large_buffer_reuse.hpp"
 #include "qsa/traces/prefix_hits.hpp"
@@ -8,7 +8,7 @@
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/simulator.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
 
 engine::InputSpaceCoverage job_input_space(const CampaignJob& job) {
   engine::InputSpaceCoverage coverage;
@@ -47,4 +47,4 @@ engine::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& 
   return total;
 }
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

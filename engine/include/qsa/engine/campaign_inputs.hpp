@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "campaign.hpp"
+#include "qsa/engine/campaign_jobs.hpp"
 #include "qsa/engine/input_space_coverage.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
 
 /// The generated metadata batches (`batches` of them, then the extreme ones), the invalid batches,
 /// and every step input of `jobs` (each job's steps as run_job() draws them), on `threads` threads.
@@ -19,4 +19,4 @@ engine::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& 
 /// One job's step inputs (the scenario state stepped without a backend).
 engine::InputSpaceCoverage job_input_space(const CampaignJob& job);
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

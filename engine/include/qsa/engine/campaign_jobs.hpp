@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +19,7 @@
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/workloads.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
 
 /// One scenario to run: a workload, a seed and a length.
 struct CampaignJob {
@@ -49,8 +50,8 @@ struct JobResult {
   int64_t block_size = 0;
   std::optional<engine::RunFailure> failure;
   traces::Scenario scenario;  // the steps run, up to and including a failing one
-  std::string cuda_kernel_path;  // backends::cuda_step_kernel_path of its config
-  std::map<std::string, int64_t> cuda_grid_steps;  // backends::cuda_step_grid of each step
+  std::string cuda_kernel_path;  // KernelPaths::path of its config
+  std::map<std::string, int64_t> cuda_grid_steps;  // KernelPaths::grids of each step
   bool step_update_ran = true;
   bool stopped = false;               // a stop request (signal, time budget) ended it before its last step
   /// A replayed log's requests (their 0-based indices in the log) that had not finished when the
@@ -83,6 +84,14 @@ int64_t campaign_invalid_batches(int64_t batches);
 inline constexpr int64_t kExtremeBatchesFrom = 1000;
 int64_t campaign_extreme_batches(int64_t batches);
 
+/// The CUDA step kernel's path of a scenario's config and a function naming its grid for each step
+/// (backends/cuda_kernel_path.hpp answers; the campaign's caller hands them in). Empty: not counted.
+struct KernelPaths {
+  std::function<std::string(const traces::ScenarioConfig&)> path;
+  std::function<std::function<std::string(const traces::StepRecord&)>(const traces::ScenarioConfig&)> grids;
+  std::vector<std::string> all_paths, all_grids;  // every path and grid, for the report's "not reached"
+};
+
 /// Progress of a running job: called every step. `served_positions`: of a job replaying a request
 /// log, the positions of its window served so far (ServedPositions), out of its schedule's
 /// positions; 0 otherwise.
@@ -93,15 +102,17 @@ using ProgressFn = std::function<void(const CampaignJob& job, int64_t step, cons
 /// `cancelled()` turns true (a parallel campaign no longer needs it). `options` carries the float
 /// tolerance and where its figures accumulate.
 JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
-                  const engine::RunOptions& options = {}, const std::function<bool()>& cancelled = {});
+                  const engine::RunOptions& options = {}, const std::function<bool()>& cancelled = {},
+                  const KernelPaths& kernel_paths = {});
 
-/// Shrinks a failing scenario: a candidate is kept while `backend` still fails on it (the same
-/// check) and the reference passes it. Returns the smaller scenario (what it has so far when a stop
+/// Shrinks a failing scenario: a candidate is kept while a fresh backend of `make_backend` still
+/// fails on it (the same check) and the reference passes it. Returns the smaller scenario (what it has so far when a stop
 /// is requested, or after `seconds` when it is positive: a worker that hangs costs each candidate
 /// its timeout).
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const engine::RunFailure& failure,
-                                const std::string& backend_name, traces::FloatTolerance tolerance,
+                                const std::function<std::unique_ptr<Backend>()>& make_backend,
+                                traces::FloatTolerance tolerance,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress,
-                                double seconds = 0);
+                                const std::function<bool()>& stop_requested, double seconds = 0);
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

@@ -1,14 +1,20 @@
-#include "check_log_figures.hpp"
+#include "qsa/engine/check_log_figures.hpp"
 
 #include <string>
 
-#include "check_report_reader.hpp"
+#include "qsa/engine/check_report_reader.hpp"
 #include "qsa/traces/replay_figures.hpp"
 #include "qsa/traces/json_reader.hpp"
-#include "request_log_options.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
 namespace {
+
+
+double percent(int64_t part, int64_t whole) {
+  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+}  // namespace
 
 // What the campaign did with the log's requests: its scenario runs (every backend's) and their
 // coverage, so a merge, which sums the shards' coverage and joins their jobs, states the whole.
@@ -24,12 +30,6 @@ nlohmann::json exercised_json(const CheckReport& r) {
           {"log_implied_reused_positions", r.log_implied_reused}};
 }
 
-double percent(int64_t part, int64_t whole) {
-  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
-}  // namespace
-
 nlohmann::json sharing_json(const CheckReport& report) {
   const traces::PrefixHitCounts& h = report.sharing;
   nlohmann::json depth = nlohmann::json::object();
@@ -44,21 +44,6 @@ nlohmann::json sharing_json(const CheckReport& report) {
           {"hits_on_blocks_live_requests_share", h.shared_by_live},
           {"hit_depth_blocks", depth},
           {"evictions", report.evictions}};
-}
-
-void print_sharing(const CheckReport& report, std::FILE* out) {
-  const traces::PrefixHitCounts& h = report.sharing;
-  std::string depth;
-  for (const auto& [blocks, n] : h.depth) depth += " " + std::to_string(blocks) + "x" + std::to_string(n);
-  std::fprintf(out,
-               "sharing:  %lld prefix hits read %lld blocks (%lld positions); %lld hits (%lld blocks) on finished "
-               "requests' blocks, %lld deeper than one block, %lld after a block's reuse, %lld on blocks live requests "
-               "share; %lld evictions; hit depth in blocks:%s\n",
-               static_cast<long long>(h.hits), static_cast<long long>(h.hit_blocks),
-               static_cast<long long>(h.hit_positions), static_cast<long long>(h.on_finished),
-               static_cast<long long>(h.blocks_on_finished), static_cast<long long>(h.deeper_than_one),
-               static_cast<long long>(h.after_eviction), static_cast<long long>(h.shared_by_live),
-               static_cast<long long>(report.evictions), depth.empty() ? " none" : depth.c_str());
 }
 
 void read_sharing(const nlohmann::json& sharing, const std::string& context, CheckReport* report) {
@@ -91,21 +76,6 @@ nlohmann::json check_log_figures_json(const CheckReport& report) {
   return {{"log", report.request_log}, {"exercised", exercised_json(report)}};
 }
 
-void print_check_log_figures(const CheckReport& report, std::FILE* out) {
-  if (report.request_log.is_null()) return;
-  const nlohmann::json e = exercised_json(report);
-  const std::string text = traces::request_log_figures_text(report.request_log);
-  std::fprintf(out,
-               "\n%scampaign exercised: %lld scenario runs, %lld steps, %lld requests, %lld prefix hits, %lld "
-               "preemptions; reused %lld of the log-implied reusable %lld positions (%.1f %%)\n",
-               text.c_str(), static_cast<long long>(e["scenario_runs"].get<int64_t>()),
-               static_cast<long long>(e["steps"].get<int64_t>()), static_cast<long long>(e["requests"].get<int64_t>()),
-               static_cast<long long>(e["prefix_hits"].get<int64_t>()),
-               static_cast<long long>(e["preemptions"].get<int64_t>()),
-               static_cast<long long>(report.log_implied_reused), static_cast<long long>(report.log_implied_reusable),
-               percent(report.log_implied_reused, report.log_implied_reusable));
-}
-
 nlohmann::json read_check_log_figures(const nlohmann::json& request_log, const std::string& context,
                                       CheckReport* report) {
   traces::JsonObjectReader outer(request_log, context);
@@ -134,4 +104,4 @@ nlohmann::json read_check_log_figures(const nlohmann::json& request_log, const s
   return log;
 }
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

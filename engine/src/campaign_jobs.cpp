@@ -1,24 +1,21 @@
-#include "campaign.hpp"
+#include "qsa/engine/campaign_jobs.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <set>
 
-#include "campaign_inputs.hpp"
-#include "output.hpp"
+#include "qsa/engine/campaign_inputs.hpp"
+
+#include "qsa/engine/campaign_inputs.hpp"
 #include "qsa/traces/replay_figures.hpp"
-#include "qsa/backends/cuda_kernel_path.hpp"
-#include "qsa/backends/registry.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/invalid_batch.hpp"
 #include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/same_failure.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/request_replay.hpp"
-#include "request_log_options.hpp"
-#include "stop_request.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
 
 std::vector<CampaignJob> default_campaign(uint64_t seed) {
   // Sized to a campaign of about half a minute on the reference on 2 cores (docs/campaign-time.md).
@@ -92,31 +89,32 @@ namespace {
 // (options.stop_at_exclusion) a step the backend's declared constraints exclude (result.excluded
 // then holds why).
 JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, const ProgressFn& progress,
-                   engine::RunOptions options, const std::function<bool()>& cancelled) {
+                   engine::RunOptions options, const std::function<bool()>& cancelled, const KernelPaths& kernel_paths) {
   const auto start = std::chrono::steady_clock::now();
   JobResult result;
   result.workload = job.workload.name;
   result.seed = seed;
   traces::Simulator simulator(job.workload, seed);
   result.scenario.config = simulator.config();
-  result.cuda_kernel_path = backends::cuda_step_kernel_path(simulator.config());
+  if (kernel_paths.path) result.cuda_kernel_path = kernel_paths.path(simulator.config());
   options.input_space = &result.input_space;
   engine::ScenarioRunner runner(simulator.config(), backend, options);
   traces::CoverageCounter coverage(simulator.config());
   traces::ServedPositions served;
-  const backends::CudaGridChoice grid_choice = backends::cuda_grid_choice(simulator.config());
+  const std::function<std::string(const traces::StepRecord&)> grid_of =
+      kernel_paths.grids ? kernel_paths.grids(simulator.config()) : nullptr;
   const engine::StepSource next = [&]() -> const traces::StepRecord* {
     if (static_cast<int64_t>(result.scenario.steps.size()) >= job.steps || simulator.done()) return nullptr;
     result.scenario.steps.push_back(simulator.next());
     return &result.scenario.steps.back();
   };
   engine::StepObserver observer;
-  observer.stop = [&]() { return stop_requested() || (cancelled && cancelled()); };
+  observer.stop = [&]() { return cancelled && cancelled(); };
   observer.after_step = [&](int64_t index, const traces::StepRecord& step, const engine::ScenarioRunner&, bool failed) {
     coverage.add(step);
     if (job.workload.schedule) served.add(step);
-    const std::string grid = backends::cuda_step_grid(grid_choice, step);
-    if (!grid.empty()) ++result.cuda_grid_steps[grid];
+    if (grid_of)
+      if (const std::string grid = grid_of(step); !grid.empty()) ++result.cuda_grid_steps[grid];
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!failed && progress) progress(job, index + 1, coverage.coverage(), served.served(), result.seconds);
   };
@@ -152,7 +150,8 @@ JobResult run_draw(const CampaignJob& job, uint64_t seed, Backend& backend, cons
 }  // namespace
 
 JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& progress,
-                  const engine::RunOptions& given_options, const std::function<bool()>& cancelled) {
+                  const engine::RunOptions& given_options, const std::function<bool()>& cancelled,
+                  const KernelPaths& kernel_paths) {
   // A kernel's declared constraints may exclude a draw of this job, by its geometry or at a step
   // (a block id whose slots pass int32): draw again with another seed of the same workload, count
   // what each excluded draw would have generated, and give up after kMaxRedraws (the last draw then
@@ -172,7 +171,7 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
     }
     engine::RunOptions options = given_options;
     options.stop_at_exclusion = !last;
-    JobResult result = run_draw(job, seed, backend, progress, options, cancelled);
+    JobResult result = run_draw(job, seed, backend, progress, options, cancelled, kernel_paths);
     if (!result.excluded.empty()) {
       excluded.push_back(result.excluded.back());
       excluded_input_space += job_input_space(CampaignJob{job.workload, seed, job.steps});
@@ -185,14 +184,14 @@ JobResult run_job(const CampaignJob& job, Backend& backend, const ProgressFn& pr
 }
 
 traces::Scenario shrink_failure(const traces::Scenario& scenario, const engine::RunFailure& failure,
-                                const std::string& backend_name, traces::FloatTolerance tolerance,
+                                const std::function<std::unique_ptr<Backend>()>& make_backend,
+                                traces::FloatTolerance tolerance,
                                 const std::function<void(const traces::Scenario&, int64_t tries)>& progress,
-                                double seconds) {
-  const engine::FailingStep same_way =
-      engine::fails_the_same_way([&] { return BackendRegistry::global().create(backend_name); }, failure, tolerance);
+                                const std::function<bool()>& stop_requested, double seconds) {
+  const engine::FailingStep same_way = engine::fails_the_same_way(make_backend, failure, tolerance);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   auto failing_step = [&](const traces::Scenario& candidate) -> std::optional<int64_t> {
-    if (stop_requested() || (seconds > 0 && std::chrono::steady_clock::now() >= deadline))
+    if ((stop_requested && stop_requested()) || (seconds > 0 && std::chrono::steady_clock::now() >= deadline))
       return std::nullopt;  // keep what is shrunk so far
     return same_way(candidate);
   };
@@ -202,4 +201,4 @@ traces::Scenario shrink_failure(const traces::Scenario& scenario, const engine::
                                  });
 }
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace qsa::cli {
+namespace qsa::engine {
 
 /// Runs job `job` on worker `worker` (0 ... workers-1; a worker is one thread and owns whatever it
 /// creates, e.g. its backend instance); returns true when the job failed. `cancelled()` turns
@@ -20,4 +20,4 @@ using PoolJob = std::function<bool(int64_t job, int worker, const std::function<
 /// is rethrown here.
 int64_t run_pool(int64_t count, int workers, bool stop_at_first, const PoolJob& run);
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

@@ -1,13 +1,13 @@
-#include "check_report_reader.hpp"
+#include "qsa/engine/check_report_reader.hpp"
 
+#include <algorithm>
 #include <map>
 
-#include "check_log_figures.hpp"
-#include "float_tolerance_option.hpp"
-#include "input_space_report.hpp"
+#include "qsa/engine/check_log_figures.hpp"
+#include "qsa/engine/input_space_report.hpp"
 #include "qsa/traces/json_reader.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
 
 int64_t report_count(traces::JsonObjectReader& r, const char* field) { return r.bounded_integer(field, 0, kMaxReportCount); }
 
@@ -62,7 +62,11 @@ traces::Coverage coverage_from(const nlohmann::json& json, const std::string& co
 }
 
 // {"steps": {name: count, ...}, "not_reached": [...]} (the second is derived, not read).
-void read_step_counts(const nlohmann::json& json, const std::string& context, std::map<std::string, int64_t>* out) {
+// The step counts of `cuda_kernel_paths` or `cuda_grids`, and every name the section lists (counted or
+// not reached) into `all` (counted first: the canonical order is the backends' list, which the
+// merge command sets again).
+void read_step_counts(const nlohmann::json& json, const std::string& context, std::map<std::string, int64_t>* out,
+                      std::vector<std::string>* all) {
   JsonObjectReader o(json, context);
   const nlohmann::json& steps = o.raw("steps");
   if (!steps.is_object()) o.fail("steps", -1, "wrong-type", "expected an object of step counts");
@@ -72,6 +76,14 @@ void read_step_counts(const nlohmann::json& json, const std::string& context, st
     if (count.get<int64_t>() > kMaxReportCount)
       o.fail("steps." + name, -1, "out-of-range", "a count lies in [0, 2^47]");
     (*out)[name] = count.get<int64_t>();
+    all->push_back(name);
+  }
+  if (const nlohmann::json* missed = o.optional_raw("not_reached")) {
+    if (!missed->is_array()) o.fail("not_reached", -1, "wrong-type", "expected an array of names");
+    for (size_t i = 0; i < missed->size(); ++i) {
+      if (!(*missed)[i].is_string()) o.fail("not_reached", static_cast<int64_t>(i), "wrong-type", "expected a name");
+      all->push_back((*missed)[i].get<std::string>());
+    }
   }
 }
 
@@ -117,8 +129,11 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
   report.backends = strings(r, "backends");
   Error error;
   const std::string tolerance = r.string("float_tolerance");
-  if (!parse_float_tolerance_flag(tolerance, &report.float_tolerance, &error))
-    r.fail("float_tolerance", -1, error.rule, error.message);
+  const std::optional<traces::FloatTolerance> parsed = traces::parse_float_tolerance(tolerance);
+  if (!parsed)
+    r.fail("float_tolerance", -1, "invalid-tolerance",
+           std::string(traces::kFloatToleranceRule) + ", got '" + tolerance + "'");
+  report.float_tolerance = *parsed;
   if (const nlohmann::json* stats = r.optional_raw("float_statistics")) {
     if (!stats->is_object()) r.fail("float_statistics", -1, "wrong-type", "expected an object per backend");
     for (const auto& [backend, outputs] : stats->items()) {
@@ -150,9 +165,9 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
   report.coverage = coverage_from(r.raw("coverage"), context + "coverage.");
   report.input_space = input_space_from_json(r.raw("input_space"), context + "input_space.");
   if (const nlohmann::json* paths = r.optional_raw("cuda_kernel_paths"))
-    read_step_counts(*paths, context + "cuda_kernel_paths.", &report.kernel_path_steps);
+    read_step_counts(*paths, context + "cuda_kernel_paths.", &report.kernel_path_steps, &report.all_kernel_paths);
   if (const nlohmann::json* grids = r.optional_raw("cuda_grids"))
-    read_step_counts(*grids, context + "cuda_grids.", &report.grid_steps);
+    read_step_counts(*grids, context + "cuda_grids.", &report.grid_steps, &report.all_grids);
   read_sharing(r.raw("sharing"), context + "sharing.", &report);
   if (const nlohmann::json* log = r.optional_raw("request_log"))
     report.request_log = read_check_log_figures(*log, context + "request_log.", &report);
@@ -241,4 +256,4 @@ CheckReport report_from_json(const nlohmann::json& json, const std::string& cont
   return report;
 }
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "check_report.hpp"
+#include "qsa/engine/check_report.hpp"
 
-namespace qsa::cli {
+namespace qsa::engine {
 
 struct ShardReport {
   std::string file;
@@ -22,4 +22,4 @@ struct ShardReport {
 /// "different-shard-count", "duplicate-shard", "missing-shard", "different-checks", "duplicate-job", "missing-job".
 CheckReport merge_reports(const std::vector<ShardReport>& shards);
 
-}  // namespace qsa::cli
+}  // namespace qsa::engine
