@@ -560,7 +560,7 @@ void Campaign::take_job_result(size_t b, const std::string& name, int64_t index,
     report_.log_implied_reusable += reuse.reusable_positions;
     report_.log_implied_reused += traces::reused_of_implied(reuse.per_request, result.log_first_start);
   }
-  report_.kernel_path_steps[result.cuda_kernel_path] += result.coverage.steps;
+  if (!result.cuda_kernel_path.empty()) report_.kernel_path_steps[result.cuda_kernel_path] += result.coverage.steps;
   for (const auto& [grid, steps] : result.cuda_grid_steps) report_.grid_steps[grid] += steps;
   for (const std::string& what : result.declined)
     if (declined_.insert(result.workload + ": " + what).second)
