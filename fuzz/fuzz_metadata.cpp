@@ -57,7 +57,7 @@ void check_invalid(const MetadataInput& input, const fuzz::ExpectedError& expect
     const engine::MetadataRun run = engine::run_metadata(*backend, input);
     if (is_declined(run.status, run.error)) continue;  // outside a plugin's capabilities: not run
     if (auto f = engine::judge_metadata(input, run, engine::MetadataChecks{true, &reference}))
-      finding(kTarget, f->check, backend->name() + ": " + f->to_string() + shown(input));
+      finding(kTarget, f->check.to_string(), backend->name() + ": " + f->to_string() + shown(input));
   }
 }
 
@@ -68,10 +68,10 @@ void check_valid(const MetadataInput& input) {
             "SPEC 1.4 accepts this input but the reference answered " + std::string(to_string(reference.status)) + " " +
                 to_string(reference.error) + shown(input));
   if (auto f = engine::judge_metadata(input, reference, engine::MetadataChecks{true, nullptr}))
-    finding(kTarget, f->check, "reference: " + f->to_string() + shown(input));
+    finding(kTarget, f->check.to_string(), "reference: " + f->to_string() + shown(input));
   for (const auto& backend : fuzz::differential_backends())
     if (auto f = engine::check_metadata(*backend, input, engine::MetadataChecks{true, &reference}))
-      finding(kTarget, f->check, backend->name() + ": " + f->to_string() + shown(input));
+      finding(kTarget, f->check.to_string(), backend->name() + ": " + f->to_string() + shown(input));
 }
 
 void run(const uint8_t* data, size_t size) {

@@ -51,7 +51,7 @@ void run_on(Backend& backend, const traces::Scenario& s) {
                                "):\n" + as_file(s);
     if (failure->invalid_scenario)
       finding(kTarget, "builder", "the builder made an invalid scenario: " + engine::to_string(*failure) + replay);
-    finding(kTarget, failure->check, backend.name() + ": " + engine::to_string(*failure) + replay);
+    finding(kTarget, failure->check.to_string(), backend.name() + ": " + engine::to_string(*failure) + replay);
   }
 }
 

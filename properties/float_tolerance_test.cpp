@@ -261,8 +261,8 @@ TEST(FloatTolerance, UpstreamLikeArithmeticFailsExactAndPassesTheTolerance) {
     const auto exact = run(s, "", FloatTolerance{});
     if (exact) {  // the Q path (the oracle) or the differential sees it first
       ++exact_failures;
-      EXPECT_TRUE(exact->check == "q-path" || exact->check == "step-differential" ||
-                  exact->check == "7.1-compressed-row")
+      EXPECT_TRUE(exact->check == engine::Check::kQPath || exact->check == engine::Check::kStepDifferential ||
+                  exact->check == engine::Check::kCompressedRow)
           << engine::to_string(*exact);
     }
     const auto tolerant = run(s, "", row_ulp(kUpstreamLikeUlps), &stats);
@@ -298,7 +298,7 @@ TEST_P(UpstreamLikeWithABug, FailsAtRowUlp1AndRowUlp4) {
     const auto failure = run(s, GetParam().bug, row_ulp(n));
     ASSERT_TRUE(failure.has_value()) << GetParam().what << " (" << info.name << ") passed row-ulp:" << n;
     EXPECT_FALSE(failure->invalid_scenario) << engine::to_string(*failure);
-    if (failure->check == "step-differential") {
+    if (failure->check == engine::Check::kStepDifferential) {
       EXPECT_NE(failure->message.find("row-ulp:" + std::to_string(n)), std::string::npos) << failure->message;
     }
   }
@@ -353,7 +353,7 @@ TEST(FloatTolerance, RecordedDigestsAreJudgedThroughTheComparator) {
   options.expected_digests = &tampered;
   const auto failure = engine::run_scenario(file.scenario, *backend, options);
   ASSERT_TRUE(failure.has_value());
-  EXPECT_EQ(failure->check, "digest");
+  EXPECT_EQ(failure->check, engine::Check::kDigest);
   EXPECT_NE(failure->message.find("cache.ring"), std::string::npos) << failure->message;
 }
 

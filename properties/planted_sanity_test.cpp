@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -28,78 +29,80 @@ namespace {
 using PlantedInfo = backends::PlantedBug;
 
 // The check that first catches each planted bug: with every check, without the differential, and with
-// the model oracle alone (no metadata checks, no write check; "" = not caught: the bug lives in
+// the model oracle alone (no metadata checks, no write check; kNotCaught: the bug lives in
 // metadata the step update does not consume, or only the differential sees it).
 struct Caught {
-  std::string full;
-  std::string no_differential;
-  std::string oracle_only;
+  std::optional<engine::CheckId> full;
+  std::optional<engine::CheckId> no_differential;
+  std::optional<engine::CheckId> oracle_only;
 };
+using C = engine::Check;
+constexpr std::nullopt_t kNotCaught = std::nullopt;
 
 const std::map<std::string, Caught>& expected_checks() {
   static const std::map<std::string, Caught> expected = {
-      {"bug:ring-index-off-by-one", {"7.4-metadata-invariant", "7.4-metadata-invariant", "7.2-ring-open-group"}},
-      {"bug:ring-suffix-filter-dropped", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
-      {"bug:ring-one-row-short", {"7.4-metadata-invariant", "7.4-metadata-invariant", "7.2-ring-open-group"}},
-      {"bug:visible-blocks-off-by-one", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
-      {"bug:k-work-without-minimum", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
-      {"bug:padding-rows-not-inert", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
-      {"bug:compressed-slot-ignores-common-slot", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
-      {"bug:token-to-req-zero-length-request", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
-      {"bug:batch-split-requires-exact-padding", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
-      {"bug:ring-read-after-commit", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
-      {"bug:pool-wrong-ring-row", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
-      {"bug:group-position-ignores-ring-tail", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
-      {"bug:position-tail-not-written", {"step-differential", "7.2-ring-open-group", "7.2-ring-open-group"}},
-      {"bug:q-out-skips-padding", {"q-path", "q-path", "q-path"}},
-      {"bug:wrong-mrope-axis", {"step-differential", "q-path", "q-path"}},
-      {"bug:fp8-no-saturation", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
-      {"bug:pool-accumulates-in-bf16", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
-      {"bug:norm-weight-without-one", {"step-differential", "q-path", "q-path"}},
-      {"bug:rope-interleaved-pairs", {"step-differential", "q-path", "q-path"}},
-      {"bug:rope-sign-slip", {"step-differential", "q-path", "q-path"}},
-      {"bug:skips-first-closed-group", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
-      {"bug:sum-of-squares-sequential", {"q-path", "q-path", "q-path"}},
+      {"bug:ring-index-off-by-one", {C::kMetadataInvariant, C::kMetadataInvariant, C::kRingOpenGroup}},
+      {"bug:ring-suffix-filter-dropped", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
+      {"bug:ring-one-row-short", {C::kMetadataInvariant, C::kMetadataInvariant, C::kRingOpenGroup}},
+      {"bug:visible-blocks-off-by-one", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
+      {"bug:k-work-without-minimum", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
+      {"bug:padding-rows-not-inert", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
+      {"bug:compressed-slot-ignores-common-slot", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
+      {"bug:token-to-req-zero-length-request", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
+      {"bug:batch-split-requires-exact-padding", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
+      {"bug:ring-read-after-commit", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
+      {"bug:pool-wrong-ring-row", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
+      {"bug:group-position-ignores-ring-tail", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
+      {"bug:position-tail-not-written", {C::kStepDifferential, C::kRingOpenGroup, C::kRingOpenGroup}},
+      {"bug:q-out-skips-padding", {C::kQPath, C::kQPath, C::kQPath}},
+      {"bug:wrong-mrope-axis", {C::kStepDifferential, C::kQPath, C::kQPath}},
+      {"bug:fp8-no-saturation", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
+      {"bug:pool-accumulates-in-bf16", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
+      {"bug:norm-weight-without-one", {C::kStepDifferential, C::kQPath, C::kQPath}},
+      {"bug:rope-interleaved-pairs", {C::kStepDifferential, C::kQPath, C::kQPath}},
+      {"bug:rope-sign-slip", {C::kStepDifferential, C::kQPath, C::kQPath}},
+      {"bug:skips-first-closed-group", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
+      {"bug:sum-of-squares-sequential", {C::kQPath, C::kQPath, C::kQPath}},
       // Rounding (docs/content.md): the hand scenario's boundary and special query rows show them.
-      {"bug:bf16-round-half-away", {"step-differential", "q-path", "q-path"}},
-      {"bug:bf16-truncation", {"step-differential", "q-path", "q-path"}},
-      {"bug:flush-subnormals", {"q-path", "q-path", "q-path"}},
-      {"bug:e4m3-truncation", {"step-differential", "q-path", "q-path"}},
+      {"bug:bf16-round-half-away", {C::kStepDifferential, C::kQPath, C::kQPath}},
+      {"bug:bf16-truncation", {C::kStepDifferential, C::kQPath, C::kQPath}},
+      {"bug:flush-subnormals", {C::kQPath, C::kQPath, C::kQPath}},
+      {"bug:e4m3-truncation", {C::kStepDifferential, C::kQPath, C::kQPath}},
       // Invalid input only: the engine against the reference's answer (no scenario holds one).
-      {"bug:error-index-one-based", {"metadata-error", "", ""}},
-      {"bug:clears-output-before-validating", {"metadata-untouched", "", ""}},
+      {"bug:error-index-one-based", {C::kMetadataError, kNotCaught, kNotCaught}},
+      {"bug:clears-output-before-validating", {C::kMetadataUntouched, kNotCaught, kNotCaught}},
       // The classes of issue 18, each on its scenario of the edges workload.
-      {"bug:slot-int32-overflow", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
-      {"bug:requests-capped-at-1024", {"7.4-metadata-invariant", "7.4-metadata-invariant", "7.2-ring-open-group"}},
-      {"bug:compress-ratio-shift", {"7.4-metadata-invariant", "7.4-metadata-invariant", "7.1-compressed-row"}},
+      {"bug:slot-int32-overflow", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
+      {"bug:requests-capped-at-1024", {C::kMetadataInvariant, C::kMetadataInvariant, C::kRingOpenGroup}},
+      {"bug:compress-ratio-shift", {C::kMetadataInvariant, C::kMetadataInvariant, C::kCompressedRow}},
       // The invariants hold the split only to rule 3 (all decodes); rule 4's count needs the reference.
-      {"bug:zero-length-first-skipped", {"metadata-differential", "", ""}},
-      {"bug:mrope-proportional-sections", {"step-differential", "q-path", "q-path"}},
+      {"bug:zero-length-first-skipped", {C::kMetadataDifferential, kNotCaught, kNotCaught}},
+      {"bug:mrope-proportional-sections", {C::kStepDifferential, C::kQPath, C::kQPath}},
       // The step classes of issue 18, each on its scenario of the step-edges workload.
-      {"bug:cache-rows-packed", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
-      {"bug:cache-blocks-packed", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
-      {"bug:block-table-row-major", {"7.4-metadata-invariant", "7.4-metadata-invariant", "7.1-compressed-row"}},
+      {"bug:cache-rows-packed", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
+      {"bug:cache-blocks-packed", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
+      {"bug:block-table-row-major", {C::kMetadataInvariant, C::kMetadataInvariant, C::kCompressedRow}},
       // With the metadata unchecked, ring block 0 of another request gives a position tail past the
       // table: the step status shows it.
-      {"bug:missing-block-as-block-zero", {"7.4-metadata-invariant", "7.4-metadata-invariant", "step-status"}},
-      {"bug:split-assumes-decodes-first", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
-      {"bug:stops-at-zero-length-request", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
+      {"bug:missing-block-as-block-zero", {C::kMetadataInvariant, C::kMetadataInvariant, C::kStepStatus}},
+      {"bug:split-assumes-decodes-first", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
+      {"bug:stops-at-zero-length-request", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
       // The skipped step writes neither q_out nor its status word; the status is checked first.
-      {"bug:all-padding-step-skipped", {"step-status", "step-status", "step-status"}},
-      {"bug:eps-clamped-to-one", {"step-differential", "q-path", "q-path"}},
-      {"bug:weights-nan-to-num", {"step-differential", "q-path", "q-path"}},
+      {"bug:all-padding-step-skipped", {C::kStepStatus, C::kStepStatus, C::kStepStatus}},
+      {"bug:eps-clamped-to-one", {C::kStepDifferential, C::kQPath, C::kQPath}},
+      {"bug:weights-nan-to-num", {C::kStepDifferential, C::kQPath, C::kQPath}},
       // The far edges of SPEC 1.3 (the extreme batches) and a rule of SPEC 1.4 (the invalid batches).
-      {"bug:passthrough-slot-int32", {"7.4-metadata-invariant", "", ""}},
-      {"bug:rows-past-grid-limit", {"7.4-metadata-invariant", "", ""}},
-      {"bug:request-capacity-unchecked", {"metadata-status", "", ""}},
+      {"bug:passthrough-slot-int32", {C::kMetadataInvariant, kNotCaught, kNotCaught}},
+      {"bug:rows-past-grid-limit", {C::kMetadataInvariant, kNotCaught, kNotCaught}},
+      {"bug:request-capacity-unchecked", {C::kMetadataStatus, kNotCaught, kNotCaught}},
       // Row roles and call sequences: content version 3's stale padding and the rejected call the
       // runner makes before step 0 (the valid call then answers with the kept error).
-      {"bug:padding-position-zero", {"q-path", "q-path", "q-path"}},
-      {"bug:passthrough-minus-one-only", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
-      {"bug:error-state-sticks", {"step-update-status", "step-update-status", "step-update-status"}},
+      {"bug:padding-position-zero", {C::kQPath, C::kQPath, C::kQPath}},
+      {"bug:passthrough-minus-one-only", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
+      {"bug:error-state-sticks", {C::kStepUpdateStatus, C::kStepUpdateStatus, C::kStepUpdateStatus}},
       // The prefix-cache classes of issue 54, on a prefix-sharing scenario: the oracle checks the
       // hitting request's shared groups after its first chunk, before the differential runs.
-      {"bug:recloses-group-before-chunk", {"7.1-compressed-row", "7.1-compressed-row", "7.1-compressed-row"}},
+      {"bug:recloses-group-before-chunk", {C::kCompressedRow, C::kCompressedRow, C::kCompressedRow}},
   };
   return expected;
 }
@@ -107,7 +110,7 @@ const std::map<std::string, Caught>& expected_checks() {
 struct Mode {
   const char* name;
   engine::RunOptions options;
-  std::string Caught::*check;  // the expected check of this mode
+  std::optional<engine::CheckId> Caught::*check;  // the expected check of this mode
 };
 
 std::vector<Mode> modes() {
@@ -224,7 +227,7 @@ void expect_caught_by_the_engine(const PlantedInfo& info, const Caught& want) {
   }
   std::cout << info.name << " [" << info.needs << "]: " << (finding ? where + ": " + finding->to_string() : "not caught")
             << "\n";
-  EXPECT_EQ(finding ? finding->check : std::string(), want.full) << info.name;
+  EXPECT_EQ(finding ? std::optional<engine::CheckId>(finding->check) : kNotCaught, want.full) << info.name;
 }
 
 TEST_P(PlantedBugIsCaught, OnTheHandScenarioWithAndWithoutTheDifferential) {
@@ -251,7 +254,8 @@ TEST_P(PlantedBugIsCaught, OnTheHandScenarioWithAndWithoutTheDifferential) {
     if (mode.check == &Caught::full) {
       EXPECT_TRUE(failure.has_value()) << info.name << " escapes every check";
     }
-    EXPECT_EQ(failure ? failure->check : std::string(), want.*mode.check) << info.name << " [" << mode.name << "]";
+    EXPECT_EQ(failure ? std::optional<engine::CheckId>(failure->check) : kNotCaught, want.*mode.check)
+        << info.name << " [" << mode.name << "]";
   }
   EXPECT_NE(expected, expected_checks().end()) << info.name << " has no expected check in this test";
 }

@@ -43,7 +43,7 @@ inline void expect_stray_writes_caught_at_their_step(
     ASSERT_EQ(backend->probe(&reason), Status::kOk) << reason;
     const auto failure = engine::run_scenario(scenario, *backend);
     ASSERT_TRUE(failure) << backend->name();
-    EXPECT_EQ(failure->check, "7.5-writes") << backend->name() << ": " << engine::to_string(*failure);
+    EXPECT_EQ(failure->check, engine::Check::kWrites) << backend->name() << ": " << engine::to_string(*failure);
     EXPECT_EQ(failure->field, c.field) << backend->name() << ": " << engine::to_string(*failure);
     EXPECT_EQ(failure->step, c.step) << backend->name() << ": " << engine::to_string(*failure);
   }

@@ -27,7 +27,7 @@ std::string status_text(Status status, const Error& error) {
   return status == Status::kOk ? std::string("ok") : std::string(to_string(status)) + " (" + to_string(error) + ")";
 }
 
-Finding make_finding(std::string check, std::string field, int64_t index, std::string expected, std::string actual,
+Finding make_finding(CheckId check, std::string field, int64_t index, std::string expected, std::string actual,
                      std::string message) {
   return Finding{std::move(check), std::move(field), index, std::move(expected), std::move(actual), std::move(message)};
 }
@@ -39,25 +39,32 @@ Finding make_finding(std::string check, std::string field, int64_t index, std::s
 std::optional<Finding> untouched_metadata(const MetadataInput& input, const MetadataOutput& actual) {
   const auto m = compare_metadata(input, make_poisoned_metadata_output(input), actual);
   if (!m) return std::nullopt;
-  return make_finding("metadata-untouched", m->field, m->index, m->expected, m->actual,
+  return make_finding(Check::kMetadataUntouched, m->field, m->index, m->expected, m->actual,
                       "written on an input the contract rejects: " + m->to_string() + " (expected: the poison)");
 }
 
 // Status, then (on an error) the error and the untouched output; shared by both operations.
-std::optional<Finding> judge_status(const std::string& operation, Status expected_status, const Error& expected_error,
+// The status, error and fault checks of one operation.
+struct StatusChecks {
+  Check status, error, fault;
+};
+constexpr StatusChecks kMetadataChecks{Check::kMetadataStatus, Check::kMetadataError, Check::kMetadataFault};
+constexpr StatusChecks kStepUpdateChecks{Check::kStepUpdateStatus, Check::kStepUpdateError, Check::kStepUpdateFault};
+
+std::optional<Finding> judge_status(const StatusChecks& checks, Status expected_status, const Error& expected_error,
                                     Status actual_status, const Error& actual_error) {
   // A backend process that crashed, exited, hung or broke its protocol: a failure of its own kind
   // (step-update-worker-crashed, metadata-worker-timeout, ...), so a shrunk crash is still a crash.
   if (is_worker_fault(actual_status, actual_error))
-    return make_finding(operation + "-" + actual_error.rule, actual_error.field, -1, "a reply", actual_error.rule,
+    return make_finding(CheckId::fault(checks.fault, actual_error.rule), actual_error.field, -1, "a reply", actual_error.rule,
                         actual_error.message);
   if (expected_status != actual_status)
-    return make_finding(operation + "-status", "status", -1, status_text(expected_status, expected_error),
+    return make_finding(checks.status, "status", -1, status_text(expected_status, expected_error),
                         status_text(actual_status, actual_error),
                         "expected " + status_text(expected_status, expected_error) + ", actual " +
                             status_text(actual_status, actual_error));
   if (expected_status != Status::kOk && expected_error != actual_error)
-    return make_finding(operation + "-error", expected_error.field, expected_error.index, to_string(expected_error),
+    return make_finding(checks.error, expected_error.field, expected_error.index, to_string(expected_error),
                         to_string(actual_error),
                         "expected error " + to_string(expected_error) + ", actual " + to_string(actual_error));
   return std::nullopt;
@@ -131,14 +138,14 @@ std::optional<Finding> compare_cache(const char* name, const CacheBuffer& expect
                                      const FloatComparator* floats, const std::vector<int64_t>* slots = nullptr) {
   const std::string field = std::string("cache.") + name;
   if (expected.bytes.size() != actual.bytes.size())
-    return make_finding("step-differential", field, -1, str(static_cast<int64_t>(expected.bytes.size())) + " bytes",
+    return make_finding(Check::kStepDifferential, field, -1, str(static_cast<int64_t>(expected.bytes.size())) + " bytes",
                         str(static_cast<int64_t>(actual.bytes.size())) + " bytes",
                         std::string(name) + " cache changed size");
   const auto d = slots != nullptr ? compare_rows(expected.layout, expected.bytes, actual.bytes, *slots, floats)
                                   : compare_written_blocks(expected.layout, expected.bytes, actual.bytes, floats);
   if (!d) return std::nullopt;
   const auto at = static_cast<size_t>(d->first_byte);
-  return make_finding("step-differential", field, cache_place(expected.layout, d->first_byte).slot,
+  return make_finding(Check::kStepDifferential, field, cache_place(expected.layout, d->first_byte).slot,
                       hex_byte(expected.bytes[at]), hex_byte(actual.bytes[at]),
                       cache_byte_text(name, expected.layout, d->first_byte) + ": expected " +
                           hex_byte(expected.bytes[at]) + ", actual " + hex_byte(actual.bytes[at]) + "; " +
@@ -189,7 +196,7 @@ std::optional<Finding> unnamed_write(const char* name, const CacheBuffer& before
         continue;
       }
       return make_finding(
-          "7.5-writes", std::string("cache.") + name, p.slot, hex_byte(before.bytes[i]), hex_byte(after.bytes[i]),
+          Check::kWrites, std::string("cache.") + name, p.slot, hex_byte(before.bytes[i]), hex_byte(after.bytes[i]),
           std::string(name) + " cache block " + str(p.block) + " row " + str(p.row) + " (slot " + str(p.slot) +
               ", element " + str(p.column) + ") changed but no row of this step names that slot");
     }
@@ -201,7 +208,7 @@ std::optional<Finding> unnamed_write(const char* name, const CacheBuffer& before
 std::optional<Finding> compare_q_out(const StepInput& input, const StepOutput& expected, const StepOutput& actual,
                                      const StepChecks& checks) {
   if (expected.q_out.size() != actual.q_out.size())
-    return make_finding("step-differential", "q_out", -1, str(static_cast<int64_t>(expected.q_out.size())) + " bytes",
+    return make_finding(Check::kStepDifferential, "q_out", -1, str(static_cast<int64_t>(expected.q_out.size())) + " bytes",
                         str(static_cast<int64_t>(actual.q_out.size())) + " bytes", "q_out changed size");
   const int64_t heads = input.config.num_heads;
   const int64_t d = input.config.head_dim;
@@ -237,7 +244,7 @@ std::optional<Finding> compare_q_out(const StepInput& input, const StepOutput& e
       where += " (padding row)";
   }
   const auto at = static_cast<size_t>(diff->first_byte);
-  return make_finding("step-differential", "q_out", token, hex_byte(expected.q_out[at]), hex_byte(actual.q_out[at]),
+  return make_finding(Check::kStepDifferential, "q_out", token, hex_byte(expected.q_out[at]), hex_byte(actual.q_out[at]),
                       where + ": expected " + hex_byte(expected.q_out[at]) + ", actual " + hex_byte(actual.q_out[at]) +
                           "; " + str(diff->count) + " " + diff->unit + " differ" + distance_text(*diff, &floats));
 }
@@ -246,16 +253,16 @@ std::optional<Finding> untouched_step(const StepInput& input, const StepCaches& 
   if (auto d = compare_written_blocks(before.compressed.layout, before.compressed.bytes, actual.caches.compressed.bytes,
                                       nullptr);
       d || before.compressed.bytes.size() != actual.caches.compressed.bytes.size())
-    return make_finding("step-update-untouched", "cache.compressed", d ? d->first_byte : -1, "unchanged", "changed",
+    return make_finding(Check::kStepUpdateUntouched, "cache.compressed", d ? d->first_byte : -1, "unchanged", "changed",
                         "the compressed cache changed on an input the contract rejects");
   if (auto d = compare_written_blocks(before.ring.layout, before.ring.bytes, actual.caches.ring.bytes, nullptr);
       d || before.ring.bytes.size() != actual.caches.ring.bytes.size())
-    return make_finding("step-update-untouched", "cache.ring", d ? d->first_byte : -1, "unchanged", "changed",
+    return make_finding(Check::kStepUpdateUntouched, "cache.ring", d ? d->first_byte : -1, "unchanged", "changed",
                         "the ring cache changed on an input the contract rejects");
   const StepOutput poisoned = make_poisoned_step_output(input);
   if (auto d = first_differing_byte(poisoned.q_out, actual.output.q_out);
       d || poisoned.q_out.size() != actual.output.q_out.size())
-    return make_finding("step-update-untouched", "q_out", d ? d->first_byte : -1, "unwritten", "written",
+    return make_finding(Check::kStepUpdateUntouched, "q_out", d ? d->first_byte : -1, "unwritten", "written",
                         "q_out was written on an input the contract rejects");
   return std::nullopt;
 }
@@ -263,7 +270,7 @@ std::optional<Finding> untouched_step(const StepInput& input, const StepCaches& 
 }  // namespace
 
 std::string Finding::key() const {
-  std::string k = check + " " + field;
+  std::string k = check.to_string() + " " + field;
   if (index >= 0) k += "[" + str(index) + "]";
   return k;
 }
@@ -301,17 +308,17 @@ std::optional<Finding> judge_metadata(const MetadataInput& input, const Metadata
                                       const MetadataChecks& checks) {
   const MetadataRun* expected = checks.expected;
   if (expected != nullptr) {
-    if (auto f = judge_status("metadata", expected->status, expected->error, actual.status, actual.error)) return f;
+    if (auto f = judge_status(kMetadataChecks, expected->status, expected->error, actual.status, actual.error)) return f;
     if (expected->status != Status::kOk) return untouched_metadata(input, actual.output);
   } else if (actual.status != Status::kOk) {
-    return judge_status("metadata", Status::kOk, Error{}, actual.status, actual.error);
+    return judge_status(kMetadataChecks, Status::kOk, Error{}, actual.status, actual.error);
   }
   if (checks.invariants)
     if (auto v = check_metadata_invariants(input, actual.output))
-      return make_finding("7.4-metadata-invariant", v->invariant, v->row, "", "", to_string(*v));
+      return make_finding(Check::kMetadataInvariant, v->invariant, v->row, "", "", to_string(*v));
   if (expected != nullptr)
     if (auto m = compare_metadata(input, expected->output, actual.output))
-      return make_finding("metadata-differential", m->field, m->index, m->expected, m->actual, m->to_string());
+      return make_finding(Check::kMetadataDifferential, m->field, m->index, m->expected, m->actual, m->to_string());
   return std::nullopt;
 }
 
@@ -355,14 +362,14 @@ std::optional<Finding> judge_step_metadata(const StepInput& input, const std::ve
   if (own.empty()) return std::nullopt;
   const MetadataInput groups[2] = {input.compressed_metadata_input(), input.ring_metadata_input()};
   if (own.size() != 2)
-    return make_finding("step-metadata-differential", "step_metadata", -1, "2 groups", std::to_string(own.size()),
+    return make_finding(Check::kStepMetadataDifferential, "step_metadata", -1, "2 groups", std::to_string(own.size()),
                         "the kernel gave its step update " + std::to_string(own.size()) +
                             " metadata groups; the step has 2 (compressed, ring)");
   for (int g = 0; g < 2; ++g) {
     const MetadataRun expected = reference_metadata(groups[g]);
     if (expected.status != Status::kOk) continue;  // the step's own status check reports it
     if (auto m = compare_metadata(groups[g], expected.output, own[static_cast<size_t>(g)]))
-      return make_finding("step-metadata-differential", m->field, m->index, m->expected, m->actual,
+      return make_finding(Check::kStepMetadataDifferential, m->field, m->index, m->expected, m->actual,
                           std::string("the ") + to_string(groups[g].cache.kind) +
                               " metadata the kernel gave its step update differs from the contract: " +
                               m->to_string());
@@ -390,16 +397,16 @@ std::optional<Finding> judge_step_update(const StepInput& input, const StepCache
                                          const StepChecks& checks) {
   const StepRun* expected = checks.expected;
   if (expected != nullptr) {
-    if (auto f = judge_status("step-update", expected->status, expected->error, actual.status, actual.error)) return f;
+    if (auto f = judge_status(kStepUpdateChecks, expected->status, expected->error, actual.status, actual.error)) return f;
     if (expected->status != Status::kOk) return untouched_step(input, before, actual);
   } else if (actual.status != Status::kOk) {
-    return judge_status("step-update", Status::kOk, Error{}, actual.status, actual.error);
+    return judge_status(kStepUpdateChecks, Status::kOk, Error{}, actual.status, actual.error);
   }
   if (auto f = judge_step_metadata(input, actual.output.step_metadata)) return f;
   const StepStatus want = expected != nullptr ? expected->output.step_status : StepStatus::kOk;
   if (actual.output.step_status != want)
     return make_finding(
-        "step-status", "step_status", -1, to_string(want), to_string(actual.output.step_status),
+        Check::kStepStatus, "step_status", -1, to_string(want), to_string(actual.output.step_status),
         std::string("the step reported ") + to_string(actual.output.step_status) + ", expected " + to_string(want));
   if (expected != nullptr) {
     if (checks.statistics != nullptr && checks.compressed_metadata != nullptr &&
@@ -422,7 +429,7 @@ std::optional<Finding> judge_step_update(const StepInput& input, const StepCache
   }
   if (checks.oracle != nullptr)
     if (auto v = checks.oracle->check_queries(input, actual.output.q_out))
-      return make_finding("q-path", "q_out", -1, "", "",
+      return make_finding(Check::kQPath, "q_out", -1, "", "",
                           to_string(*v) + (checks.floats != nullptr && !checks.floats->tolerance().exact()
                                                ? " (beyond " + checks.floats->tolerance().to_string() + ")"
                                                : ""));

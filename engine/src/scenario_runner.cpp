@@ -44,7 +44,7 @@ MetadataInput passthrough_input(const StepInput& in) {
 std::string to_string(const RunFailure& f) {
   std::string where = f.field.empty() ? "" : " " + f.field;
   if (!f.field.empty() && f.index >= 0) where += "[" + str(f.index) + "]";
-  return "step " + str(f.step) + ": " + f.check + where + ": " + f.message;
+  return "step " + str(f.step) + ": " + f.check.to_string() + where + ": " + f.message;
 }
 
 void ScenarioRunner::poison_new_blocks(const BlockTable& table, BlockPoison& poison, CacheBytes& backend,
@@ -89,8 +89,8 @@ ScenarioRunner::ScenarioRunner(const traces::ScenarioConfig& config, Backend& ba
         });
 }
 
-RunFailure ScenarioRunner::failure(const std::string& check, const std::string& message) const {
-  return RunFailure{index_, check, message, false, "", -1};
+RunFailure ScenarioRunner::failure(CheckId check, const std::string& message) const {
+  return RunFailure{index_, std::move(check), message, false, "", -1};
 }
 
 const MetadataRun& ScenarioRunner::expected_metadata(int kind_index) {
@@ -132,7 +132,7 @@ std::optional<RunFailure> ScenarioRunner::check_metadata(const traces::StepRecor
     for (int64_t o = 0; o < chunk.length; ++o, ++t) {
       const int64_t committed_after = chunk.start + chunk.accepted;
       if (o < chunk.accepted && compressed_metadata.visible_blocks[t] > committed_after / c)
-        return failure("7.3-stale-rows-visible", "row " + str(t) + " (request " + str(chunk.request) + ", position " +
+        return failure(Check::kStaleRowsVisible, "row " + str(t) + " (request " + str(chunk.request) + ", position " +
                                                      str(chunk.start + o) + ") sees " +
                                                      str(compressed_metadata.visible_blocks[t]) + " groups, but only " +
                                                      str(committed_after / c) + " are complete after verification");
@@ -159,7 +159,7 @@ std::optional<RunFailure> ScenarioRunner::check_rejected_call(StepCaches* caches
   if (rule == Rule::kCount) return std::nullopt;
   Error expected;
   if (validate_step(broken, *caches, &expected) != Status::kInvalidInput)
-    return failure("reference", std::string("a step input with ") + rule_info(rule).field + " / " +
+    return failure(Check::kReference, std::string("a step input with ") + rule_info(rule).field + " / " +
                                     rule_info(rule).rule + " broken passes validate_step()");
   StepOutput output = make_poisoned_step_output(input_);
   Error error;
@@ -168,8 +168,8 @@ std::optional<RunFailure> ScenarioRunner::check_rejected_call(StepCaches* caches
   const std::string what = "the call before step " + str(index_) + ", with " + qsa::to_string(expected) +
                            " broken (the reference rejects it)";
   if (status != Status::kInvalidInput)
-    return failure("step-update-status", what + ", answered " + qsa::to_string(status));
-  if (error != expected) return failure("step-update-error", what + ", reported " + qsa::to_string(error));
+    return failure(Check::kStepUpdateStatus, what + ", answered " + qsa::to_string(status));
+  if (error != expected) return failure(Check::kStepUpdateError, what + ", reported " + qsa::to_string(error));
   return std::nullopt;
 }
 
@@ -212,7 +212,7 @@ std::optional<RunFailure> ScenarioRunner::check_step_update() {
     if (expected.status != Status::kOk) {
       reference_caches_ = std::move(expected.caches);
       if (touched) caches_ = std::move(run.caches);
-      return failure("reference", qsa::to_string(expected.error));
+      return failure(Check::kReference, qsa::to_string(expected.error));
     }
     checks.expected = &expected;
     checks.statistics = options_.float_statistics;
@@ -221,7 +221,7 @@ std::optional<RunFailure> ScenarioRunner::check_step_update() {
     for (int k = 0; k < 2; ++k)
       if (expected_metadata(k).status != Status::kOk) {
         if (touched) caches_ = std::move(run.caches);
-        return failure("reference", qsa::to_string(expected_[k].error));
+        return failure(Check::kReference, qsa::to_string(expected_[k].error));
       }
     checks.compressed_metadata = &expected_metadata(0).output;
     checks.ring_metadata = &expected_metadata(1).output;
@@ -257,7 +257,7 @@ std::optional<RunFailure> ScenarioRunner::compare_whole_caches(int64_t step) {
   auto f = engine::compare_whole_caches(reference_caches_, caches_, options_.differential ? floats_.get() : nullptr);
   if (!f) return std::nullopt;
   RunFailure failure = from_finding(step, "", *f);
-  failure.check = "7.5-writes";
+  failure.check = Check::kWrites;
   const std::string when = compare_every_step_ ? "after every step: a kernel from outside"
                                                : "every " + str(options_.full_compare_every) + " steps and at the end";
   failure.message = "the full comparison after step " + str(step) + " (" + when + "): " + f->message + "; changed in steps " + str(first) + "-" + str(step) +
@@ -274,7 +274,7 @@ std::optional<RunFailure> ScenarioRunner::check_digest(bool update_ran) {
   for (int k = 0; k < 3; ++k) {
     if (!options_.check_metadata) {  // the checks did not build it: ask the backend now
       MetadataRun run = run_metadata(backend_, inputs_[k]);
-      if (run.status != Status::kOk) return failure("metadata-status", qsa::to_string(run.error));
+      if (run.status != Status::kOk) return failure(Check::kMetadataStatus, qsa::to_string(run.error));
       metadata_[k] = std::move(run.output);
     }
     digest_.set(kMetadataNames[k], traces::digest_metadata(metadata_[k]));
@@ -282,7 +282,7 @@ std::optional<RunFailure> ScenarioRunner::check_digest(bool update_ran) {
   if (update_ran) {
     // The rows this step names, by the contract's metadata (the reference builder), not the backend's.
     for (int k = 0; k < 2; ++k)
-      if (expected_metadata(k).status != Status::kOk) return failure("reference", qsa::to_string(expected_[k].error));
+      if (expected_metadata(k).status != Status::kOk) return failure(Check::kReference, qsa::to_string(expected_[k].error));
     const MetadataOutput& compressed = expected_[0].output;
     const MetadataOutput& ring = expected_[1].output;
     digest_.set("q_out", traces::digest_q_out(output_.q_out));
@@ -296,14 +296,14 @@ std::optional<RunFailure> ScenarioRunner::check_digest(bool update_ran) {
   // A backend that declined part of the step has no digest of it; the run reports what it left out.
   if ((expected == nullptr && !streamed) || !declined_.empty()) return std::nullopt;
   if (!streamed && static_cast<size_t>(index_) >= expected->size())
-    return failure("digest", "the file records " + str(static_cast<int64_t>(expected->size())) +
+    return failure(Check::kDigest, "the file records " + str(static_cast<int64_t>(expected->size())) +
                                  " digests, this is step " + str(index_));
   traces::StepDigest want = streamed ? std::move(*streamed) : (*expected)[static_cast<size_t>(index_)];
   if (update_ran && !options_.float_tolerance.exact() && options_.differential)
     for (const char* name : {"q_out", "cache.compressed"})  // judged by the differential within the tolerance
       if (digest_.find(name)) want.set(name, *digest_.find(name));
   if (auto difference = traces::compare_digests(want, digest_))
-    return failure("digest", "output " + *difference +
+    return failure(Check::kDigest, "output " + *difference +
                                  " (digest recorded from the reference; the outputs listed before it agree)");
   return std::nullopt;
 }
@@ -321,11 +321,11 @@ std::optional<RunFailure> ScenarioRunner::check_oracle(const traces::StepRecord&
     const int64_t first_group = sweep || before == committed_before.end() ? 0 : before->second / c;
     if (auto v = oracle_.check_groups(stream, caches_.compressed, first_group))
       return failure(
-          v->invariant,
+          Check::kCompressedRow,
           "request " + str(id) + ": " + v->message +
               (options_.float_tolerance.exact() ? "" : " (beyond " + options_.float_tolerance.to_string() + ")"));
     if (auto v = oracle_.check_open_group(stream, caches_.ring))
-      return failure(v->invariant, "request " + str(id) + ": " + v->message);
+      return failure(Check::kRingOpenGroup, "request " + str(id) + ": " + v->message);
   }
   return std::nullopt;
 }
@@ -344,7 +344,7 @@ std::optional<RunFailure> ScenarioRunner::prefill(const traces::StepRecord& reco
       StepOutput output = make_poisoned_step_output(in);
       Error error;
       if (reference_->step_update(in, &caches_, &output, &error) != Status::kOk)
-        return failure("reference", "the prefill of request " + str(chunk.request) + ": " + qsa::to_string(error));
+        return failure(Check::kReference, "the prefill of request " + str(chunk.request) + ": " + qsa::to_string(error));
       const MetadataRun compressed = reference_metadata(in.compressed_metadata_input());
       const MetadataRun ring = reference_metadata(in.ring_metadata_input());
       const TouchedRows rows =
@@ -360,7 +360,7 @@ std::optional<RunFailure> ScenarioRunner::step(const traces::StepRecord& record)
   try {
     input_ = state_.step_input(record, index_);
   } catch (const InputError& e) {
-    RunFailure f = failure("scenario", qsa::to_string(e.error()));
+    RunFailure f = failure(Check::kScenario, qsa::to_string(e.error()));
     f.invalid_scenario = true;
     return f;
   }

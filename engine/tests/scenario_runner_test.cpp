@@ -73,7 +73,7 @@ TEST(ScenarioRunner, MetadataAKernelGaveItsOwnStepIsJudgedByTheEngine) {
   const auto failure = engine::run_scenario(testing::hand_scenario(), backend);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, 3);
-  EXPECT_EQ(failure->check, "step-metadata-differential") << failure->message;
+  EXPECT_EQ(failure->check, engine::Check::kStepMetadataDifferential) << failure->message;
   EXPECT_EQ(failure->field, "slot_mapping") << failure->message;
 }
 
@@ -93,7 +93,7 @@ TEST(ScenarioRunner, StrayRingWriteIsCaughtAtItsStep) {
   const auto failure = engine::run_scenario(testing::hand_scenario(), backend);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, 7);
-  EXPECT_EQ(failure->check, "step-differential") << failure->message;
+  EXPECT_EQ(failure->check, engine::Check::kStepDifferential) << failure->message;
 }
 
 TEST(ScenarioRunner, OracleAloneCatchesTheStrayWriteWithoutTheDifferential) {
@@ -104,7 +104,7 @@ TEST(ScenarioRunner, OracleAloneCatchesTheStrayWriteWithoutTheDifferential) {
   options.sweep_every = 1;
   const auto failure = engine::run_scenario(testing::hand_scenario(), backend, options);
   ASSERT_TRUE(failure.has_value());
-  EXPECT_EQ(failure->check, "7.2-ring-open-group") << failure->message;
+  EXPECT_EQ(failure->check, engine::Check::kRingOpenGroup) << failure->message;
 }
 
 // Flips one byte after the reference step at `at_step`: in the last compressed row (slot 63, which
@@ -150,7 +150,7 @@ TEST(ScenarioRunner, StrayWriteOutsideTheTouchedRowsIsCaughtAtTheNextFullCompari
     const auto failure = engine::run_scenario(testing::hand_scenario(), backend, options);
     ASSERT_TRUE(failure.has_value()) << differential;
     EXPECT_EQ(failure->step, 7);  // steps 4-7 compared whole after step 7
-    EXPECT_EQ(failure->check, "7.5-writes");
+    EXPECT_EQ(failure->check, engine::Check::kWrites);
     EXPECT_EQ(failure->field, "cache.compressed");
     EXPECT_EQ(failure->index, 63);
     EXPECT_NE(failure->message.find("changed in steps 4-7"), std::string::npos) << failure->message;
@@ -166,7 +166,7 @@ TEST(ScenarioRunner, StrayWriteOutsideTheTouchedRowsIsCaughtAtTheEnd) {
   const auto failure = engine::run_scenario(s, backend, options);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, last);
-  EXPECT_EQ(failure->check, "7.5-writes");
+  EXPECT_EQ(failure->check, engine::Check::kWrites);
   EXPECT_NE(failure->message.find("changed in steps 0-" + std::to_string(last)), std::string::npos)
       << failure->message;
   // Every step passes; the last comparison, after the last step, is the one that sees it.
@@ -176,7 +176,7 @@ TEST(ScenarioRunner, StrayWriteOutsideTheTouchedRowsIsCaughtAtTheEnd) {
   ASSERT_TRUE(run.failure.has_value());
   EXPECT_TRUE(run.failed_at_finish);
   EXPECT_EQ(run.steps_passed(), static_cast<int64_t>(s.steps.size()));
-  EXPECT_EQ(run.failure->check, "7.5-writes");
+  EXPECT_EQ(run.failure->check, engine::Check::kWrites);
 }
 
 TEST(ScenarioRunner, StrayWriteInATouchedRowIsCaughtAtItsStep) {
@@ -185,7 +185,7 @@ TEST(ScenarioRunner, StrayWriteInATouchedRowIsCaughtAtItsStep) {
   ASSERT_GE(backend.touched_slot(), 0);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, 5);
-  EXPECT_EQ(failure->check, "step-differential") << failure->message;
+  EXPECT_EQ(failure->check, engine::Check::kStepDifferential) << failure->message;
   EXPECT_EQ(failure->field, "cache.ring");
   EXPECT_EQ(failure->index, backend.touched_slot());
 }
@@ -197,7 +197,7 @@ TEST(ScenarioRunner, EveryStepComparedWholeWhenAskedCatchesTheStrayWriteAtItsSte
   const auto failure = engine::run_scenario(testing::hand_scenario(), backend, options);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, 5);
-  EXPECT_EQ(failure->check, "step-differential") << failure->message;
+  EXPECT_EQ(failure->check, engine::Check::kStepDifferential) << failure->message;
 }
 
 TEST(ScenarioRunner, ContradictoryScenarioIsReportedAsInvalid) {
@@ -299,7 +299,7 @@ TEST(ScenarioRunner, DigestsNameTheStepAndTheFirstDifferingOutput) {
   replay.expected_digests = &stale;
   const auto failure = engine::run_scenario(s, reference, replay);
   ASSERT_TRUE(failure.has_value());
-  EXPECT_EQ(failure->check, "digest");
+  EXPECT_EQ(failure->check, engine::Check::kDigest);
   EXPECT_EQ(failure->step, 5);
   EXPECT_EQ(failure->message.rfind(
                 "output cache.ring: expected " + traces::digest_hex(stale[5].find("cache.ring").value()), 0),

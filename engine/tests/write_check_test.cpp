@@ -92,7 +92,7 @@ TEST(WriteCheck, PaddingBetweenBlocksMustNotChange) {
   c.after.caches.compressed.bytes[static_cast<size_t>(after_block_0)] ^= 0x01;
   const auto f = c.judge();
   ASSERT_TRUE(f.has_value());
-  EXPECT_EQ(f->check, "7.5-writes");
+  EXPECT_EQ(f->check, Check::kWrites);
   EXPECT_NE(f->message.find("block 0 row 8"), std::string::npos) << f->message;
 }
 

@@ -73,7 +73,7 @@ TEST(SparseCaches, StrayWriteIntoANeverUsedFarBlockIsCaughtByTheFullComparison) 
     const auto failure = engine::run_scenario(s, backend, options);
     ASSERT_TRUE(failure.has_value()) << differential;
     EXPECT_EQ(failure->step, 7);  // steps 4-7 compared whole after step 7
-    EXPECT_EQ(failure->check, "7.5-writes");
+    EXPECT_EQ(failure->check, engine::Check::kWrites);
     EXPECT_EQ(failure->field, "cache.compressed");
     EXPECT_EQ(failure->index, FarStrayWriteBackend::kSlot);
   }
@@ -89,7 +89,7 @@ TEST(SparseCaches, StrayWriteIntoANeverUsedFarBlockIsCaughtAtItsStepWhenEverySte
     const auto failure = engine::run_scenario(s, backend, options);
     ASSERT_TRUE(failure.has_value()) << differential;
     EXPECT_EQ(failure->step, 5);
-    EXPECT_EQ(failure->check, differential ? "step-differential" : "7.5-writes");
+    EXPECT_EQ(failure->check, differential ? engine::Check::kStepDifferential : engine::Check::kWrites);
     EXPECT_EQ(failure->index, FarStrayWriteBackend::kSlot);
   }
 }

@@ -19,6 +19,7 @@
 #include "qsa/backend_interface.hpp"
 #include "qsa/model_oracle.hpp"
 #include "qsa/step_types.hpp"
+#include "qsa/engine/check_id.hpp"
 #include "qsa/engine/float_comparator.hpp"
 #include "qsa/engine/float_statistics.hpp"
 #include "qsa/types.hpp"
@@ -28,10 +29,7 @@ namespace qsa::engine {
 /// What the engine found wrong: which check, where, both values, and the whole story. Each caller
 /// reports it its own way (a campaign row, a RunFailure, an RC_FAIL, a fuzz finding, a bench error).
 struct Finding {
-  /// "metadata-status", "metadata-error", "metadata-untouched", "7.4-metadata-invariant",
-  /// "metadata-differential", "step-update-status", "step-update-error", "step-update-untouched",
-  /// "step-status", "step-differential", "7.5-writes", "q-path", "reference"
-  std::string check;
+  CheckId check;  // which check found it (check_id.hpp)
   std::string field;   // the output that differs ("slot_mapping", "cache.compressed", "q_out"), or for an
                        // error check the error's field as the reference reports it
   int64_t index = -1;  // first differing element (row, slot, byte or error index); -1: none

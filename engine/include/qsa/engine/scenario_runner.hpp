@@ -17,6 +17,7 @@
 
 #include "qsa/backend_interface.hpp"
 #include "qsa/model_oracle.hpp"
+#include "qsa/engine/check_id.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/engine/input_space_coverage.hpp"
 #include "qsa/traces/prefix_hits.hpp"
@@ -63,7 +64,7 @@ struct RunOptions {
 
 struct RunFailure {
   int64_t step = -1;
-  std::string check;    // e.g. "metadata-differential", "7.1-compressed-row", "7.5-writes", "scenario", "digest"
+  CheckId check;        // Check::kMetadataDifferential, kCompressedRow, kWrites, kScenario, kDigest, ...
   std::string message;  // names the request, position, slot and both values where it can
   bool invalid_scenario = false;  // the scenario itself contradicts SPEC 7 (no backend is at fault)
   std::string field;              // for the checking engine's findings: the output (or error field)
@@ -127,7 +128,7 @@ class ScenarioRunner {
   /// The reference's metadata of this step for kind 0 (compressed), 1 (ring) or 2 (passthrough),
   /// built on first use and kept for the step (the checks, the writes and the digest share it).
   const MetadataRun& expected_metadata(int kind_index);
-  RunFailure failure(const std::string& check, const std::string& message) const;
+  RunFailure failure(CheckId check, const std::string& message) const;
   /// Which blocks of one cache some step has named (and so poisoned).
   struct BlockPoison {
     CacheLayout layout;
