@@ -47,10 +47,10 @@ std::string label(const records::Record& r) {
 
 int compare(const CompareArgs& args) {
   if (!(args.alpha > 0 && args.alpha < 1))
-    return report_error(Error{"alpha", -1, "out-of-range", "--alpha must lie in (0, 1)"});
+    return report_error(Error{"--alpha", -1, "out-of-range", "--alpha must lie in (0, 1)"});
   if (!(std::isfinite(args.threshold_percent) && args.threshold_percent >= 0))  // inf would gate nothing
     return report_error(
-        Error{"threshold", -1, "out-of-range", "--threshold must be a finite, non-negative percentage"});
+        Error{"--threshold", -1, "out-of-range", "--threshold must be a finite, non-negative percentage"});
   const records::Record baseline = read_record_file(args.baseline, "baseline");
   const records::Record candidate = read_record_file(args.candidate, "candidate");
   records::CompareOptions options;

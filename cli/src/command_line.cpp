@@ -120,6 +120,12 @@ int run_command_line(int argc, const char* const* argv, bool parse_only) {
       return parse_only ? kExitOk : app.exit(e);
     } catch (const CLI::CallForVersion& e) {
       return parse_only ? kExitOk : app.exit(e);
+    } catch (const CLI::ConversionError& e) {
+      // "Could not convert: --alpha = x": the field is the option, as for every other bad value.
+      const std::string what = e.what();
+      const size_t at = what.find("--"), end = what.find(' ', at);
+      const std::string option = at == std::string::npos ? "arguments" : what.substr(at, end - at);
+      return report_error(Error{option, -1, "wrong-type", what});
     } catch (const CLI::ParseError& e) {
       return report_error(Error{"arguments", -1, "bad-argument", e.what()});
     }

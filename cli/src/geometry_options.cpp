@@ -16,7 +16,7 @@ void add_geometry_options(CLI::App* command, GeometryOptions* o) {
   command->add_option("--query-heads", o->query_heads, "HQ, 1 ... 1024")->group(group);
   command->add_option("--block-size", o->block_size, "B, a multiple of C, with a ring capacity under SPEC 3")
       ->group(group);
-  command->add_option("--compress-ratio", o->compress_ratio, "C, 2 ... 128")->group(group);
+  command->add_option("--compress-ratio", o->compress_ratio, "C, 2 ... 1024 (SPEC 1.3; B must hold it, and the ring its drafts)")->group(group);
   command->add_option("--drafts", o->drafts, "Speculative tokens per decode, 0 ... 64")->group(group);
   command->add_option("--store-dtype", o->store_dtype,
                       "bf16, fp8 (e4m3) or both (each scenario draws one): the compressed cache and q_out")

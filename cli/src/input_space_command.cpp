@@ -77,7 +77,17 @@ void add_input_space_command(CLI::App& app, CommandJob* job) {
     const int64_t batches = parse_integer_option("--batches", args->batches, 0, int64_t{1} << 30);
     const int threads = static_cast<int>(parse_integer_option("--jobs", args->jobs, 1, 256));
     std::shared_ptr<const std::set<std::string>> known;
-    if (!args->known_gaps.empty()) known = std::make_shared<std::set<std::string>>(read_key_list("--known-gaps", args->known_gaps));
+    if (!args->known_gaps.empty()) {
+      known = std::make_shared<std::set<std::string>>(read_key_list("--known-gaps", args->known_gaps));
+      // A typo is bad input now, not a "not a gap" line after the whole campaign.
+      int64_t index = 0;
+      for (const std::string& key : *known) {
+        if (!engine::InputSpaceCoverage::is_gap_key(key))
+          throw InputError(Error{"--known-gaps", index, "unknown-key",
+                                 "'" + key.substr(0, 80) + "' names no row of docs/input-space.md nor a legal edge of one"});
+        ++index;
+      }
+    }
     const std::string path = args->known_gaps;
     *job = [seed, batches, threads, known, path] { return count_campaign(seed, batches, threads, known.get(), path); };
   });

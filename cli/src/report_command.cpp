@@ -48,10 +48,10 @@ std::string tail_of(const std::string& path) {
 
 int report(const ReportArgs& args) {
   if (!(args.alpha > 0 && args.alpha < 1))
-    return report_error(Error{"alpha", -1, "out-of-range", "--alpha must lie in (0, 1)"});
+    return report_error(Error{"--alpha", -1, "out-of-range", "--alpha must lie in (0, 1)"});
   if (!(std::isfinite(args.threshold_percent) && args.threshold_percent >= 0))
     return report_error(
-        Error{"threshold", -1, "out-of-range", "--threshold must be a finite, non-negative percentage"});
+        Error{"--threshold", -1, "out-of-range", "--threshold must be a finite, non-negative percentage"});
   std::vector<records::Record> loaded;
   for (size_t i = 0; i < args.files.size(); ++i)
     loaded.push_back(read_record_file(args.files[i], "records[" + std::to_string(i) + "]"));

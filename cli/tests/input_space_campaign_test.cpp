@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "input_space_text.hpp"
+#include "run_command.hpp"
 #include "qsa/engine/campaign_inputs.hpp"
 #include "checker.hpp"
 #include "qsa/engine/input_space_report.hpp"
@@ -62,6 +63,25 @@ TEST(InputSpaceKnownGaps, OnlyTheExactListPassesAndEveryDifferenceIsNamed) {
   more.insert("no_such_class hi");
   EXPECT_NE(run(more, &matched).find("NOT A GAP  no_such_class hi"), std::string::npos);
   EXPECT_FALSE(matched);
+}
+
+// A typo in --known-gaps is bad input before anything runs (exit 2 naming the key's place), not a
+// "not a gap" line after a whole campaign; every key a campaign can print is accepted.
+TEST(InputSpaceKnownGaps, AKeyNoCampaignCanPrintIsBadInputBeforeTheCampaign) {
+  for (const std::string& key : engine::InputSpaceCoverage().gap_keys())
+    EXPECT_TRUE(engine::InputSpaceCoverage::is_gap_key(key)) << key;
+  EXPECT_TRUE(engine::InputSpaceCoverage::is_gap_key("seq_len hi-1"));
+  EXPECT_FALSE(engine::InputSpaceCoverage::is_gap_key("seq_len hi+1"));
+  EXPECT_FALSE(engine::InputSpaceCoverage::is_gap_key("key_nan hi"));  // a class row has no edges
+  const std::string file = testing::temp_dir() + "/known-gaps-typo.txt";
+  std::FILE* f = std::fopen(file.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("key_nan\nseq_lne hi\n", f);
+  std::fclose(f);
+  const auto r = testing::run_qsacheck("input-space --campaign --batches 3000 --known-gaps " + file);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("\"rule\":\"unknown-key\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("seq_lne hi"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -480,6 +480,15 @@ std::vector<std::string> InputSpaceCoverage::gaps() const {
   return lines;
 }
 
+bool InputSpaceCoverage::is_gap_key(const std::string& key) {
+  for (const InputClass& row : input_classes()) {
+    if (key == row.id) return true;
+    for (int e = 0; e < kNumEdges; ++e)
+      if (edge_is_legal(row, e) && key == std::string(row.id) + " " + edge_name(e)) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> InputSpaceCoverage::gap_keys() const {
   std::vector<std::string> keys;
   for (const InputClass& row : input_classes())

@@ -65,6 +65,8 @@ class InputSpaceCoverage {
   /// The same gaps as stable keys, one per unreached row ("key_nan") and per missed edge
   /// ("seq_len hi-1"): what a list of known gaps names (qsacheck input-space --known-gaps).
   std::vector<std::string> gap_keys() const;
+  /// Whether `key` can be a gap of some campaign: a row id, or a row id and one of its legal edges.
+  static bool is_gap_key(const std::string& key);
 
  private:
   void hit(InputClassId id, int64_t times = 1);
