@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The packages as a user gets them (issue 52): cpack makes the .deb and the .tar.gz from a built
+# The packages as a user gets them: cpack makes the .deb and the .tar.gz from a built
 # tree; lintian must report no error on the .deb; `apt-get install ./qsacheck_*.deb` installs it,
 # then the host example plugin is built against the installed package (found in /usr, no prefix
 # given) and checked by the installed qsacheck, the installed recorded traces replay, the man page

@@ -1,4 +1,4 @@
-// The checker's own throughput (issue 53): checked scenario steps per second through each kind of
+// The checker's own throughput: checked scenario steps per second through each kind of
 // backend, every check on (the differential, the write check after every step for a kernel from
 // outside, the oracle, the invariants). One iteration runs one scenario of the workload, already
 // simulated. BM_CheckStep/<backend>/workload:<name>; the counter steps_per_second is the figure

@@ -1,5 +1,5 @@
 #!/bin/bash
-# CI gate on the checker's own instructions (issue 53): the same scenario checked through the host
+# CI gate on the checker's own instructions: the same scenario checked through the host
 # example plugin and through the NumPy example worker may cost at most a bounded multiple of the
 # reference-only run, counted by callgrind in qsacheck's process (a worker's own process is not
 # followed). A ratio of two runs of one binary, so compilers and build types cancel out. Measured

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nsight Compute summary of the production kernels at the benchmark shapes (issue 20): one launch
+# Nsight Compute summary of the production kernels at the benchmark shapes: one launch
 # of each inside the benchmarks' CUDA graphs (the sixth matching launch, so the graph is warm),
 # clocks not locked, as the timings run. Writes one CSV per kernel and shape into OUT_DIR.
 # Run on the GPU machine from bundle/ (staged by ./dev gpu):  bash ../bench/ncu_summary.sh OUT_DIR

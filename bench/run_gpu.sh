@@ -29,7 +29,7 @@
 #               python3 on the machine; no two tests share a GPU; ctest.log);
 #   devices:    (not in the default list) `qsacheck check --backend cuda` with and without
 #               --devices 0 (and --devices all when the host has more), the reports compared without
-#               their run facts (issue 22's closing run; devices-*.json in $OUT).
+#               their run facts (devices-*.json in $OUT).
 #   worker:     (not in the default list; QSA_PHASES=worker) the Triton example worker
 #               (../examples/workers/triton, Python 3.12 + torch + triton): it must fail exact mode
 #               and pass --float-tolerance row-ulp:1 on the default campaign at 100 steps per
@@ -192,7 +192,7 @@ if phase sanitizers; then
     note "FAIL     compute-sanitizer not found"
     failed=1
   else
-    # Both kernels under all four tools (issue 20); QSA_SANITIZE_METADATA=0 leaves the metadata
+    # Both kernels under all four tools; QSA_SANITIZE_METADATA=0 leaves the metadata
     # kernel to memcheck alone.
     for tool in memcheck racecheck initcheck synccheck; do
       if [ "$tool" = memcheck ] || [ "${QSA_SANITIZE_METADATA:-1}" = 1 ]; then

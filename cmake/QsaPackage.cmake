@@ -2,7 +2,7 @@
 # dpkg-shlibdeps, and a relocatable .tar.gz, both holding what `cmake --install` installs (the
 # command and qsacheck-worker-host, the plugin header with DLPack's, the CMake package and
 # qsacheck.pc, the Python module, the completion and the man page) and what a user reads or
-# replays without a checkout: the recorded traces, the docs and the examples (issue 52).
+# replays without a checkout: the recorded traces, the docs and the examples.
 # The maintainer field a .deb must have; a placeholder until the project names an address (set
 # -DQSA_PACKAGE_CONTACT="Name <address>" when making packages to publish).
 set(QSA_PACKAGE_CONTACT "qsacheck maintainers <qsacheck@example.org>" CACHE STRING "the .deb's Maintainer")

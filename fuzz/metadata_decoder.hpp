@@ -2,7 +2,7 @@
 // fuzz_metadata's input: bytes -> a metadata input. Every input decodes to a valid batch of the
 // edge-shaped generator (qsa/traces/edge_batch_generator.hpp, its decisions read through
 // FuzzedDataChoice); about one in four then has one or more fields replaced by arbitrary values,
-// so every rule of SPEC 1.4 is reached. Format 2 (issue 18): the inputs of format 1 decode to
+// so every rule of SPEC 1.4 is reached. Format 2: the inputs of format 1 decode to
 // other batches (fuzz/README.md).
 
 #include <optional>

@@ -336,7 +336,7 @@ TEST(MetadataCudaBackendLimits, RequestsBeyondTheStagedLimitRunOnTheDevice) {
 
 // The backend puts all its device work on its own non-blocking stream. Work on the legacy default
 // stream is not ordered with that stream: a zero fill there once landed after an upload under GPU
-// contention (issue 23's two-process run, docs/scale-out.md). While a blocking stream captures,
+// contention (two processes on one GPU, docs/scale-out.md). While a blocking stream captures,
 // the legacy stream refuses all work, so a backend call that used it fails here.
 TEST(MetadataCudaBackendStreams, AFreshBackendLeavesTheLegacyDefaultStreamAlone) {
   QSA_SKIP_WITHOUT_GPU();

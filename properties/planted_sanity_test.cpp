@@ -71,14 +71,14 @@ const std::map<std::string, Caught>& expected_checks() {
       // Invalid input only: the engine against the reference's answer (no scenario holds one).
       {"bug:error-index-one-based", {C::kMetadataError, kNotCaught, kNotCaught}},
       {"bug:clears-output-before-validating", {C::kMetadataUntouched, kNotCaught, kNotCaught}},
-      // The classes of issue 18, each on its scenario of the edges workload.
+      // The classes of docs/input-space.md, each on its scenario of the edges workload.
       {"bug:slot-int32-overflow", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
       {"bug:requests-capped-at-1024", {C::kMetadataInvariant, C::kMetadataInvariant, C::kRingOpenGroup}},
       {"bug:compress-ratio-shift", {C::kMetadataInvariant, C::kMetadataInvariant, C::kCompressedRow}},
       // The invariants hold the split only to rule 3 (all decodes); rule 4's count needs the reference.
       {"bug:zero-length-first-skipped", {C::kMetadataDifferential, kNotCaught, kNotCaught}},
       {"bug:mrope-proportional-sections", {C::kStepDifferential, C::kQPath, C::kQPath}},
-      // The step classes of issue 18, each on its scenario of the step-edges workload.
+      // The step classes of docs/input-space.md, each on its scenario of the step-edges workload.
       {"bug:cache-rows-packed", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
       {"bug:cache-blocks-packed", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
       {"bug:block-table-row-major", {C::kMetadataInvariant, C::kMetadataInvariant, C::kCompressedRow}},
@@ -100,7 +100,7 @@ const std::map<std::string, Caught>& expected_checks() {
       {"bug:padding-position-zero", {C::kQPath, C::kQPath, C::kQPath}},
       {"bug:passthrough-minus-one-only", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
       {"bug:error-state-sticks", {C::kStepUpdateStatus, C::kStepUpdateStatus, C::kStepUpdateStatus}},
-      // The prefix-cache classes of issue 54, on a prefix-sharing scenario: the oracle checks the
+      // The prefix-cache classes, on a prefix-sharing scenario: the oracle checks the
       // hitting request's shared groups after its first chunk, before the differential runs.
       {"bug:recloses-group-before-chunk", {C::kCompressedRow, C::kCompressedRow, C::kCompressedRow}},
   };

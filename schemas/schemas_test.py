@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The JSON schemas of schemas/ against real reports (issue 52; docs/json-schema.md, "Schemas").
+"""The JSON schemas of schemas/ against real reports (docs/json-schema.md, "Schemas").
 
 Each command covered is run here (passing and failing, tolerance mode, a request log) and its
 --json output validated against its schema (python3-jsonschema, draft 2020-12); then each report
@@ -159,7 +159,7 @@ with tempfile.TemporaryDirectory() as work:
         for what, changed in mutations(report):
             check(not v.is_valid(changed), "%s rejects the report with %s" % (schema_name, what))
 
-    # The sharing figures (issue 54): a merge carries the sum of its shards', and the schema holds
+    # The sharing figures: a merge carries the sum of its shards', and the schema holds
     # each of them and the log-implied reuse a request-log campaign exercised.
     reports = {}
     for name in ("sh1.json", "sh2.json", "m.json", "k3.json"):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""After a CTest run, says how many tests were skipped and why, the GPU tests apart (issue 52):
+"""After a CTest run, says how many tests were skipped and why, the GPU tests apart:
 CTest lists skipped tests by name only, so a run without a GPU reads as green without saying that
 every GPU test was left out. Reads the JUnit file of `ctest --output-junit` (each skipped testcase
 with its output) and the names of the tests labelled gpu (`ctest -N -L gpu`). The reason is the

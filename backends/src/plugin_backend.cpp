@@ -241,7 +241,7 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
   const bool host = memory.device().device_type == kDLCPU;
   if (host) {
     // A host plugin steps qsacheck's own caches in place, as the built-in backends do: nothing is
-    // copied, and the engine's touched-row comparison and write check apply unchanged (issue 53).
+    // copied, and the engine's touched-row comparison and write check apply unchanged.
     args.ring_cache = host_cache_tensor(caches->ring, &b.ring_shape);
     args.compressed_cache = host_cache_tensor(caches->compressed, &b.compressed_shape);
   } else {

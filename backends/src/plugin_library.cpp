@@ -28,7 +28,7 @@ bool bad_range(const QsaPluginRange& r, int64_t lo) { return r.min < lo || r.max
 // What the probe process tells its parent when the library loaded and its table validated.
 constexpr char kProbeLoaded = 'L';
 
-// Loads the library the way open() does, in a child process first (issue 50): dlopen runs the
+// Loads the library the way open() does, in a child process first: dlopen runs the
 // library's constructors and open() calls its entry function and walks its variant table, and a
 // plugin that aborts or calls exit() there, or declares more variants than its array holds, ended
 // qsacheck, though docs/plugin-abi.md promises exit 2 and never a crash. The child reports success
@@ -169,7 +169,7 @@ std::vector<Error> validate_plugin_table(const QsaPlugin& t, const std::string& 
                 {"storage_block_size", c->storage_block_size, 1, (c->cache_kinds & QSA_PLUGIN_KIND_COMPRESSED) != 0},
                 {"ring_capacity", c->ring_capacity, 1, (c->cache_kinds & QSA_PLUGIN_KIND_RING) != 0}};
   for (const auto& r : ranges)
-    if (!r.needed && r.range.max < r.range.min)  // unused, but a table that says so is broken (issue 50)
+    if (!r.needed && r.range.max < r.range.min)  // unused, but a table that says so is broken
       problem("bad-table", std::string("capabilities.") + r.name + " is [" + std::to_string(r.range.min) + ", " +
                                std::to_string(r.range.max) + "]: its minimum is above its maximum");
     else if (r.needed && bad_range(r.range, r.lo))

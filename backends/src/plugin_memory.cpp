@@ -42,7 +42,7 @@ PluginBuffer::~PluginBuffer() {
 
 Status PluginBuffer::reserve(PluginMemory& memory, size_t bytes, Error* error) {
   // Kept across calls: a step reuses the last step's buffer when it is large enough, so steady
-  // state allocates nothing (issue 53; the CUDA driver's allocations synchronize the device).
+  // state allocates nothing (the CUDA driver's allocations synchronize the device).
   const size_t need = bytes == 0 ? 1 : bytes;
   bytes_ = bytes;
   if (data_ != nullptr && memory_ == &memory && capacity_ >= need) return Status::kOk;

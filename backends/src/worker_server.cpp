@@ -78,7 +78,7 @@ class Server {
       reply["op"] = op;
       if (request.contains("id")) reply["id"] = request["id"];
       // A plugin's error message may hold any bytes: invalid UTF-8 is replaced (U+FFFD), where
-      // dump() would throw and end the host (issue 50).
+      // dump() would throw and end the host.
       write_all(reply_fd_, make_frame(reply.dump(-1, ' ', false, json::error_handler_t::replace)));
     }
   }

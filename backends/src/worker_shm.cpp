@@ -32,7 +32,7 @@ Status SharedRegion::create(size_t bytes, Error* error) {
   fd_ = memfd_create("qsacheck-worker", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd_ < 0) return system_error(error, "memfd_create");
   // A worker holds the same file: had it shrunk it after the handshake, the next touch of a page
-  // past its end here would be SIGBUS, the end of qsacheck instead of a finding (issue 50). Sealed
+  // past its end here would be SIGBUS, the end of qsacheck instead of a finding. Sealed
   // against shrinking only: growing stays open, since reserve() grows it (docs/worker-protocol.md,
   // "Shared memory"); a worker's ftruncate to less fails with EPERM instead.
   if (fcntl(fd_, F_ADD_SEALS, F_SEAL_SHRINK) != 0) return system_error(error, "sealing the shared memory");

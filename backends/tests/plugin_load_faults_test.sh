@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Plugins broken while loading (issue 50): an inverted capability range, a variant count past its
+# Plugins broken while loading: an inverted capability range, a variant count past its
 # array, an abort in qsa_plugin_entry(), exit() in a constructor: each is exit 2 with one JSON line
 # naming the plugin (docs/plugin-abi.md promises that, never a crash). A plugin whose error message
 # is not UTF-8, run isolated in qsacheck-worker-host: the host answers (the message escaped), so the

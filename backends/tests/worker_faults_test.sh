@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fault isolation (issue 15): a worker that crashes, exits, hangs, writes garbage, a malformed frame,
+# Fault isolation: a worker that crashes, exits, hangs, writes garbage, a malformed frame,
 # a wrong-sized buffer or another call's reply is a finding (exit 1) naming the rule and what the
 # worker printed, within the timeout; a plugin that aborts under --isolate is a finding with a
 # reproducer; every worker process (and its children) is gone when qsacheck ends, SIGTERM and a
@@ -103,7 +103,7 @@ PY
 
 # SIGTERM while the worker hangs (in check's first metadata call): the campaign stops once the call
 # ends (the timeout: a finding) and the worker's group goes with it. Then replay, which stops the
-# same way since issue 50 (it used to die of SIGTERM, leaving no report); the group still goes.
+# same way (it used to die of SIGTERM, leaving no report); the group still goes.
 rm -f "$work/pids" "$work/pids.called"
 "$qsacheck" check --backend "$(w hang)" --worker-timeout 6 --out "$work" >"$work/out" 2>&1 &
 qsacheck_pid=$!

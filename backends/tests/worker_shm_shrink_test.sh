@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A worker that shrinks its shared memory, right after the handshake or inside a call, is a finding
-# (exit 1), never SIGBUS in qsacheck (issue 50): the memfd is sealed F_SEAL_SHRINK, so the worker's
+# (exit 1), never SIGBUS in qsacheck: the memfd is sealed F_SEAL_SHRINK, so the worker's
 # ftruncate fails and its answer is judged like any other (docs/worker-protocol.md, "The shared
 # memory"). On an unsealed memfd qsacheck died of SIGBUS (exit 135) reading or writing the pages.
 # Usage: worker_shm_shrink_test.sh QSACHECK FAULT_WORKER RECORDED_TRACE

@@ -44,7 +44,7 @@ int run_backends(const std::vector<std::string>& requested) {
   std::vector<std::string> names = requested;
   if (names.empty()) names = registry.names();
   // Every backend is opened before a line is printed: a named one that cannot be used is exit 2
-  // with the error line alone on stdout (issue 50: the listing came first); in the full listing
+  // with the error line alone on stdout (the listing came first); in the full listing
   // (no --backend) one that cannot be opened here is listed as not running, exit 0.
   std::vector<std::unique_ptr<Backend>> opened;
   std::vector<std::string> unusable;

@@ -84,7 +84,7 @@ records::TextFile text_file(const std::string& path) { return records::TextFile{
 
 int import_run(const ImportArgs& args) {
   // The name is a file name stem inside --out-dir: a separator or ".." would write elsewhere
-  // (issue 50: --name ../../x wrote two folders above it). Checked before anything is read.
+  // (--name ../../x wrote two folders above it). Checked before anything is read.
   if (args.name.find('/') != std::string::npos || args.name.find("..") != std::string::npos)
     throw InputError(Error{"--name", -1, "not-a-file-name",
                                    "'" + args.name + "' is not a file name stem (no '/', no '..'); the records "
@@ -109,7 +109,7 @@ int import_run(const ImportArgs& args) {
   }
   const bool created = mkdir(args.out_dir.c_str(), 0755) == 0;
   // Every record's path is checked before the first is written, and the lines are printed once
-  // all are: exit 2 is one JSON line alone and leaves no part of the import (issue 50).
+  // all are: exit 2 is one JSON line alone and leaves no part of the import.
   std::vector<std::string> written;
   std::vector<NamedPath> inputs = {{args.summary, "--summary"}}, outputs;
   try {
@@ -168,7 +168,7 @@ void add_bench_commands(CLI::App& app, CommandJob* job) {
                   "Write the comparison as JSON to FILE (docs/json-schema.md); '-': stdout, the table on stderr");
   cmp->callback([=] {
     if (!c->json.empty() && c->json != "-") check_output_file(c->json, "--json");
-    // `--json BASELINE` would replace the record it compares (issue 50, destroyed paths).
+    // `--json BASELINE` would replace the record it compares (destroyed paths).
     check_distinct_paths({{c->baseline, "baseline"}, {c->candidate, "candidate"}}, {{c->json, "--json"}});
     *job = [=] { return compare(*c); };
   });

@@ -58,7 +58,7 @@ void add_bench_export_command(CLI::App* bench, CommandJob* job) {
   exp->add_option("-o,--output", e->out, "The file to write (default: stdout)");
   exp->callback([=] {
     if (!e->out.empty() && e->out != "-") check_output_file(e->out, "--output");
-    // `-o RECORD` would replace the record it exports (issue 50, destroyed paths).
+    // `-o RECORD` would replace the record it exports (destroyed paths).
     check_distinct_paths({{e->record, "record"}}, {{e->out, "--output"}});
     *job = [=] { return export_record(*e); };
   });

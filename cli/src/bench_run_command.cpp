@@ -76,7 +76,7 @@ BenchPlan validated(const BenchArgs& a) {
     if (name.empty() || (name == "cuda" && !backends::cuda_support_built())) continue;
     if (!open_backend(name, &error) && error.rule != "unavailable") throw InputError(error);
     // Only "cuda" and plugins have a step update on the GPU (backends/src/device_step.cpp): any other
-    // backend is bad usage here, on any machine, not a GPU missing (issue 50: --backend reference
+    // backend is bad usage here, on any machine, not a GPU missing (--backend reference
     // said "no GPU").
     if (name != "cuda" && name.rfind("plugin:", 0) != 0)
       throw InputError(Error{option, -1, "not-timeable",

@@ -95,7 +95,7 @@ bool checks_cuda_kernels(const CheckReport& r) {
 
 namespace {
 
-// A finding comes first: what failed, then how to replay it, before any table (issue 52).
+// A finding comes first: what failed, then how to replay it, before any table.
 void print_failures(const CheckReport& r, std::FILE* out) {
   for (const CheckRow& row : r.rows)
     if (row.failures > 0)

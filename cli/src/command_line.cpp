@@ -52,7 +52,7 @@ void reject_unknown_command(CLI::App& app, int argc, const char* const* argv) {
 }
 
 // An empty value means nothing to any option (an empty path would be taken as a file name or
-// silently as "not given", `--workload ''` as no workload at all: issue 50), so none takes one.
+// silently as "not given", `--workload ''` as no workload at all), so none takes one.
 void refuse_empty_values(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
     if (option->get_type_size_max() == 0) continue;  // a flag

@@ -7,7 +7,7 @@ namespace qsa::cli {
 namespace {
 
 // The numeric options read as text (number_options.hpp says why) and what --help should call
-// their values instead of CLI11's TEXT (issue 52).
+// their values instead of CLI11's TEXT.
 const std::map<std::string, std::string>& value_types() {
   static const std::map<std::string, std::string> types{
       {"batches", "INT"},       {"block-size", "INT"},        {"cache-blocks", "INT"},     {"compress-ratio", "INT"},

@@ -1,4 +1,4 @@
-// `qsacheck input-space`: the input-space inventory (issue 18). Without options it prints
+// `qsacheck input-space`: the input-space inventory. Without options it prints
 // docs/input-space.md as generated from the table; --campaign counts the inputs the default
 // campaign generates, without running a backend, and exits 1 naming every class not reached and
 // every legal edge of a range that was missed. With --known-gaps FILE it exits 1 only when the

@@ -9,7 +9,7 @@
 
 int main(int argc, char** argv) {
   // A closed pipe on stdout (`qsacheck check | head`) is a write error that finish_standard_output
-  // reports, not a silent death by SIGPIPE (issue 50); child processes get the default back.
+  // reports, not a silent death by SIGPIPE; child processes get the default back.
   std::signal(SIGPIPE, SIG_IGN);
   qsa::cli::end_on_out_of_memory();
   const int code = qsa::cli::run_command_line(argc, argv, /*parse_only=*/false);

@@ -29,7 +29,7 @@ void print_json(const nlohmann::json& json) { std::cout << json_text(json) << "\
 
 namespace {
 
-// An error names a field and says what is wrong; it never echoes a huge value whole (issue 50: a
+// An error names a field and says what is wrong; it never echoes a huge value whole (a
 // 10 MB key came back as the field). A field is cut at 200 bytes and a message at 4 KiB (room for
 // the 2 KiB of a worker's output a handshake error quotes), each with a marker saying so.
 std::string cut(const std::string& text, size_t limit) {

@@ -36,7 +36,7 @@ inline constexpr size_t kMaxErrorMessageBytes = 4096;
 /// The one way a command ends with exit 2: stdout then holds exactly this line.
 int report_error(const Error& error);
 
-/// The last word of every command (issue 50): flushes and closes standard output and, when a write
+/// The last word of every command: flushes and closes standard output and, when a write
 /// to it failed (a full disk, a closed pipe: SIGPIPE is ignored so it is an error, not a death),
 /// says so on stderr and turns exit 0 into 3 (the report did not reach its reader); any other
 /// code is kept. Returns the exit code.

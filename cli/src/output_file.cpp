@@ -36,7 +36,7 @@ bool is_descriptor_link(const std::string& path) {
 }
 
 // The file a path names once symbolic links are followed, dangling ones included: writing through
-// a link writes its target and keeps the link (issue 50: the rename used to replace the link).
+// a link writes its target and keeps the link (the rename used to replace the link).
 std::string link_target(const std::string& path) {
   std::string at = path;
   for (int hops = 0; hops < 40; ++hops) {  // 40: the kernel's own limit on links in one lookup
@@ -121,7 +121,7 @@ void check_output_file(const std::string& path, const std::string& option) {
       unwritable(option, "cannot write " + path + ": " + std::strerror(errno));
   } else if (errno != ENOENT) {
     // A loop of links, a name past NAME_MAX, a file used as a folder: the write at the end would
-    // fail after the whole run (issue 50: a report lost to a path the start could have refused).
+    // fail after the whole run (a report lost to a path the start could have refused).
     unwritable(option, "cannot write " + path + ": " + std::strerror(errno));
   }
   if (written_in_place(target)) return;

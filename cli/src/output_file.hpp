@@ -22,7 +22,7 @@ void check_output_file(const std::string& path, const std::string& option);
 /// Throws InputError {field `option`, rule "unwritable"} unless `path` is a writable folder.
 void check_output_directory(const std::string& path, const std::string& option);
 
-/// The one way a command writes a file (issue 50). A regular file, or a new one, through a temporary
+/// The one way a command writes a file. A regular file, or a new one, through a temporary
 /// file beside it and a rename, so a reader never sees half a file; through a symbolic link, its
 /// target (the link stays); a FIFO, a device or a path under /dev or /proc (/dev/stdout) in place,
 /// appended to, since a rename would replace it with a regular file. Returns why it failed, or nullopt.

@@ -40,7 +40,7 @@ traces::FloatTolerance tolerance_for(const std::optional<traces::FloatTolerance>
 int replay(const std::vector<std::string>& paths, const std::string& backend_name,
            const std::optional<traces::FloatTolerance>& flag, const std::string& junit_path, ReportOutput output) {
   // SIGINT, SIGTERM, SIGHUP: stop between steps and write the partial report, as check does
-  // (docs/limits.md, "Stopping early"; issue 50: replay used to die with no report).
+  // (docs/limits.md, "Stopping early"; replay used to die with no report).
   install_stop_handlers();
   Error error;
   auto backend = open_backend(backend_name, &error);

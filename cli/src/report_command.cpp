@@ -77,7 +77,7 @@ int report(const ReportArgs& args) {
     std::remove(log.c_str());
     const int rc = records::run_program({gnuplot, script}, log);
     if (rc != 0) {
-      // Exit 2 leaves no half-drawn plot behind (issue 50): the SVGs gnuplot got to are removed;
+      // Exit 2 leaves no half-drawn plot behind: the SVGs gnuplot got to are removed;
       // its script and log are named in the error, so they stay.
       for (const records::Plot& p : plots.plots) std::remove((args.out_dir + "/" + p.file).c_str());
       return report_error(Error{"gnuplot", rc, "failed",

@@ -2,7 +2,7 @@
 // Reading the scenario files a command was given, all of them before any is run, so that a bad
 // file is exit 2 with nothing else printed (not a half-written report followed by an error). Each
 // file is read twice as a stream, once to check it and once to run it, so that a replay holds one
-// step at a time, whatever the file's length (issue 54; docs/limits.md).
+// step at a time, whatever the file's length (docs/limits.md).
 
 #include <memory>
 #include <string>

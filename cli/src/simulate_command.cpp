@@ -40,7 +40,7 @@ int simulate(const SimulateJob& job, ReportOutput output) {
   const traces::Workload w = traces::with_geometry(
       replay ? request_log_workload(job.log) : traces::workload_by_name(job.workload), job.geometry);
   const int64_t steps = job.steps > 0 ? job.steps : w.schedule->step_limit;
-  // Each step is written as it is made and only counted after (issue 54: a 12 000-request log held
+  // Each step is written as it is made and only counted after (a 12 000-request log held
   // 8 GB as a whole scenario and its text): memory follows the live requests, not the steps.
   traces::Simulator simulator(w, job.seed);
   const traces::ScenarioConfig config = simulator.config();

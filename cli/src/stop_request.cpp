@@ -28,7 +28,7 @@ extern "C" void on_stop_signal(int signal) {
 void install_stop_handlers() {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
-  std::signal(SIGHUP, on_stop_signal);  // a closed terminal or an ssh session gone: like SIGTERM (issue 50)
+  std::signal(SIGHUP, on_stop_signal);  // a closed terminal or an ssh session gone: like SIGTERM
 }
 
 void set_time_budget(double seconds) {

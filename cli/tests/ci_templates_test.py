@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The CI templates users copy are real (issue 52; docs/ci.md): the GitHub composite action
+"""The CI templates users copy are real (docs/ci.md): the GitHub composite action
 (.github/actions/qsacheck/action.yml), its example workflow and the GitLab CI template
 (examples/ci/qsacheck.gitlab-ci.yml).
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every command, every kind of bad input, as a hostile new user would type them (issue 50): each
+"""Every command, every kind of bad input, as a hostile new user would type them: each
 must end in exit 2 with stdout exactly one JSON line {"status": "error", ...} (docs/json-schema.md,
 "Errors": every other word goes to stderr), never a crash, and leave nothing in its folder.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Output paths (issue 50): a FIFO given as an output is written in place and stays a FIFO; a
+# Output paths: a FIFO given as an output is written in place and stays a FIFO; a
 # symbolic link's target is written and the link stays; an output that is one of the inputs or
 # another output is refused before any work (exit 2, one JSON line naming the option), compared by
 # (st_dev, st_ino) for files that exist and by canonical path for new ones; "-" where standard

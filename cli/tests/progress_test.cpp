@@ -1,5 +1,5 @@
-// The overall progress of a check's scenario jobs (issue 52): jobs done of total, elapsed, ETA,
-// on every job line; a request log's replay counts down the positions it serves (issue 54).
+// The overall progress of a check's scenario jobs: jobs done of total, elapsed, ETA,
+// on every job line; a request log's replay counts down the positions it serves.
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ TEST(OverallProgress, CountsJobsAndEstimatesTheRestFromTheJobsDone) {
   EXPECT_EQ(overall_progress(0, 20, 3.2), "[jobs 0/20, 3 s elapsed, ETA ?]");
   EXPECT_EQ(overall_progress(5, 20, 10.0), "[jobs 5/20, 10 s elapsed, ETA 30 s]");
   EXPECT_EQ(overall_progress(20, 20, 41.0), "[jobs 20/20, 41 s elapsed, ETA 0 s]");
-  // The checking rate, once a second has passed (issue 53).
+  // The checking rate, once a second has passed.
   EXPECT_EQ(overall_progress(5, 20, 10.0, 24000), "[jobs 5/20, 10 s elapsed, ETA 30 s, 2400 steps/s]");
   EXPECT_EQ(overall_progress(0, 20, 0.5, 300), "[jobs 0/20, 0 s elapsed, ETA ?]");
   EXPECT_EQ(overall_progress(1, 1, 612.0, 150), "[jobs 1/1, 612 s elapsed, ETA 0 s, 0.2 steps/s]");

@@ -1,4 +1,4 @@
-// Scale-out (issue 22): a campaign split into shards and merged gives the unsharded --keep-going
+// Scale-out: a campaign split into shards and merged gives the unsharded --keep-going
 // report, counts and findings alike, on the reference and on a planted bug; merge refuses
 // reports that are not one campaign; --jobs does not change the report.
 
@@ -64,11 +64,11 @@ TEST(ShardedCampaign, FourShardsMergeIntoTheUnshardedReportOnTheReference) {
       << "diff: " << nlohmann::json::diff(testing::without_run_facts(whole), testing::without_run_facts(merged));
   EXPECT_EQ(merged["jobs"].size(), merged["campaign"]["jobs_total"].get<size_t>());
   EXPECT_GT(merged["coverage"]["steps"].get<int64_t>(), 0);
-  // The input space (issue 18): shard 1's batches and every shard's steps add up to the whole run's.
+  // The input space: shard 1's batches and every shard's steps add up to the whole run's.
   EXPECT_EQ(merged["schema_version"], whole["schema_version"]);
   EXPECT_EQ(merged["input_space"], whole["input_space"]);
   EXPECT_GT(merged["input_space"]["reached"].get<int64_t>(), 0);
-  // The sharing figures (issue 54): every shard's scenarios add up to the whole run's.
+  // The sharing figures: every shard's scenarios add up to the whole run's.
   EXPECT_EQ(merged["sharing"], whole["sharing"]);
   EXPECT_GT(merged["sharing"]["prefix_hits"].get<int64_t>(), 0);
   EXPECT_EQ(merged["run"]["merged_from"].size(), 4u);
@@ -98,7 +98,7 @@ TEST(ShardedCampaign, FourShardsMergeIntoTheUnshardedReportOnAPlantedBug) {
 
 // From kExtremeBatchesFrom batches on (the default campaign's size) shard 1 runs the extreme batches
 // after its scenarios; the other shards must hold their empty row in that place, or merge refuses
-// the reports as different checks (issue 23's run of the default campaign on the H200 found it).
+// the reports as different checks (a run of the default campaign on an H200 found it).
 TEST(ShardedCampaign, TheExtremeBatchesRowFollowsTheScenariosOnEveryShard) {
   const std::string dir = temp_dir();
   const std::string options = "check --backend reference --workload default --scenarios 2 --steps 4 --batches " +

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nothing is lost silently (issue 50): a write error on standard output (a full device, a closed
+# Nothing is lost silently: a write error on standard output (a full device, a closed
 # descriptor, a pipe whose reader is gone) is a non-zero exit, never 0 and never death by SIGPIPE;
 # SIGINT and SIGTERM to replay, and SIGHUP to check, stop the run between steps and leave the
 # partial report (exit 3, "stopped_by"), as SIGINT and SIGTERM to check always did.

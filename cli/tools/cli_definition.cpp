@@ -1,5 +1,5 @@
 // qsacheck-cli-definition: writes what is generated from the command line's definition
-// (define_command_line), so nothing of it is kept by hand (issue 52):
+// (define_command_line), so nothing of it is kept by hand:
 //   bash | zsh   the completion script: every command and every option of each
 //   commands     one command path a line ("check", "eval metadata", ...), for the man page's sections
 // Built with the CLI, run at build time (cli/CMakeLists.txt), never installed.

@@ -77,7 +77,7 @@ const std::vector<PlantedInfo>& catalog() {
        "subnormals"},
       {Bug::kE4m3Truncation, "bug:e4m3-truncation",
        "the fp8 e4m3 store truncates towards zero instead of rounding to nearest even (saturation kept)", "fp8"},
-      // The classes of issue 18: the generated batches (edge_batch_generator.hpp) and the `edges`
+      // The classes of docs/input-space.md: the generated batches (edge_batch_generator.hpp) and the `edges`
       // workload's scenarios reach them; `needs` names the edges member that shows each.
       {Bug::kSlotInt32Overflow, "bug:slot-int32-overflow",
        "the compressed slot b*S + g % S is computed in int32: block ids near INT32_MAX with large S wrap",
@@ -94,7 +94,7 @@ const std::vector<PlantedInfo>& catalog() {
       {Bug::kMropeProportionalSections, "bug:mrope-proportional-sections",
        "MRoPE sections assumed in the model's 11:11:10 proportion of rd / 2: the given sections are ignored",
        "edges-mrope-split"},
-      // The step classes of issue 18: `needs` names the step-edges member that shows each.
+      // The step classes of docs/input-space.md: `needs` names the step-edges member that shows each.
       {Bug::kCacheRowsPacked, "bug:cache-rows-packed",
        "cache rows addressed width elements apart: a padded row stride is ignored", "step-edges-column-major"},
       {Bug::kCacheBlocksPacked, "bug:cache-blocks-packed",
@@ -141,7 +141,7 @@ const std::vector<PlantedInfo>& catalog() {
       {Bug::kErrorStateSticks, "bug:error-state-sticks",
        "a rejected step's error is kept in the instance (a status word never reset): the next call is rejected too",
        "rejected-call"},
-      // The prefix-cache classes of issue 54: only a chunk that starts on blocks another request
+      // The prefix-cache classes: only a chunk that starts on blocks another request
       // wrote (a prefix hit) has no member of the group before it in its ring.
       {Bug::kReclosesGroupBeforeChunk, "bug:recloses-group-before-chunk",
        "the group loop starts at (s - 1) / C: a chunk starting on a group boundary pools the group before it again "

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The distribution as a user gets it (issue 51): a venv over Debian's python3 with
+# The distribution as a user gets it: a venv over Debian's python3 with
 # --system-site-packages (NumPy, pytest, Hypothesis, torch from apt), PIP_NO_INDEX=1 and no
 # PYTHONPATH; `pip install` of python/ from the tree and of the wheel `pip wheel` builds; then
 # pytest run from inside the venv, so the pytest11 entry point is what loads the plugin: the user's

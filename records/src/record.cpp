@@ -164,7 +164,7 @@ nlohmann::ordered_json record_to_json(const Record& record) {
   nlohmann::ordered_json benchmarks = nlohmann::ordered_json::array();
   // Google Benchmark 1.7's family_index (the benchmark family, BM_StepUpdate, in the order first
   // written) and per_family_instance_index (the run within its family), which consumers such as
-  // Bencher's adapter expect of a real file (issue 52).
+  // Bencher's adapter expect of a real file.
   std::map<std::string, std::pair<int64_t, std::map<std::string, int64_t>>> families;
   for (const Entry& e : record.entries) {
     nlohmann::ordered_json json{{"name", e.name}, {"run_name", e.run_name}};

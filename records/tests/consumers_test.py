@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark records as their real consumers read them (issue 52; docs/bench-records.md, "What
+"""Benchmark records as their real consumers read them (docs/bench-records.md, "What
 consumers read").
 
 The two dashboards cannot run here (Rust server, GitHub action), so their parsing rules are

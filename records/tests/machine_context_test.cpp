@@ -1,5 +1,5 @@
 // The keys a real Google Benchmark 1.7.1 file has (Debian 12's libbenchmark-dev, as observed in
-// consumers_test.py's file) are in what a qsacheck record writes (issue 52): the host context of
+// consumers_test.py's file) are in what a qsacheck record writes: the host context of
 // machine_context() and each entry's family_index and per_family_instance_index.
 
 #include <gtest/gtest.h>

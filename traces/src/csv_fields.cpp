@@ -73,7 +73,7 @@ int64_t parse_timestamp_us(const LineContext& ctx, const std::string& text, int6
     ctx.fail("TIMESTAMP", line, "malformed-timestamp", "expected YYYY-MM-DD HH:MM:SS[.fraction], got '" + text + "'");
   const int64_t year = digits(0, 4, 0, 9999), month = digits(5, 2, 1, 12), day = digits(8, 2, 1, 31);
   // The month's own length, leap years included: days_from_civil would carry Feb 30 into March 1
-  // and the log would pass with a date it does not hold (issue 50).
+  // and the log would pass with a date it does not hold.
   const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
   const int64_t month_days[12] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (day > month_days[month - 1])
@@ -104,7 +104,7 @@ CsvLines read_csv_lines(const std::string& text, const LineContext& ctx) {
   CsvLines csv;
   csv.header = split_fields(line);
   // A column named twice: readers differ on which one counts, so neither is taken (as a JSON key
-  // given twice, docs/json-schema.md; issue 50: the second was silently ignored).
+  // given twice, docs/json-schema.md; the second was silently ignored).
   for (size_t i = 0; i < csv.header.size(); ++i)
     for (size_t k = 0; k < i; ++k)
       if (csv.header[i] == csv.header[k] && !csv.header[i].empty())

@@ -11,7 +11,7 @@ namespace qsa::traces {
 BlockTable block_table_from_json(const nlohmann::json& rows, const std::string& field) {
   // Read in place into the dense table, with JsonObjectReader::integer_matrix's rules and words:
   // a copy of the tree, a vector per row and a narrowed copy cost ~50 bytes of memory per byte of
-  // a table of 2^20 empty rows (3 bytes of text each), past docs/limits.md's figure (issue 50).
+  // a table of 2^20 empty rows (3 bytes of text each), past docs/limits.md's figure.
   auto fail = [&](int64_t index, const char* rule, const std::string& message) {
     throw InputError(Error{field, index, rule, message});
   };

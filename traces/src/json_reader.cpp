@@ -116,7 +116,7 @@ int64_t json_integer(const nlohmann::json& value, const std::string& field, int6
   }
   if (value.is_number_integer()) return value.get<int64_t>();
   // nlohmann reads an integer beyond uint64 (18446744073709551616) as a double: it is an integer
-  // that does not fit, not a wrong type (issue 50). Integral doubles within range stay wrong-type.
+  // that does not fit, not a wrong type. Integral doubles within range stay wrong-type.
   if (value.is_number_float()) {
     const double v = value.get<double>();
     if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) >= 9223372036854775808.0)

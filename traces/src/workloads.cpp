@@ -182,7 +182,7 @@ Workload make_layouts() {
   return w;
 }
 
-// One member per input class that no other model reaches (issue 18), in turn, so five
+// One member per input class that no other model reaches, in turn, so five
 // consecutive seeds take each once; short scenarios, the default campaign runs five of them.
 Workload make_edges() {
   Workload base = make_default();
@@ -229,7 +229,7 @@ Workload make_edges() {
   return w;
 }
 
-// One member per group of step-input classes that no other model reaches (issue 18), in turn, so
+// One member per group of step-input classes that no other model reaches, in turn, so
 // eight consecutive seeds take each once; short scenarios of short requests. No prefix sharing: a
 // group skipped for a missing block must not leave a shared block without its row.
 Workload make_step_edges() {

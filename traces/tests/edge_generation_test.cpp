@@ -1,4 +1,4 @@
-// The edge-shaped metadata generator and the `edges` workload reach the input classes of issue 18:
+// The edge-shaped metadata generator and the `edges` workload reach the input classes of docs/input-space.md:
 // more than 1024 requests, a zero-length request first, compress ratios that are not powers of
 // two, block ids near INT32_MAX with slots past 2^31, MRoPE splits other than 11:11:10; every draw
 // is valid and the reference passes every check on the scenarios.

@@ -1,6 +1,6 @@
 // The extreme batches (traces/extreme_batches.hpp): each is valid, the reference builds it with
 // every SPEC 7.4 invariant holding, passthrough copies their int64 slots whole, and together they
-// hit the range edges of the inventory that random draws cannot afford (issue 18).
+// hit the range edges of the inventory that random draws cannot afford.
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The one JSON reader's limits (docs/limits.md, "Nesting depth"; issue 50): nesting is refused past
+// The one JSON reader's limits (docs/limits.md, "Nesting depth"): nesting is refused past
 // kMaxJsonDepth before anything is built, brackets inside strings do not count, and an integer
 // beyond uint64 is out-of-range rather than a wrong type.
 

@@ -1,4 +1,4 @@
-// The step-edges workload and the scenario options it sets (issue 18): what each produces, checked
+// The step-edges workload and the scenario options it sets: what each produces, checked
 // against SPEC 1.1 and 4 and against the input-space counter's classes.
 #include <gtest/gtest.h>
 

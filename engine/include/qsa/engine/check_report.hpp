@@ -137,7 +137,7 @@ struct CheckReport {
   std::vector<std::string> all_kernel_paths, all_grids;
   std::vector<std::string> not_run;        // checks of the chosen backends that could not run (exit 3)
   /// Every (check, backend) row the campaign planned, in campaign order, whether or not it ran: a
-  /// run that stops at its first finding still lists the others in JUnit, as skipped (issue 52).
+  /// run that stops at its first finding still lists the others in JUnit, as skipped.
   /// Not part of the JSON report.
   std::vector<std::pair<std::string, std::string>> planned;
   std::vector<DeclaredLimits> declared_limits;  // per backend that declares limits (docs/production-kernels.md)
@@ -147,7 +147,7 @@ struct CheckReport {
   std::vector<std::string> exclusions_beyond_allowed;
   std::vector<std::string> unavailable;    // backends not chosen because they cannot run here (informational)
   /// Per kernel from outside, its scenarios' steps, wall seconds and the seconds inside its own
-  /// calls (summary text only, not in the JSON): qsacheck's share is the difference (issue 53).
+  /// calls (summary text only, not in the JSON): qsacheck's share is the difference.
   std::vector<std::string> kernel_time;
   std::string reproducer;                  // file written on a failure, empty otherwise
   std::string replay_command;              // the command that re-runs it

@@ -13,7 +13,7 @@ namespace qsa::engine {
 
 /// The report `json` holds; field names in errors are prefixed by `context` (e.g. "files[2].").
 /// The largest count (rows, steps, cases, findings, ...) a shard's report may hold: 2^16 shards of
-/// it still sum inside int64, so a merge cannot wrap (issue 50: 2^63-1 rows and negative findings
+/// it still sum inside int64, so a merge cannot wrap (2^63-1 rows and negative findings
 /// were accepted and summed). A real campaign is about 2^30 below it.
 inline constexpr int64_t kMaxReportCount = int64_t{1} << 47;
 

@@ -1,5 +1,5 @@
 #pragma once
-// The input-space inventory (issue 18): every input parameter and value class SPEC 1-6 allows, one
+// The input-space inventory: every input parameter and value class SPEC 1-6 allows, one
 // row each, kept as data so that docs/input-space.md (input_space_markdown()) and the coverage
 // counters (input_space_coverage.hpp) are generated from the same table and cannot drift. A row
 // names its SPEC clause, its legal range or value class, the inputs it applies to and, for a

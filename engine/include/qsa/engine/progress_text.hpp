@@ -11,7 +11,7 @@ namespace qsa::engine {
 /// `elapsed_seconds` ("ETA ?" before anything is done). The one ETA rule of every progress line.
 std::string eta_text(int64_t done, int64_t total, double elapsed_seconds);
 
-/// The overall part of a long run's progress lines (issue 52): "[jobs 3/20, 12 s elapsed, ETA 57 s]";
+/// The overall part of a long run's progress lines: "[jobs 3/20, 12 s elapsed, ETA 57 s]";
 /// the ETA assumes the jobs left take as long as the jobs done ("ETA ?" before the first ends).
 /// With `steps` (the scenario steps checked so far, every job together) and a second elapsed, the
 /// checking rate follows: "[jobs 3/20, 12 s elapsed, ETA 57 s, 2400 steps/s]" (docs/campaign-time.md).

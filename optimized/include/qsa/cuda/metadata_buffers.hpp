@@ -28,7 +28,7 @@ class MetadataBuffers {
   /// is zero-filled once, so that a test variant reading one column past a table reads memory it
   /// owns. The fill is enqueued on `stream`, the stream of every later upload: on the legacy
   /// default stream it could land after an upload on a non-blocking stream and zero the table
-  /// (issue 23's two-process run on the H200). On failure *buffers is left empty.
+  /// (docs/scale-out.md: two processes on one H200). On failure *buffers is left empty.
   [[nodiscard]] static Status create(const Capacity& capacity, cudaStream_t stream,
                                      std::unique_ptr<MetadataBuffers>* buffers, Error* error);
 

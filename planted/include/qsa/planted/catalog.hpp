@@ -47,13 +47,13 @@ enum class Bug {
   kBf16Truncation,     // every bf16 rounding truncates (drops the low 16 bits)
   kFlushSubnormals,    // subnormal inputs and results flushed to zero (DAZ + FTZ) in pool, norm and RoPE
   kE4m3Truncation,     // the fp8 store truncates towards zero instead of rounding to nearest even
-  // The input classes of issue 18 (edge_batch_generator.hpp, the `edges` workload).
+  // The input classes of docs/input-space.md (edge_batch_generator.hpp, the `edges` workload).
   kSlotInt32Overflow,          // compressed slot b·S + g mod S computed in int32: wraps past 2^31
   kRequestsCappedAt1024,       // token_to_req searches a 1024-entry copy of qsl: requests past 1023 unseen
   kCompressRatioShift,         // C assumed a power of two: p >> log2(C) and (p + 1) & (C - 1)
   kZeroLengthFirstSkipped,     // the batch split takes q_0 from the first non-empty request
   kMropeProportionalSections,  // MRoPE sections assumed in the model's 11:11:10 proportion, given ones ignored
-  // The step classes of issue 18 (the step-edges workload).
+  // The step classes of docs/input-space.md (the step-edges workload).
   kCacheRowsPacked,           // cache rows addressed width apart: the row stride's padding ignored
   kCacheBlocksPacked,         // cache blocks addressed rows * row stride apart: the block stride's padding ignored
   kBlockTableRowMajor,        // block table read as dense row-major (j * W + col): its strides ignored
@@ -71,7 +71,7 @@ enum class Bug {
   kPaddingPositionZero,       // the Q path ropes padding rows at position 0 (their metadata position is -1)
   kPassthroughMinusOneOnly,   // passthrough treats only -1 as "no slot": other negative slots copied through
   kErrorStateSticks,          // a rejected call's error is kept (a status word never reset): the next call fails
-  // The prefix-cache classes of issue 54 (a chunk starting on blocks another request wrote).
+  // The prefix-cache classes (a chunk starting on blocks another request wrote).
   kReclosesGroupBeforeChunk,  // the group loop starts at (s - 1) / C: a chunk on a group boundary re-pools the last closed group from the ring
   // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
   kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds

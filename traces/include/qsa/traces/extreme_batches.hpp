@@ -1,5 +1,5 @@
 #pragma once
-// The metadata batches at the far ends of SPEC 1.3 that random draws cannot afford (issue 18):
+// The metadata batches at the far ends of SPEC 1.3 that random draws cannot afford:
 // N = 2^24 rows (one request of 2^24 or 2^24 - 1 rows, all padding, one row and 2^24 - 1 padding
 // rows), NR = 2^20 and 2^20 - 1 requests, T, request_capacity and ring_capacity at their limits,
 // common slots at the int64 limits, a chunk start of 2^31 - 1 (a zero-length request whose context

@@ -33,7 +33,7 @@ struct ScenarioFile {
 };
 
 /// Reads a scenario file one line at a time, so that a replay holds one step, not the file
-/// (issue 54): the configuration line first, then each step with its digest. Each line is limited to
+///: the configuration line first, then each step with its digest. Each line is limited to
 /// max_input_bytes() (InputError {field "line", index the line, rule "too-large"}); every other
 /// error is read_scenario()'s, with the same field, line and rule. Checks what one line and the
 /// requests seen so far allow (a step's order, the digests on every step or none, blocks inside the
@@ -91,7 +91,7 @@ int64_t dense_cache_bytes(const ScenarioConfig& config);
 int64_t step_buffer_bytes(const ScenarioConfig& config);
 
 /// Throws InputError {field, rule "too-large"} when dense_cache_bytes(config) plus
-/// step_buffer_bytes(config) passes max_cache_bytes(), before anything is allocated (issue 50: a
+/// step_buffer_bytes(config) passes max_cache_bytes(), before anything is allocated (a
 /// token budget of 2^20 rows at 64 heads x 512 was not priced and ran out of memory); the message
 /// gives each part, the limit, `why` and how to change the limit.
 void check_cache_budget(const ScenarioConfig& config, const std::string& field, int64_t index, const std::string& why);

@@ -60,7 +60,7 @@ struct Workload {
   int64_t negative_slot_per_mille = 50;  // chance that a chunk with generated rows gets negative common slots
   PaddingPolicy padding = PaddingPolicy::kVllm;
 
-  // The input classes no other model reaches (the `edges` workload, issue 18).
+  // The input classes no other model reaches (the `edges` workload).
   bool draw_mrope_split = false;          // with MRoPE: sections drawn per scenario, not 11:11:10 (mrope_split)
   int64_t far_block_per_mille = 0;        // chance that a new compressed block is an id near INT32_MAX, past the cache
   int64_t zero_length_first_per_mille = 0;  // chance per step that the first running request gets a zero-length chunk
