@@ -1,5 +1,5 @@
-// Per-step cost of the scenario runner against what the caches hold ("Cost that follows
-// the work"): one request prefills a prompt of --prompt tokens, then decodes --decodes steps of
+// Per-step cost of the scenario runner against what the caches hold (docs/campaign-time.md:
+// cost that follows the work): one request prefills a prompt of --prompt tokens, then decodes --decodes steps of
 // 1 + 3 drafts (2 accepted) through the reference with every check; the decode steps are timed.
 // Prints the median decode step without the periodic full comparisons (steps after which the
 // runner compares both whole caches: RunOptions::full_compare_every), and those steps' extra cost
