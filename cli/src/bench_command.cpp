@@ -16,13 +16,13 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
-#include "record_file.hpp"
 #include "qsa/records/comparison.hpp"
 #include "qsa/records/comparison_json.hpp"
 #include "qsa/records/comparison_table.hpp"
 #include "qsa/records/log_import.hpp"
 #include "qsa/records/record.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "record_file.hpp"
 
 namespace qsa::cli {
 namespace {

@@ -10,10 +10,10 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
-#include "record_file.hpp"
 #include "qsa/records/consumer_export.hpp"
 #include "qsa/records/record.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "record_file.hpp"
 
 namespace qsa::cli {
 namespace {

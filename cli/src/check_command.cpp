@@ -8,15 +8,13 @@
 #include <filesystem>
 #include <memory>
 
-#include "input_space_text.hpp"
 #include "backend_choice.hpp"
-#include "scale_out_options.hpp"
 #include "check_summary.hpp"
 #include "checker.hpp"
 #include "commands.hpp"
 #include "float_tolerance_option.hpp"
 #include "geometry_options.hpp"
-#include "qsa/engine/input_space_report.hpp"
+#include "input_space_text.hpp"
 #include "junit_report.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
@@ -24,9 +22,11 @@
 #include "qsa/backends/builtin.hpp"
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/engine/input_space.hpp"
+#include "qsa/engine/input_space_report.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "request_log_options.hpp"
+#include "scale_out_options.hpp"
 #include "stop_request.hpp"
 #include "worker_options.hpp"
 

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "backend_choice.hpp"
+#include "check_summary.hpp"
 #include "float_tolerance_option.hpp"
 #include "output_file.hpp"
 #include "progress_line.hpp"
@@ -16,7 +17,6 @@
 #include "qsa/input_error.hpp"
 #include "qsa/traces/limits.hpp"
 #include "qsa/traces/replay_figures.hpp"
-#include "check_summary.hpp"
 #include "stop_request.hpp"
 #include "version.hpp"
 

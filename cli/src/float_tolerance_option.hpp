@@ -6,8 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "qsa/status.hpp"
 #include "qsa/engine/float_comparator.hpp"
+#include "qsa/status.hpp"
 
 namespace qsa::cli {
 

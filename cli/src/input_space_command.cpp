@@ -10,14 +10,14 @@
 #include <set>
 #include <sstream>
 
-#include "input_space_text.hpp"
-#include "qsa/engine/campaign_inputs.hpp"
 #include "campaign_names.hpp"
 #include "commands.hpp"
-#include "qsa/engine/input_space_report.hpp"
+#include "input_space_text.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
+#include "qsa/engine/campaign_inputs.hpp"
 #include "qsa/engine/input_space.hpp"
+#include "qsa/engine/input_space_report.hpp"
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::cli {

@@ -6,15 +6,15 @@
 #include <chrono>
 #include <memory>
 
-#include "qsa/engine/check_report_reader.hpp"
 #include "campaign_names.hpp"
 #include "check_summary.hpp"
 #include "commands.hpp"
 #include "junit_report.hpp"
-#include "qsa/engine/merge_reports.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
 #include "qsa/backends/cuda_kernel_path.hpp"
+#include "qsa/engine/check_report_reader.hpp"
+#include "qsa/engine/merge_reports.hpp"
 #include "qsa/traces/json_reader.hpp"
 
 namespace qsa::cli {

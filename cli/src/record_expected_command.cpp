@@ -10,8 +10,8 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
-#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/scenario_runner.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "scenario_files.hpp"
 
 namespace qsa::cli {

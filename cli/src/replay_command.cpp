@@ -16,15 +16,15 @@
 #include "junit_report.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
-#include "stop_request.hpp"
-#include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/float_statistics.hpp"
-#include "qsa/traces/json_reader.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/engine/shrinker.hpp"
+#include "qsa/engine/step_loop.hpp"
+#include "qsa/traces/json_reader.hpp"
 #include "replay_input.hpp"
 #include "scenario_description.hpp"
 #include "scenario_files.hpp"
+#include "stop_request.hpp"
 #include "worker_options.hpp"
 
 namespace qsa::cli {

@@ -18,13 +18,13 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
-#include "record_file.hpp"
 #include "qsa/records/program.hpp"
 #include "qsa/records/record.hpp"
 #include "qsa/records/report_data.hpp"
 #include "qsa/records/report_html.hpp"
 #include "qsa/records/report_plots.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "record_file.hpp"
 #include "version.hpp"
 
 namespace qsa::cli {

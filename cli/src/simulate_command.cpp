@@ -8,15 +8,15 @@
 #include <optional>
 #include <string>
 
-#include "qsa/engine/check_report.hpp"
 #include "commands.hpp"
 #include "geometry_options.hpp"
 #include "number_options.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
 #include "progress_line.hpp"
-#include "qsa/traces/replay_figures.hpp"
+#include "qsa/engine/check_report.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/replay_figures.hpp"
 #include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"

@@ -17,8 +17,8 @@
 
 #include "qsa/backends/builtin.hpp"
 #include "qsa/backends/registry.hpp"
-#include "qsa/traces/scenario_file.hpp"
 #include "qsa/engine/shrinker.hpp"
+#include "qsa/traces/scenario_file.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "run_command.hpp"

@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include "input_space_text.hpp"
-#include "run_command.hpp"
-#include "qsa/engine/campaign_inputs.hpp"
 #include "checker.hpp"
+#include "input_space_text.hpp"
+#include "qsa/engine/campaign_inputs.hpp"
 #include "qsa/engine/input_space_report.hpp"
+#include "run_command.hpp"
 
 namespace qsa::cli {
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "checker.hpp"
-#include "qsa/engine/job_pool.hpp"
 #include "qsa/backends/registry.hpp"
+#include "qsa/engine/job_pool.hpp"
 #include "report_normalizer.hpp"
 
 namespace qsa {

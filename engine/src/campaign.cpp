@@ -10,19 +10,19 @@
 #include <sstream>
 #include <thread>
 
+#include "qsa/engine/check_engine.hpp"
 #include "qsa/engine/job_pool.hpp"
 #include "qsa/engine/progress_text.hpp"
-#include "qsa/traces/replay_figures.hpp"
-#include "qsa/traces/large_buffer_reuse.hpp"
+#include "qsa/engine/replay_command.hpp"
+#include "qsa/engine/shrinker.hpp"
 #include "qsa/spec_examples.hpp"
 #include "qsa/traces/batch_generator.hpp"
-#include "qsa/engine/replay_command.hpp"
-#include "qsa/engine/check_engine.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/json_codec.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/large_buffer_reuse.hpp"
+#include "qsa/traces/replay_figures.hpp"
 #include "qsa/traces/scenario_file.hpp"
-#include "qsa/engine/shrinker.hpp"
 
 namespace qsa::engine {
 namespace {

@@ -1,10 +1,10 @@
 #include "qsa/engine/campaign_inputs.hpp"
 
 #include "qsa/engine/job_pool.hpp"
+#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/large_buffer_reuse.hpp"
 #include "qsa/traces/prefix_hits.hpp"
-#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/scenario_state.hpp"
 #include "qsa/traces/simulator.hpp"
 

@@ -5,15 +5,13 @@
 #include <set>
 
 #include "qsa/engine/campaign_inputs.hpp"
-
-#include "qsa/engine/campaign_inputs.hpp"
-#include "qsa/traces/replay_figures.hpp"
+#include "qsa/engine/same_failure.hpp"
+#include "qsa/engine/step_loop.hpp"
 #include "qsa/traces/extreme_batches.hpp"
 #include "qsa/traces/invalid_batch.hpp"
-#include "qsa/engine/step_loop.hpp"
-#include "qsa/engine/same_failure.hpp"
-#include "qsa/traces/simulator.hpp"
+#include "qsa/traces/replay_figures.hpp"
 #include "qsa/traces/request_replay.hpp"
+#include "qsa/traces/simulator.hpp"
 
 namespace qsa::engine {
 

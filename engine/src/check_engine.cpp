@@ -6,11 +6,11 @@
 #include <sstream>
 #include <vector>
 
-#include "qsa/invariants.hpp"
-#include "qsa/reference/reference_backend.hpp"
-#include "qsa/reference/metadata.hpp"
 #include "qsa/engine/compare.hpp"
 #include "qsa/engine/written_blocks.hpp"
+#include "qsa/invariants.hpp"
+#include "qsa/reference/metadata.hpp"
+#include "qsa/reference/reference_backend.hpp"
 
 namespace qsa::engine {
 namespace {

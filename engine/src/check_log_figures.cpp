@@ -3,8 +3,8 @@
 #include <string>
 
 #include "qsa/engine/check_report_reader.hpp"
-#include "qsa/traces/replay_figures.hpp"
 #include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/replay_figures.hpp"
 
 namespace qsa::engine {
 namespace {

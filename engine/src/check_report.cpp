@@ -10,8 +10,8 @@
 #include <set>
 
 #include "qsa/engine/check_log_figures.hpp"
-#include "qsa/engine/input_space_report.hpp"
 #include "qsa/engine/exit_codes.hpp"
+#include "qsa/engine/input_space_report.hpp"
 
 namespace qsa::engine {
 

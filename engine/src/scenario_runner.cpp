@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <limits>
 
-#include "qsa/input_fields.hpp"
-#include "qsa/reference/reference_backend.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/engine/step_loop.hpp"
+#include "qsa/input_fields.hpp"
+#include "qsa/reference/reference_backend.hpp"
 #include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/rng.hpp"

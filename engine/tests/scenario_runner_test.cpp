@@ -6,13 +6,13 @@
 
 #include <sstream>
 
-#include "qsa/reference/reference_backend.hpp"
-#include "qsa/reference/metadata.hpp"
-#include "qsa/traces/json_reader.hpp"
-#include "qsa/traces/scenario_file.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/engine/shrinker.hpp"
 #include "qsa/engine/step_loop.hpp"
+#include "qsa/reference/metadata.hpp"
+#include "qsa/reference/reference_backend.hpp"
+#include "qsa/traces/json_reader.hpp"
+#include "qsa/traces/scenario_file.hpp"
 #include "support/hand_scenarios.hpp"
 
 namespace qsa {

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "qsa/backend_interface.hpp"
-#include "qsa/traces/batch_generator.hpp"
 #include "qsa/engine/input_space_coverage.hpp"
+#include "qsa/engine/scenario_runner.hpp"
+#include "qsa/traces/batch_generator.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/scenario.hpp"
-#include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/workloads.hpp"
 
 namespace qsa::engine {

@@ -17,11 +17,11 @@
 #include <string>
 
 #include "qsa/backend_interface.hpp"
-#include "qsa/model_oracle.hpp"
-#include "qsa/step_types.hpp"
 #include "qsa/engine/check_id.hpp"
 #include "qsa/engine/float_comparator.hpp"
 #include "qsa/engine/float_statistics.hpp"
+#include "qsa/model_oracle.hpp"
+#include "qsa/step_types.hpp"
 #include "qsa/types.hpp"
 
 namespace qsa::engine {

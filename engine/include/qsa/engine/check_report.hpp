@@ -1,6 +1,6 @@
 #pragma once
 // What `qsacheck check` ran and found: rows of checks per backend, per-workload scenario results,
-// coverage, what did not run; printed as a table and optionally written as JSON.
+// coverage, what did not run; its JSON (report_to_json) and reading it back. The CLI prints it.
 
 #include <cstdio>
 #include <deque>
@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qsa/status.hpp"
 #include "qsa/engine/float_comparator.hpp"
 #include "qsa/engine/float_statistics.hpp"
 #include "qsa/engine/input_space_coverage.hpp"
+#include "qsa/status.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/scenario.hpp"
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "qsa/engine/input_space.hpp"
 #include "qsa/status.hpp"
 #include "qsa/step_types.hpp"
-#include "qsa/engine/input_space.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/types.hpp"
 

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "qsa/backend_interface.hpp"
-#include "qsa/model_oracle.hpp"
-#include "qsa/engine/check_id.hpp"
 #include "qsa/engine/check_engine.hpp"
+#include "qsa/engine/check_id.hpp"
 #include "qsa/engine/input_space_coverage.hpp"
+#include "qsa/model_oracle.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/traces/scenario_caches.hpp"
