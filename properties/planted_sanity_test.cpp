@@ -100,6 +100,15 @@ const std::map<std::string, Caught>& expected_checks() {
       // The prefix-cache classes of issue 54, on a prefix-sharing scenario: the oracle checks the
       // hitting request's shared groups after its first chunk, before the differential runs.
       {"bug:recloses-group-before-chunk", {"7.1-compressed-row", "7.1-compressed-row", "7.1-compressed-row"}},
+      // Numerical alternatives of SPEC 6 (content version 4's searched rows; C = 3 or 6 of the edges
+      // workload's ratio scenario for the reciprocal multiply).
+      {"bug:fma-contraction", {"q-path", "q-path", "q-path"}},
+      {"bug:pool-reciprocal-multiply", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
+      {"bug:pool-pairwise-tree", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
+      {"bug:pool-reverse-order", {"step-differential", "7.1-compressed-row", "7.1-compressed-row"}},
+      {"bug:rsqrt-single-rounding", {"q-path", "q-path", "q-path"}},
+      {"bug:rope-products-in-bf16", {"step-differential", "q-path", "q-path"}},
+      {"bug:bf16-nan-canonical", {"step-differential", "q-path", "q-path"}},
   };
   return expected;
 }
@@ -143,6 +152,8 @@ traces::Scenario scenario_for(const PlantedInfo& info) {
   if (info.needs == "zero-length-request") return testing::hand_scenario_with_zero_length_request(mrope, dtype);
   if (info.needs == "many-rows") return traces::simulate(traces::workload_by_name("default"), 7, 600);
   if (info.needs == "prefix-hit") return traces::simulate(traces::workload_by_name("prefix-sharing"), 1, 200);
+  // Content version 4's searched rows: the default campaign's first scenario at seed 1.
+  if (info.needs == "alternatives") return traces::simulate(traces::workload_by_name("default"), 1000003, 20);
   return testing::hand_scenario(mrope, dtype);
 }
 

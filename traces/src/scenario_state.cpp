@@ -179,6 +179,20 @@ std::vector<StepInput> ScenarioState::prefill_inputs(const ChunkRecord& chunk, i
   return inputs;
 }
 
+AlternativeRowCounts ScenarioState::alternative_rows(const StepRecord& record, int64_t index) const {
+  AlternativeRowCounts counts{};
+  const AlternativeContent* alternatives = content_.alternatives();
+  if (alternatives == nullptr) return counts;
+  for (const Origin& o : row_origins(record, index)) {
+    if (o.kind == OriginKind::kPadding) continue;
+    if (content_.key_class(o) == RowClass::kAlternative)
+      for (NumericAlternative a : alternatives->pool_alternatives()) ++counts[static_cast<size_t>(a)];
+    for (int64_t h = 0; h < config_.num_heads; ++h)
+      if (const auto a = content_.query_alternative(o, h)) ++counts[static_cast<size_t>(*a)];
+  }
+  return counts;
+}
+
 std::vector<Origin> ScenarioState::row_origins(const StepRecord& record, int64_t index) const {
   std::vector<Origin> origins;
   for (const ChunkRecord& chunk : record.chunks) {

@@ -10,6 +10,7 @@
 
 #include "qsa/model_oracle.hpp"
 #include "qsa/step_types.hpp"
+#include "qsa/traces/alternative_content.hpp"
 #include "qsa/traces/content.hpp"
 #include "qsa/traces/scenario.hpp"
 
@@ -54,6 +55,9 @@ class ScenarioState {
 
   /// Origin of every row of that step, padding rows included.
   std::vector<Origin> row_origins(const StepRecord& record, int64_t index) const;
+  /// The rows of step `index` that hold a numerical alternative's planted input (content version
+  /// 4; zeros before), per alternative: the input-space coverage counts them.
+  AlternativeRowCounts alternative_rows(const StepRecord& record, int64_t index) const;
 
   /// Applies verification (accepted rows become committed), then `finished` and `preempted`.
   void apply(const StepRecord& record, int64_t index);
