@@ -240,48 +240,48 @@ RowClass RowContent::query_class_of(const Origin& o, uint64_t hash) const {
   return c == RowClass::kPlain && alternatives_ && alternatives_->is_query_row(o, hash) ? RowClass::kAlternative : c;
 }
 
+uint64_t RowContent::query_hash_of(const Origin& o, int64_t head) const { return query_hash(seed_, o, head); }
+
 std::optional<NumericAlternative> RowContent::query_alternative(const Origin& o, int64_t head) const {
   const uint64_t hash = query_hash(seed_, o, head);
   if (query_class_of(o, hash) != RowClass::kAlternative) return std::nullopt;
   return alternatives_->query_alternative(o, hash);
 }
 
-void RowContent::key(const Origin& o, Bf16* out) const {
+RowClass RowContent::key(const Origin& o, Bf16* out) const {
   plain_key(seed_, o, head_dim_, out);
-  switch (key_class(o)) {
-    case RowClass::kSpecial:
-      add_special_values(origin_hash(seed_, kKeyStream, o), kOriginElements, head_dim_, rotary_dim_, out);
-      return;
-    case RowClass::kAlternative:
-      alternatives_->plant_key(o, out);
-      return;
-    default:
-      return;
-  }
+  const RowClass c = key_class(o);
+  if (c == RowClass::kSpecial)
+    add_special_values(origin_hash(seed_, kKeyStream, o), kOriginElements, head_dim_, rotary_dim_, out);
+  else if (c == RowClass::kAlternative)
+    alternatives_->plant_key(o, out);
+  return c;
 }
 
-void RowContent::query(const Origin& o, int64_t head, Bf16* out) const {
+RowClass RowContent::query(const Origin& o, int64_t head, Bf16* out) const {
   const uint64_t hash = query_hash(seed_, o, head);
-  switch (query_class_of(o, hash)) {
+  const RowClass c = query_class_of(o, hash);
+  switch (c) {
     case RowClass::kAlternative:
       alternatives_->query_row(o, hash, out);
-      return;
+      return c;
     case RowClass::kPlain:
       plain_query(hash, head_dim_, out);
-      return;
+      return c;
     case RowClass::kSpecial:
       plain_query(hash, head_dim_, out);
       add_special_values(hash, 0, head_dim_, rotary_dim_, out);
-      return;
+      return c;
     case RowClass::kBoundary: {
       // One of the pool's rows, negated for half of the rows (a tie stays a tie).
       const uint64_t pick = Rng::mix(hash ^ kBoundaryStream);
       const Bf16* row = boundary_rows_.data() + (pick % kBoundaryPool) * static_cast<uint64_t>(head_dim_);
       const auto sign = static_cast<Bf16>((pick >> 32 & 1u) != 0 ? 0x8000u : 0u);
       for (int64_t d = 0; d < head_dim_; ++d) out[d] = static_cast<Bf16>(row[d] ^ sign);
-      return;
+      return c;
     }
   }
+  return c;
 }
 
 void RowContent::boundary_row(uint64_t hash, Bf16* out) const {

@@ -75,13 +75,15 @@ class RowContent {
   RowContent(const ScenarioConfig& config, const StepConfig& step);
 
   /// Key row of head_dim values.
-  void key(const Origin& origin, Bf16* out) const;
+  RowClass key(const Origin& origin, Bf16* out) const;  // returns key_class(origin)
   /// Query row of one head, head_dim values.
-  void query(const Origin& origin, int64_t head, Bf16* out) const;
+  RowClass query(const Origin& origin, int64_t head, Bf16* out) const;  // returns query_class(origin, head)
 
   RowClass key_class(const Origin& origin) const;
   RowClass query_class(const Origin& origin, int64_t head) const;
 
+  /// The hash that draws the query row of (origin, head): AlternativeContent's argument.
+  uint64_t query_hash_of(const Origin& origin, int64_t head) const;
   /// The numerical alternative whose searched row the query row of (origin, head) is, if any.
   std::optional<NumericAlternative> query_alternative(const Origin& origin, int64_t head) const;
 

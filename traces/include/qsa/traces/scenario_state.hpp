@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "qsa/model_oracle.hpp"
@@ -76,6 +77,9 @@ class ScenarioState {
   StepConfig step_config_;
   RowContent content_;
   std::map<int64_t, RequestLedger> requests_;
+  // The alternative rows of the last step whose input was built (its index first): a cache, so the
+  // coverage does not build the rows twice.
+  mutable std::pair<int64_t, AlternativeRowCounts> alternative_rows_{-1, {}};
 };
 
 }  // namespace qsa::traces
