@@ -284,8 +284,6 @@ std::vector<InputClass> make_table() {
       value_class(I::kAlternativePoolReverseOrder, "alternative_pool_reverse_order", "6.1",
                   "a committed key of a planted group", "a member of a tuple the reverse order pools differently",
                   kStep, "C >= 3"),
-      value_class(I::kAlternativeSumOfSquaresSequential, "alternative_sum_of_squares_sequential", "6.2", "a query row",
-                  "a row whose norm differs with the squares summed left to right", kStep),
       value_class(I::kAlternativeRsqrtSingleRounding, "alternative_rsqrt_single_rounding", "6.2", "a query row",
                   "a row whose norm differs with rrms rounded once", kStep),
       value_class(I::kAlternativeRopeFma, "alternative_rope_fma", "6.3", "a query row at a tiny RoPE position",

@@ -335,7 +335,6 @@ void InputSpaceCoverage::add_alternative_rows(const traces::AlternativeRowCounts
   static const std::pair<A, I> kRows[] = {{A::kPoolReciprocalMultiply, I::kAlternativePoolReciprocalMultiply},
                                           {A::kPoolPairwiseTree, I::kAlternativePoolPairwiseTree},
                                           {A::kPoolReverseOrder, I::kAlternativePoolReverseOrder},
-                                          {A::kSumOfSquaresSequential, I::kAlternativeSumOfSquaresSequential},
                                           {A::kRsqrtSingleRounding, I::kAlternativeRsqrtSingleRounding},
                                           {A::kRopeFma, I::kAlternativeRopeFma}};
   in_step_ = true;

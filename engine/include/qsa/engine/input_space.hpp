@@ -139,7 +139,6 @@ enum class InputClassId : int {
   kAlternativePoolReciprocalMultiply,
   kAlternativePoolPairwiseTree,
   kAlternativePoolReverseOrder,
-  kAlternativeSumOfSquaresSequential,
   kAlternativeRsqrtSingleRounding,
   kAlternativeRopeFma,
   // SPEC 1.4: the validation rules of a metadata input (the campaign's invalid batches), one row
