@@ -103,6 +103,15 @@ const std::map<std::string, Caught>& expected_checks() {
       // The prefix-cache classes, on a prefix-sharing scenario: the oracle checks the
       // hitting request's shared groups after its first chunk, before the differential runs.
       {"bug:recloses-group-before-chunk", {C::kCompressedRow, C::kCompressedRow, C::kCompressedRow}},
+      // Numerical alternatives of SPEC 6 (content version 4's searched rows; C = 3 or 6 of the edges
+      // workload's ratio scenario for the reciprocal multiply).
+      {"bug:fma-contraction", {C::kQPath, C::kQPath, C::kQPath}},
+      {"bug:pool-reciprocal-multiply", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
+      {"bug:pool-pairwise-tree", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
+      {"bug:pool-reverse-order", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
+      {"bug:rsqrt-single-rounding", {C::kQPath, C::kQPath, C::kQPath}},
+      {"bug:rope-products-in-bf16", {C::kStepDifferential, C::kQPath, C::kQPath}},
+      {"bug:bf16-nan-canonical", {C::kStepDifferential, C::kQPath, C::kQPath}},
   };
   return expected;
 }
@@ -146,6 +155,8 @@ traces::Scenario scenario_for(const PlantedInfo& info) {
   if (info.needs == "zero-length-request") return testing::hand_scenario_with_zero_length_request(mrope, dtype);
   if (info.needs == "many-rows") return traces::simulate(traces::workload_by_name("default"), 7, 600);
   if (info.needs == "prefix-hit") return traces::simulate(traces::workload_by_name("prefix-sharing"), 1, 200);
+  // Content version 4's searched rows: the default campaign's first scenario at seed 1.
+  if (info.needs == "alternatives") return traces::simulate(traces::workload_by_name("default"), 1000003, 20);
   return testing::hand_scenario(mrope, dtype);
 }
 

@@ -274,6 +274,20 @@ std::vector<InputClass> make_table() {
       value_class(I::kWeightSubnormal, "weight_subnormal", "6.2", "an element of w_k or w_q",
                   "subnormal (1 + w rounds to 1)", kStep),
       value_class(I::kWeightNegativeZero, "weight_negative_zero", "6.2", "an element of w_k or w_q", "-0", kStep),
+      // ---- numerical alternatives (6): rows holding a searched input (docs/content.md version 4)
+      value_class(I::kAlternativePoolReciprocalMultiply, "alternative_pool_reciprocal_multiply", "6.1",
+                  "a committed key of a planted group", "a member of a tuple where s * (1/C) differs from s / C",
+                  kStep, "C not a power of two (and not 5: identical there, docs/planted-bugs.md)"),
+      value_class(I::kAlternativePoolPairwiseTree, "alternative_pool_pairwise_tree", "6.1",
+                  "a committed key of a planted group", "a member of a tuple the pairwise tree pools differently",
+                  kStep, "C >= 4"),
+      value_class(I::kAlternativePoolReverseOrder, "alternative_pool_reverse_order", "6.1",
+                  "a committed key of a planted group", "a member of a tuple the reverse order pools differently",
+                  kStep, "C >= 3"),
+      value_class(I::kAlternativeRsqrtSingleRounding, "alternative_rsqrt_single_rounding", "6.2", "a query row",
+                  "a row whose norm differs with rrms rounded once", kStep),
+      value_class(I::kAlternativeRopeFma, "alternative_rope_fma", "6.3", "a query row at a tiny RoPE position",
+                  "products below 2^-133 whose fused sum rounds differently", kStep),
   };
   // ---- validation rules of a metadata input (1.4), in their order: reference's rule table
   for (int k = 0; k < kNumBreakableRules; ++k) {

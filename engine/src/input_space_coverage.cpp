@@ -330,6 +330,19 @@ void InputSpaceCoverage::add_prefix_hits(const traces::PrefixHitCounts& h) {
   in_step_ = false;
 }
 
+void InputSpaceCoverage::add_alternative_rows(const traces::AlternativeRowCounts& rows) {
+  using A = NumericAlternative;
+  static const std::pair<A, I> kRows[] = {{A::kPoolReciprocalMultiply, I::kAlternativePoolReciprocalMultiply},
+                                          {A::kPoolPairwiseTree, I::kAlternativePoolPairwiseTree},
+                                          {A::kPoolReverseOrder, I::kAlternativePoolReverseOrder},
+                                          {A::kRsqrtSingleRounding, I::kAlternativeRsqrtSingleRounding},
+                                          {A::kRopeFma, I::kAlternativeRopeFma}};
+  in_step_ = true;
+  for (const auto& [alternative, row] : kRows)
+    if (const int64_t n = rows[static_cast<size_t>(alternative)]; n > 0) hit(row, n);
+  in_step_ = false;
+}
+
 // The row-role classes (input_space.cpp's role_domain_note says what each counts).
 void InputSpaceCoverage::count_roles(const StepInput& in, int64_t rejected_rows) {
   using R = RowRole;

@@ -382,6 +382,7 @@ std::optional<RunFailure> ScenarioRunner::step(const traces::StepRecord& record)
   if (options_.input_space) {
     options_.input_space->add_step(input_, caches_.compressed.layout, caches_.ring.layout, record.rejected_rows());
     options_.input_space->add_prefix_hits(prefix_hits_.add(record));
+    options_.input_space->add_alternative_rows(state_.alternative_rows(record, index_));
   }
   for (bool& ready : expected_ready_) ready = false;
   if (options_.check_metadata)

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
+
+#include "qsa/numeric_alternatives.hpp"
 
 namespace qsa::planted {
 namespace {
@@ -15,7 +18,33 @@ float f(Bf16 x) { return float_from_bf16(x); }
 
 // The rounding bugs: each changes every bf16 rounding (and, flushing, every operation) of the step.
 bool rounding_bug(Bug bug) {
-  return bug == Bug::kBf16RoundHalfAway || bug == Bug::kBf16Truncation || bug == Bug::kFlushSubnormals;
+  return bug == Bug::kBf16RoundHalfAway || bug == Bug::kBf16Truncation || bug == Bug::kFlushSubnormals ||
+         bug == Bug::kBf16NanCanonical;
+}
+
+// The numerical alternative a bug plants in one step (qsa/numeric_alternatives.hpp), if any.
+std::optional<NumericAlternative> alternative_of(Bug bug) {
+  using A = NumericAlternative;
+  switch (bug) {
+    case Bug::kPoolReciprocalMultiply:
+      return A::kPoolReciprocalMultiply;
+    case Bug::kPoolPairwiseTree:
+      return A::kPoolPairwiseTree;
+    case Bug::kPoolReverseOrder:
+      return A::kPoolReverseOrder;
+    case Bug::kSumOfSquaresHalvingTree:
+      return A::kSumOfSquaresHalvingTree;
+    case Bug::kRsqrtSingleRounding:
+      return A::kRsqrtSingleRounding;
+    case Bug::kNormDividesByRms:
+      return A::kNormDividesByRms;
+    case Bug::kNormScaleReassociated:
+      return A::kNormScaleReassociated;
+    case Bug::kRopeProductsInBf16:
+      return A::kRopeProductsInBf16;
+    default:
+      return std::nullopt;
+  }
 }
 
 // A subnormal binary32 value flushed to a zero of its sign (kFlushSubnormals: FTZ on results).
@@ -36,6 +65,8 @@ Bf16 to_bf16(Bug bug, float x) {
       return std::isnan(x) ? Bf16{0x7FFF} : static_cast<Bf16>((bits + 0x8000u) >> 16);
     case Bug::kBf16Truncation:
       return static_cast<Bf16>(bits >> 16);
+    case Bug::kBf16NanCanonical:
+      return bf16_nan_canonical(x);
     case Bug::kFlushSubnormals: {
       const Bf16 y = bf16_from_float(flush(bug, x));
       return (y & 0x7F80u) == 0 ? static_cast<Bf16>(y & 0x8000u) : y;  // a subnormal bf16 result too
@@ -74,8 +105,8 @@ float through_bf16(float x) { return f(bf16_from_float(x)); }
 // One rotary pair (a, b) by (c, s): (a·c - b·s, b·c + a·s), each product rounded unless fused
 // (to binary32; to bf16 in the upstream-like arithmetic).
 std::array<Bf16, 2> rotate(Bug bug, Arithmetic arithmetic, float a, float b, float c, float s) {
-  if (bug == Bug::kFmaContraction)
-    return {bf16_from_float(std::fma(a, c, -(b * s))), bf16_from_float(std::fma(b, c, a * s))};
+  if (bug == Bug::kFmaContraction) return rope_pair_fma(a, b, c, s);
+  if (bug == Bug::kRopeProductsInBf16) return rope_pair_products_in_bf16(a, b, c, s);
   float ac = flush(bug, a * c);
   float bs = flush(bug, b * s);
   float bc = flush(bug, b * c);
@@ -131,7 +162,8 @@ void rope_neox(Bug bug, Bf16* y, int64_t head_dim, int64_t rotary_dim, const std
   const MropeSections sections =
       bug == Bug::kMropeProportionalSections && given ? proportional_sections(rotary_dim) : given;
   if (bug != Bug::kWrongMropeAxis && bug != Bug::kFmaContraction && bug != Bug::kRopeInterleavedPairs &&
-      bug != Bug::kRopeSignSlip && !rounding_bug(bug) && arithmetic == Arithmetic::kCanonical) {
+      bug != Bug::kRopeSignSlip && bug != Bug::kRopeProductsInBf16 && !rounding_bug(bug) &&
+      arithmetic == Arithmetic::kCanonical) {
     qsa::rope_neox(y, head_dim, rotary_dim, positions, sections, cos_sin);
     return;
   }
@@ -149,6 +181,10 @@ void rope_neox(Bug bug, Bf16* y, int64_t head_dim, int64_t rotary_dim, const std
 }
 
 void rms_norm(Bug bug, const Bf16* x, const Bf16* weight, int64_t head_dim, float eps, Bf16* y, Arithmetic arithmetic) {
+  if (const auto alternative = alternative_of(bug); alternative && arithmetic == Arithmetic::kCanonical) {
+    qsa::rms_norm_with(*alternative, x, weight, head_dim, eps, y);
+    return;
+  }
   if (bug != Bug::kFmaContraction && bug != Bug::kSumOfSquaresSequential && bug != Bug::kNormWeightWithoutOne &&
       !rounding_bug(bug) && arithmetic == Arithmetic::kCanonical) {
     qsa::rms_norm(x, weight, head_dim, eps, y);
@@ -165,6 +201,14 @@ void rms_norm(Bug bug, const Bf16* x, const Bf16* weight, int64_t head_dim, floa
 
 void pool_group(Bug bug, const Bf16* const* members, int64_t compress_ratio, int64_t head_dim, Bf16* out,
                 Arithmetic arithmetic) {
+  if (const auto alternative = alternative_of(bug); alternative && arithmetic == Arithmetic::kCanonical) {
+    std::vector<float> values(static_cast<size_t>(compress_ratio));
+    for (int64_t d = 0; d < head_dim; ++d) {
+      for (int64_t i = 0; i < compress_ratio; ++i) values[i] = f(members[i][d]);
+      out[d] = pool_element_with(*alternative, values.data(), compress_ratio);
+    }
+    return;
+  }
   if (arithmetic == Arithmetic::kUpstreamLike && bug != Bug::kPoolAccumulatesInBf16) {
     std::vector<float> values(static_cast<size_t>(compress_ratio));
     for (int64_t d = 0; d < head_dim; ++d) {

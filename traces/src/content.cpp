@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "qsa/traces/alternative_content.hpp"
 #include "qsa/traces/rng.hpp"
 
 namespace qsa::traces {
@@ -193,7 +194,10 @@ RowContent::RowContent(const ScenarioConfig& config, const StepConfig& step)
     rrms = rms_norm_rrms(std::ldexp(static_cast<float>(head_dim_), 2 * k), head_dim_, step.eps);
     if (rrms == std::ldexp(1.0f, -k)) exponent_ = k;
   }
-  if (exponent_ == 0) return;
+  if (exponent_ == 0) {
+    if (version_ >= 4) alternatives_ = std::make_shared<const AlternativeContent>(config, step, boundary_rows_, 0);
+    return;
+  }
   const auto d_count = static_cast<size_t>(head_dim_);
   tie_even_.resize(d_count);
   tie_odd_.resize(d_count);
@@ -216,48 +220,68 @@ RowContent::RowContent(const ScenarioConfig& config, const StepConfig& step)
   boundary_rows_.resize(static_cast<size_t>(kBoundaryPool * head_dim_));
   for (int64_t i = 0; i < kBoundaryPool; ++i)
     boundary_row(hash_words(seed_, kBoundaryStream, static_cast<uint64_t>(i)), boundary_rows_.data() + i * head_dim_);
+  if (version_ >= 4) alternatives_ = std::make_shared<const AlternativeContent>(config, step, boundary_rows_, exponent_);
 }
 
 RowClass RowContent::key_class(const Origin& o) const {
   if (version_ < 2) return RowClass::kPlain;
-  return class_of(origin_hash(seed_, kKeyStream, o), 0);
+  const RowClass c = class_of(origin_hash(seed_, kKeyStream, o), 0);
+  return c == RowClass::kPlain && alternatives_ && alternatives_->key_planted(o) ? RowClass::kAlternative : c;
 }
 
 RowClass RowContent::query_class(const Origin& o, int64_t head) const {
-  return query_class_of(query_hash(seed_, o, head));
+  return query_class_of(o, query_hash(seed_, o, head));
 }
 
-RowClass RowContent::query_class_of(uint64_t hash) const {
+RowClass RowContent::query_class_of(const Origin& o, uint64_t hash) const {
   if (version_ < 2) return RowClass::kPlain;
-  const RowClass c = class_of(hash, kBoundaryQueryRowsPer64);
-  return c == RowClass::kBoundary && boundary_rows_.empty() ? RowClass::kPlain : c;
+  RowClass c = class_of(hash, kBoundaryQueryRowsPer64);
+  if (c == RowClass::kBoundary && boundary_rows_.empty()) c = RowClass::kPlain;
+  return c == RowClass::kPlain && alternatives_ && alternatives_->is_query_row(o, hash) ? RowClass::kAlternative : c;
 }
 
-void RowContent::key(const Origin& o, Bf16* out) const {
-  plain_key(seed_, o, head_dim_, out);
-  if (key_class(o) == RowClass::kSpecial)
-    add_special_values(origin_hash(seed_, kKeyStream, o), kOriginElements, head_dim_, rotary_dim_, out);
-}
+uint64_t RowContent::query_hash_of(const Origin& o, int64_t head) const { return query_hash(seed_, o, head); }
 
-void RowContent::query(const Origin& o, int64_t head, Bf16* out) const {
+std::optional<NumericAlternative> RowContent::query_alternative(const Origin& o, int64_t head) const {
   const uint64_t hash = query_hash(seed_, o, head);
-  switch (query_class_of(hash)) {
+  if (query_class_of(o, hash) != RowClass::kAlternative) return std::nullopt;
+  return alternatives_->query_alternative(o, hash);
+}
+
+RowClass RowContent::key(const Origin& o, Bf16* out) const {
+  plain_key(seed_, o, head_dim_, out);
+  const RowClass c = key_class(o);
+  if (c == RowClass::kSpecial)
+    add_special_values(origin_hash(seed_, kKeyStream, o), kOriginElements, head_dim_, rotary_dim_, out);
+  else if (c == RowClass::kAlternative)
+    alternatives_->plant_key(o, out);
+  return c;
+}
+
+RowClass RowContent::query(const Origin& o, int64_t head, Bf16* out) const {
+  const uint64_t hash = query_hash(seed_, o, head);
+  const RowClass c = query_class_of(o, hash);
+  switch (c) {
+    case RowClass::kAlternative:
+      alternatives_->query_row(o, hash, out);
+      return c;
     case RowClass::kPlain:
       plain_query(hash, head_dim_, out);
-      return;
+      return c;
     case RowClass::kSpecial:
       plain_query(hash, head_dim_, out);
       add_special_values(hash, 0, head_dim_, rotary_dim_, out);
-      return;
+      return c;
     case RowClass::kBoundary: {
       // One of the pool's rows, negated for half of the rows (a tie stays a tie).
       const uint64_t pick = Rng::mix(hash ^ kBoundaryStream);
       const Bf16* row = boundary_rows_.data() + (pick % kBoundaryPool) * static_cast<uint64_t>(head_dim_);
       const auto sign = static_cast<Bf16>((pick >> 32 & 1u) != 0 ? 0x8000u : 0u);
       for (int64_t d = 0; d < head_dim_; ++d) out[d] = static_cast<Bf16>(row[d] ^ sign);
-      return;
+      return c;
     }
   }
+  return c;
 }
 
 void RowContent::boundary_row(uint64_t hash, Bf16* out) const {

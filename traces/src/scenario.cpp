@@ -1,5 +1,7 @@
 #include "qsa/traces/scenario.hpp"
 
+#include "qsa/traces/alternative_content.hpp"
+
 #include <algorithm>
 
 #include "qsa/traces/rng.hpp"
@@ -69,7 +71,9 @@ StepConfig ScenarioConfig::step_config() const {
   c.ring_positions = mrope;
   c.store_dtype = store_dtype;
   c.max_position = max_position;
-  c.cos_sin = std::make_shared<const std::vector<Bf16>>(make_cos_sin_table(rope_theta, rotary_dim, max_position));
+  std::vector<Bf16> table = make_cos_sin_table(rope_theta, rotary_dim, max_position);
+  if (content_version >= 4) add_tiny_rope_entries(seed, rotary_dim, max_position, &table);
+  c.cos_sin = std::make_shared<const std::vector<Bf16>>(std::move(table));
   // Norm weights near zero, as trained Gemma weights are (the norm multiplies by 1 + w), except a
   // few large ones on elements that carry the keys' origin digits, so some stored values exceed
   // 448 and fp8 saturation is exercised.

@@ -150,10 +150,19 @@ StepInput ScenarioState::build_input(const StepRecord& record, int64_t index) co
   }
   // Past N, stale slots of earlier steps (SPEC 1.1 reads only the first N entries).
   for (int64_t e = 0; e < config_.slot_mapping_extra; ++e) b.common_slot_mapping.push_back(e * config_.block_size);
+  // The rows holding a numerical alternative's searched input, counted as they are made (the
+  // input-space coverage asks for them after the step; alternative_rows()).
+  AlternativeRowCounts alternative_rows{};
+  const AlternativeContent* alternatives = content_.alternatives();
   for (t = 0; t < n; ++t) {
-    content_.key(origins[t], in.keys.data() + t * d);
-    for (int64_t h = 0; h < heads; ++h) content_.query(origins[t], h, in.queries.data() + (t * heads + h) * d);
+    if (content_.key(origins[t], in.keys.data() + t * d) == RowClass::kAlternative)
+      for (NumericAlternative a : alternatives->pool_alternatives()) ++alternative_rows[static_cast<size_t>(a)];
+    for (int64_t h = 0; h < heads; ++h)
+      if (content_.query(origins[t], h, in.queries.data() + (t * heads + h) * d) == RowClass::kAlternative)
+        ++alternative_rows[static_cast<size_t>(alternatives->query_alternative(
+            origins[t], content_.query_hash_of(origins[t], h)))];
   }
+  alternative_rows_ = {index, alternative_rows};
   // Content version 3: what CUDA-graph padding leaves on the rows and table entries that are not
   // live (traces/stale_padding.hpp); versions 1 and 2 keep zeros there, as their files were made.
   if (config_.content_version >= 3) add_stale_padding(config_, index, static_cast<int64_t>(record.chunks.size()), &in);
@@ -177,6 +186,11 @@ std::vector<StepInput> ScenarioState::prefill_inputs(const ChunkRecord& chunk, i
     inputs.push_back(build_input(step, index));
   }
   return inputs;
+}
+
+AlternativeRowCounts ScenarioState::alternative_rows(const StepRecord& record, int64_t index) const {
+  if (alternative_rows_.first != index) build_input(record, index);
+  return alternative_rows_.second;
 }
 
 std::vector<Origin> ScenarioState::row_origins(const StepRecord& record, int64_t index) const {

@@ -14,6 +14,7 @@
 #include "qsa/engine/input_space.hpp"
 #include "qsa/status.hpp"
 #include "qsa/step_types.hpp"
+#include "qsa/traces/alternative_content.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/types.hpp"
 
@@ -44,6 +45,9 @@ class InputSpaceCoverage {
   /// The prefix hits of one step (PrefixHitTracker::add's answer): the SPEC 7 rows that depend on
   /// which request wrote a block, which a step input alone does not show.
   void add_prefix_hits(const traces::PrefixHitCounts& step_hits);
+  /// The rows of one step that hold a numerical alternative's searched input
+  /// (ScenarioState::alternative_rows): which class a row's content is, a value alone does not say.
+  void add_alternative_rows(const traces::AlternativeRowCounts& step_rows);
 
   /// Counts add, extremes combine, edges join (shards of one campaign, jobs of one run).
   InputSpaceCoverage& operator+=(const InputSpaceCoverage& other);

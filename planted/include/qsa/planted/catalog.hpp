@@ -73,9 +73,19 @@ enum class Bug {
   kErrorStateSticks,          // a rejected call's error is kept (a status word never reset): the next call fails
   // The prefix-cache classes (a chunk starting on blocks another request wrote).
   kReclosesGroupBeforeChunk,  // the group loop starts at (s - 1) / C: a chunk on a group boundary re-pools the last closed group from the ring
-  // Known escapes (known_escapes()): real deviations from SPEC 6 that no check can see here.
-  kFmaContraction,          // RoPE and the sum of squares with fused multiply-adds
-  kSumOfSquaresSequential,  // sum of squares left to right instead of the pairwise tree
+  // Numerical alternatives (qsa/numeric_alternatives.hpp): another rounding of one SPEC 6 step,
+  // shown by content version 4's searched rows (docs/content.md "Numerical alternatives").
+  kFmaContraction,            // RoPE and the sum of squares with fused multiply-adds
+  kSumOfSquaresSequential,    // sum of squares left to right instead of the pairwise tree
+  kPoolReciprocalMultiply,    // pooled = s * (1/C) instead of s / C
+  kPoolPairwiseTree,          // the pooling sum by a pairwise tree
+  kPoolReverseOrder,          // the pooling sum from the last member down
+  kSumOfSquaresHalvingTree,   // the sum of squares by the halving tree (a_i + a_{i+w/2})
+  kRsqrtSingleRounding,       // rrms = 1/sqrt(mean + eps) rounded once
+  kNormDividesByRms,          // y = (x / rms) * (1 + w)
+  kNormScaleReassociated,     // y = x * (rrms * (1 + w))
+  kRopeProductsInBf16,        // RoPE products rounded to bf16 before the add
+  kBf16NanCanonical,          // every bf16 rounding gives NaN as 0x7FC0
 };
 
 /// The arithmetic a planted backend computes with. kUpstreamLike stands for a kernel from outside

@@ -7,10 +7,12 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "qsa/numeric_alternatives.hpp"
 #include "qsa/numerics.hpp"
 #include "qsa/step_types.hpp"
 #include "qsa/traces/scenario.hpp"
@@ -45,7 +47,11 @@ enum class RowClass : uint8_t {
   kPlain,     // pseudo-random values with full bf16 significands (all rows of content version 1)
   kBoundary,  // a query row whose RMSNorm results sit on bf16 ties (and, stored as fp8, e4m3 ties)
   kSpecial,   // a few elements are special: subnormals, +-infinity, NaN, +-max finite, -0
+  kAlternative,  // version 4: an input on which a numerical alternative of SPEC 6 differs from the
+                 // recipe (a key of a planted group, a searched query row; alternative_content.hpp)
 };
+
+class AlternativeContent;
 
 /// Shares of content version 2, out of 64 rows (per head for queries).
 inline constexpr uint64_t kSpecialRowsPer64 = 1;         // keys and queries
@@ -69,12 +75,20 @@ class RowContent {
   RowContent(const ScenarioConfig& config, const StepConfig& step);
 
   /// Key row of head_dim values.
-  void key(const Origin& origin, Bf16* out) const;
+  RowClass key(const Origin& origin, Bf16* out) const;  // returns key_class(origin)
   /// Query row of one head, head_dim values.
-  void query(const Origin& origin, int64_t head, Bf16* out) const;
+  RowClass query(const Origin& origin, int64_t head, Bf16* out) const;  // returns query_class(origin, head)
 
   RowClass key_class(const Origin& origin) const;
   RowClass query_class(const Origin& origin, int64_t head) const;
+
+  /// The hash that draws the query row of (origin, head): AlternativeContent's argument.
+  uint64_t query_hash_of(const Origin& origin, int64_t head) const;
+  /// The numerical alternative whose searched row the query row of (origin, head) is, if any.
+  std::optional<NumericAlternative> query_alternative(const Origin& origin, int64_t head) const;
+
+  /// Version 4's searched inputs (null before version 4).
+  const AlternativeContent* alternatives() const { return alternatives_.get(); }
 
   /// The k of boundary rows (their sum of squares is D * 4^k), 0 when the scenario has none
   /// (content version 1, or an eps too large to be absorbed by any representable 4^k).
@@ -86,7 +100,7 @@ class RowContent {
 
  private:
   void boundary_row(uint64_t hash, Bf16* out) const;  // one row of the pool
-  RowClass query_class_of(uint64_t query_hash) const;
+  RowClass query_class_of(const Origin& origin, uint64_t query_hash) const;
 
   uint64_t seed_ = 1;
   int64_t head_dim_ = 32;
@@ -98,6 +112,7 @@ class RowContent {
   // scenarios, elements [rd, D)) rounds to a bf16 value that is an e4m3 tie.
   std::vector<std::vector<int16_t>> tie_even_, tie_odd_, near_tie_, e4m3_tie_;
   std::vector<Bf16> boundary_rows_;  // [kBoundaryPool, D]; empty without boundary rows
+  std::shared_ptr<const AlternativeContent> alternatives_;  // version 4; null before
 };
 
 /// Whether a binary32 value lies on a bf16 rounding tie (its low 16 bits are 0x8000), or within

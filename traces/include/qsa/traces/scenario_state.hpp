@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "qsa/model_oracle.hpp"
 #include "qsa/step_types.hpp"
+#include "qsa/traces/alternative_content.hpp"
 #include "qsa/traces/content.hpp"
 #include "qsa/traces/scenario.hpp"
 
@@ -54,6 +56,9 @@ class ScenarioState {
 
   /// Origin of every row of that step, padding rows included.
   std::vector<Origin> row_origins(const StepRecord& record, int64_t index) const;
+  /// The rows of step `index` that hold a numerical alternative's planted input (content version
+  /// 4; zeros before), per alternative: the input-space coverage counts them.
+  AlternativeRowCounts alternative_rows(const StepRecord& record, int64_t index) const;
 
   /// Applies verification (accepted rows become committed), then `finished` and `preempted`.
   void apply(const StepRecord& record, int64_t index);
@@ -72,6 +77,9 @@ class ScenarioState {
   StepConfig step_config_;
   RowContent content_;
   std::map<int64_t, RequestLedger> requests_;
+  // The alternative rows of the last step whose input was built (its index first): a cache, so the
+  // coverage does not build the rows twice.
+  mutable std::pair<int64_t, AlternativeRowCounts> alternative_rows_{-1, {}};
 };
 
 }  // namespace qsa::traces
