@@ -60,6 +60,11 @@ std::vector<int> parse_devices_option(const std::string& text, int available) {
   return devices;
 }
 
+int device_of_worker(const std::vector<int>& devices, int worker) {
+  if (devices.empty()) return -1;
+  return devices[static_cast<size_t>(worker) % devices.size()];
+}
+
 std::string settings_hash(const CampaignSettings& s) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const CampaignJob& job : s.jobs) jobs.push_back({job.workload.name, job.seed, job.steps});

@@ -222,10 +222,7 @@ std::vector<CampaignJob> Checker::unshaped_campaign() const {
 
 int64_t Checker::steps_or(int64_t fallback) const { return options_.steps > 0 ? options_.steps : fallback; }
 
-int Checker::device_of_worker(int worker) const {
-  if (options_.devices.empty()) return -1;
-  return options_.devices[static_cast<size_t>(worker) % options_.devices.size()];
-}
+int Checker::device_of_worker(int worker) const { return cli::device_of_worker(options_.devices, worker); }
 
 std::unique_ptr<Backend> Checker::make_backend(const std::string& name, int device) const {
   auto backend = options_.make_backend(name, device);
