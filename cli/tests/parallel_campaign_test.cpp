@@ -98,12 +98,12 @@ TEST(DevicesOfWorkers, JobsSpreadEvenlyOverTheListedDevices) {
     for (int jobs : {1, 2, 3, 8, 16, 17}) {
       std::map<int, int> threads;
       for (int w = 0; w < jobs; ++w) ++threads[cli::device_of_worker(devices, w)];
+      EXPECT_EQ(threads.size(), std::min<size_t>(devices.size(), static_cast<size_t>(jobs))) << jobs << " jobs";
       int least = jobs, most = 0;
       for (int d : devices) {
         least = std::min(least, threads[d]);
         most = std::max(most, threads[d]);
       }
-      EXPECT_EQ(threads.size(), std::min<size_t>(devices.size(), static_cast<size_t>(jobs))) << jobs << " jobs";
       if (jobs >= static_cast<int>(devices.size())) EXPECT_LE(most - least, 1) << jobs << " jobs";
       EXPECT_EQ(cli::device_of_worker(devices, 0), devices[0]);
     }
