@@ -193,11 +193,16 @@ TEST(ScenarioRunner, StrayWriteInATouchedRowIsCaughtAtItsStep) {
   EXPECT_EQ(failure->index, backend.touched_slot());
 }
 
+// The hand scenario on `backend`, both whole caches compared every `full_compare_every` steps.
+std::optional<engine::RunFailure> run_hand_scenario(Backend& backend, int64_t full_compare_every) {
+  engine::RunOptions options;
+  options.full_compare_every = full_compare_every;
+  return engine::run_scenario(testing::hand_scenario(), backend, options);
+}
+
 TEST(ScenarioRunner, EveryStepComparedWholeWhenAskedCatchesTheStrayWriteAtItsStep) {
   StrayWriteBackend backend(5, false);
-  engine::RunOptions options;
-  options.full_compare_every = 1;
-  const auto failure = engine::run_scenario(testing::hand_scenario(), backend, options);
+  const auto failure = run_hand_scenario(backend, 1);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, 5);
   EXPECT_EQ(failure->check, "step-differential") << failure->message;
@@ -284,9 +289,7 @@ TEST(ScenarioRunner, AStrayWriteAKernelReportsIsCaughtAtItsStep) {
 // report left out.
 TEST(ScenarioRunner, AStrayWriteAReportLeftOutIsCaughtAtTheNextFullComparison) {
   JournaledCopyBackend backend(5, false);
-  engine::RunOptions options;
-  options.full_compare_every = 4;
-  const auto failure = engine::run_scenario(testing::hand_scenario(), backend, options);
+  const auto failure = run_hand_scenario(backend, 4);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, 7);
   EXPECT_EQ(failure->check, "7.5-writes");
