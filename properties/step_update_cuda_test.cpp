@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <utility>
 
 #include "qsa/cuda/cuda_backend.hpp"
@@ -15,6 +16,7 @@
 #include "qsa/engine/step_loop.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/engine/scenario_runner.hpp"
+#include "qsa/traces/scenario_caches.hpp"
 #include "qsa/traces/simulator.hpp"
 #include "qsa/traces/workloads.hpp"
 #include "qsa/validate.hpp"
@@ -251,6 +253,39 @@ TEST(StepUpdateCudaRobustness, TwoRunsGiveIdenticalBytes) {
   for (size_t i = 0; i < digests_a.size(); ++i) ASSERT_EQ(digests_a[i], digests_b[i]) << "step " << i;
   ASSERT_EQ(a.caches().ring.bytes, b.caches().ring.bytes);
   ASSERT_EQ(a.caches().compressed.bytes, b.caches().compressed.bytes);
+}
+
+// The caches stay on the device between steps and only the chunks a step changed come back
+// (optimized/src/cache_mirror.hpp): a byte the kernel writes outside the step's rows must come back
+// too, for the write check. After the real kernel of step 5 a stray byte lands in compressed slot
+// 63 (no step of 4-7 of the hand scenario writes it); the whole comparison after step 7 names it.
+TEST(StepUpdateCudaResidentCaches, AStrayWriteOutsideTheStepsRowsComesBackForTheWriteCheck) {
+  QSA_SKIP_WITHOUT_GPU();
+  const traces::Scenario s = testing::hand_scenario();
+  const traces::ScenarioConfig& config = s.config;
+  const CacheLayout layout = traces::make_caches(config, 0).compressed.layout;
+  auto steps = std::make_shared<int64_t>(0);
+  cuda::CudaBackend backend(
+      "cuda-stray-write",
+      [](const cuda::MetadataDeviceArgs& args, cudaStream_t stream, Error* error) {
+        return cuda::launch_metadata(args, stream, error);
+      },
+      [steps, layout](const cuda::StepUpdateDeviceArgs& args, cudaStream_t stream, Error* error) {
+        const Status status = cuda::launch_step_update(args, stream, error);
+        if (status == Status::kOk && (*steps)++ == 5)
+          if (cudaMemsetAsync(static_cast<uint8_t*>(args.compressed) + layout.byte_offset(63, 5), 0x5C, 1, stream) !=
+              cudaSuccess)
+            return Status::kInternalError;
+        return status;
+      });
+  engine::RunOptions options;
+  options.full_compare_every = 4;
+  const auto failure = engine::run_scenario(s, backend, options);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->step, 7) << describe(failure);
+  EXPECT_EQ(failure->check, engine::Check::kWrites) << describe(failure);
+  EXPECT_EQ(failure->field, "cache.compressed");
+  EXPECT_EQ(failure->index, 63);
 }
 
 // One backend through scenarios whose RoPE tables have the same size and different contents (the

@@ -3,12 +3,14 @@
 // plugin's and the worker's): byte sizes, the int32 copies of validated int64 inputs, and early
 // return on a failed Status.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "qsa/status.hpp"
+#include "qsa/step_types.hpp"
 
 namespace qsa::backends {
 
@@ -33,13 +35,15 @@ inline bool same_bytes(const void* a, const void* b, size_t bytes) {
 }
 
 /// Calls `copy(offset, bytes)` for each maximal stretch where `a` and `b` differ, in order. Equal
-/// stretches are skipped 512 bytes at a time by memcmp: a pass costs about a memcmp of the range,
-/// and what follows (an upload, a copy back) only the bytes that changed.
+/// stretches are skipped 4 KiB, then 256 bytes at a time by memcmp: a pass costs about a memcmp of
+/// the range, and what follows (an upload, a copy back) only the bytes that changed.
 template <typename Copy>
 void for_each_difference(const uint8_t* a, const uint8_t* b, size_t size, Copy&& copy) {
-  constexpr size_t kChunk = 512;
+  constexpr size_t kLarge = 4096;
+  constexpr size_t kChunk = 256;
   size_t i = 0;
   while (i < size) {
+    while (i + kLarge <= size && std::memcmp(a + i, b + i, kLarge) == 0) i += kLarge;
     while (i + kChunk <= size && std::memcmp(a + i, b + i, kChunk) == 0) i += kChunk;
     while (i < size && a[i] == b[i]) ++i;
     if (i == size) return;
@@ -50,6 +54,15 @@ void for_each_difference(const uint8_t* a, const uint8_t* b, size_t size, Copy&&
     copy(i, end - i);
     i = end;
   }
+}
+
+/// Calls `copy(offset, bytes)` for each range the owner of `cache` wrote since its journal's token
+/// (CacheJournal::host_edits), clipped to the cache.
+template <typename Copy>
+void for_each_host_edit(const CacheBuffer& cache, Copy&& copy) {
+  const size_t size = cache.bytes.size();
+  for (const ByteRange& e : cache.journal.host_edits)
+    if (e.first < size) copy(e.first, std::min(e.second, size) - e.first);
 }
 
 }  // namespace qsa::backends

@@ -166,15 +166,22 @@ Status PluginBackend::build_metadata(const MetadataInput& input, MetadataOutput*
 }
 
 Status PluginBackend::sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device, CacheBytes* shadow,
-                                 Error* error) {
+                                 uint64_t* token, Error* error) {
+  const uint64_t matched = *token;
+  *token = 0;  // the journal holds again once the step's writes are back (download_cache)
   if (*device && (*device)->bytes() == host.bytes.size() && shadow->size() == host.bytes.size()) {
-    // Only what qsacheck changed since the last step (new blocks poisoned, a prefill's rows) goes up.
+    // Only what qsacheck changed since the last step (new blocks poisoned, a prefill's rows) goes up:
+    // the ranges its journal lists when the device matches the journal's token, else the differences.
     Status status = Status::kOk;
-    for_each_difference(host.bytes.data(), shadow->data(), host.bytes.size(), [&](size_t at, size_t n) {
+    const auto upload = [&](size_t at, size_t n) {
       if (status == Status::kOk)
         status = memory_->upload(static_cast<uint8_t*>((*device)->data()) + at, host.bytes.data() + at, n, error);
       copy_bytes(shadow->data() + at, host.bytes.data() + at, n);
-    });
+    };
+    if (journal_in_sync(host, matched))
+      for_each_host_edit(host, upload);
+    else
+      for_each_difference(host.bytes.data(), shadow->data(), host.bytes.size(), upload);
     return status;
   }
   *device = std::make_unique<PluginBuffer>();
@@ -183,12 +190,19 @@ Status PluginBackend::sync_cache(const CacheBuffer& host, std::unique_ptr<Plugin
 }
 
 // After a step on the device: the caches come down whole (a CUDA plugin cannot be diffed in place)
-// and the shadow follows the host in the bytes that changed.
+// and the shadow follows the host in the bytes that changed. That pass reads the whole cache, so
+// its ranges are every write of the step (CacheJournal::kernel_writes, SPEC 7.5).
 Status PluginBackend::download_cache(const PluginBuffer& device, CacheBuffer* host, CacheBytes* shadow,
-                                     Error* error) {
+                                     uint64_t* token, Error* error) {
   QSA_TRY(device.download_to(host->bytes.data(), host->bytes.size(), error));
-  for_each_difference(host->bytes.data(), shadow->data(), host->bytes.size(),
-                      [&](size_t at, size_t n) { copy_bytes(shadow->data() + at, host->bytes.data() + at, n); });
+  std::vector<ByteRange> writes;
+  for_each_difference(host->bytes.data(), shadow->data(), host->bytes.size(), [&](size_t at, size_t n) {
+    copy_bytes(shadow->data() + at, host->bytes.data() + at, n);
+    writes.emplace_back(at, at + n);
+  });
+  host->journal.kernel_writes = std::move(writes);
+  *token = new_cache_token();
+  mark_synced(*host, *token);
   return Status::kOk;
 }
 
@@ -245,8 +259,8 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
     args.ring_cache = host_cache_tensor(caches->ring, &b.ring_shape);
     args.compressed_cache = host_cache_tensor(caches->compressed, &b.compressed_shape);
   } else {
-    QSA_TRY(sync_cache(caches->ring, &ring_, &ring_shadow_, error));
-    QSA_TRY(sync_cache(caches->compressed, &compressed_, &compressed_shadow_, error));
+    QSA_TRY(sync_cache(caches->ring, &ring_, &ring_shadow_, &ring_token_, error));
+    QSA_TRY(sync_cache(caches->compressed, &compressed_, &compressed_shadow_, &compressed_token_, error));
     args.ring_cache = cache_tensor(caches->ring.layout, ring_.get());
     args.compressed_cache = cache_tensor(caches->compressed.layout, compressed_.get());
   }
@@ -260,8 +274,8 @@ Status PluginBackend::step_update(const StepInput& input, StepCaches* caches, St
   kernel_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // The caches come back even after a failure: a plugin that wrote before failing shows it.
   if (!host) {
-    QSA_TRY(download_cache(*ring_, &caches->ring, &ring_shadow_, error));
-    QSA_TRY(download_cache(*compressed_, &caches->compressed, &compressed_shadow_, error));
+    QSA_TRY(download_cache(*ring_, &caches->ring, &ring_shadow_, &ring_token_, error));
+    QSA_TRY(download_cache(*compressed_, &caches->compressed, &compressed_shadow_, &compressed_token_, error));
   }
   if (code != QSA_PLUGIN_OK) return failed_call_status(code, e, name_, "step_update", error);
   const PluginStepBuffers& step = b.step;

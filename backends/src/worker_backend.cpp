@@ -397,17 +397,24 @@ Status WorkerBackend::sync_persistent(const StepInput& input, const StepCaches& 
     copy_bytes(base + p.ring_offset, caches.ring.bytes.data(), caches.ring.bytes.size());
     copy_bytes(base + p.compressed_offset, caches.compressed.bytes.data(), caches.compressed.bytes.size());
   } else {
-    // Only what qsacheck changed since the last step (new blocks poisoned, a prefill's rows) is copied.
-    for (const auto& place : {std::make_pair(p.ring_offset, &caches.ring.bytes),
-                              std::make_pair(p.compressed_offset, &caches.compressed.bytes)}) {
+    // Only what qsacheck changed since the last step (new blocks poisoned, a prefill's rows) is
+    // copied: the ranges its journal lists when the shared memory matches the journal's token, else
+    // the bytes where the two differ.
+    for (const auto& place : {std::make_pair(p.ring_offset, &caches.ring), std::make_pair(p.compressed_offset, &caches.compressed)}) {
       uint8_t* to = base + place.first;  // variables, not bindings: clang 14 captures no bindings (the fuzzing build)
-      const CacheBytes& cache = *place.second;
-      for_each_difference(cache.data(), to, cache.size(), [&](size_t at, size_t n) {
-        copy_bytes(to + at, cache.data() + at, n);
+      const CacheBuffer& cache = *place.second;
+      const uint64_t token = &cache == &caches.ring ? p.ring_token : p.compressed_token;
+      const auto copy = [&](size_t at, size_t n) {
+        copy_bytes(to + at, cache.bytes.data() + at, n);
         *caches_changed = true;
-      });
+      };
+      if (journal_in_sync(cache, token))
+        for_each_host_edit(cache, copy);
+      else
+        for_each_difference(cache.bytes.data(), to, cache.bytes.size(), copy);
     }
   }
+  p.ring_token = p.compressed_token = 0;  // the journal holds again once the step's writes are back
   if (p.cos_sin_source != input.config.cos_sin || !input.config.cos_sin) {
     copy_bytes(base + p.cos_sin_offset, input.config.cos_sin_data(), cos_sin_bytes);
     p.cos_sin_source = input.config.cos_sin;
@@ -501,13 +508,22 @@ Status WorkerBackend::step_update(const StepInput& input, StepCaches* caches, St
   QSA_TRY(call(request, what, &reply, error));
   // The caches come back even after an error reply: a worker that wrote before failing shows it.
   // Only the bytes the worker changed are copied back; the engine judges them (the rows the step may
-  // write by the differential, any other by the write check: SPEC 7.5).
-  for (const auto& place : {std::make_pair(persistent_.ring_offset, &caches->ring.bytes),
-                            std::make_pair(persistent_.compressed_offset, &caches->compressed.bytes)}) {
+  // write by the differential, any other by the write check: SPEC 7.5). This pass reads the whole
+  // cache, so the ranges it copies are every write of the step (CacheJournal::kernel_writes): the
+  // engine compares the rest of the caches only when a range lies outside the rows the step may write.
+  for (const auto& place : {std::make_pair(persistent_.ring_offset, &caches->ring),
+                            std::make_pair(persistent_.compressed_offset, &caches->compressed)}) {
     const uint8_t* shm = shm_->data() + place.first;
-    CacheBytes& cache = *place.second;
-    for_each_difference(shm, cache.data(), cache.size(),
-                        [&](size_t at, size_t count) { copy_bytes(cache.data() + at, shm + at, count); });
+    CacheBuffer& cache = *place.second;
+    std::vector<ByteRange> writes;
+    for_each_difference(shm, cache.bytes.data(), cache.bytes.size(), [&](size_t at, size_t count) {
+      copy_bytes(cache.bytes.data() + at, shm + at, count);
+      writes.emplace_back(at, at + count);
+    });
+    cache.journal.kernel_writes = std::move(writes);
+    const uint64_t token = new_cache_token();
+    mark_synced(cache, token);
+    (&cache == &caches->ring ? persistent_.ring_token : persistent_.compressed_token) = token;
   }
   if (reply["status"] != "ok") return worker_error(reply, "step_update", error);
   if (auto wrong = wrong_size(reply, {{"q_out", q_out.bytes}}))

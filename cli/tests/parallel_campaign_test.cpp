@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -84,6 +86,28 @@ TEST(MultiDeviceStandIn, FourDevicesGiveTheSingleDeviceReport) {
     for (const cli::CheckFinding& f : four.findings) EXPECT_GE(f.device, 0) << "a finding names its device";
     EXPECT_EQ(four.failed(), backend != "reference");
   }
+}
+
+// --jobs threads over --devices: every listed device gets a thread, and the counts differ by at
+// most one (16 jobs on 3 devices: 6, 5, 5), in the order listed; no --devices: no device (-1).
+TEST(DevicesOfWorkers, JobsSpreadEvenlyOverTheListedDevices) {
+  EXPECT_EQ(engine::device_of_worker({}, 0), -1);
+  EXPECT_EQ(engine::device_of_worker({}, 7), -1);
+  for (const std::vector<int>& devices : {std::vector<int>{0}, std::vector<int>{0, 1}, std::vector<int>{3, 1, 2},
+                                          std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}})
+    for (int jobs : {1, 2, 3, 8, 16, 17}) {
+      std::map<int, int> threads;
+      for (int w = 0; w < jobs; ++w) ++threads[engine::device_of_worker(devices, w)];
+      EXPECT_EQ(threads.size(), std::min<size_t>(devices.size(), static_cast<size_t>(jobs))) << jobs << " jobs";
+      int least = jobs, most = 0;
+      for (int d : devices) {
+        least = std::min(least, threads[d]);
+        most = std::max(most, threads[d]);
+      }
+      if (jobs >= static_cast<int>(devices.size())) EXPECT_LE(most - least, 1) << jobs << " jobs";
+      EXPECT_EQ(engine::device_of_worker(devices, 0), devices[0]);
+    }
+  EXPECT_EQ(engine::device_of_worker({3, 1, 2}, 4), 1);
 }
 
 }  // namespace

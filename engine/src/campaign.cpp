@@ -183,10 +183,7 @@ CheckReport Campaign::run() {
   return report_;
 }
 
-int Campaign::device_of_worker(int worker) const {
-  if (options_.devices.empty()) return -1;
-  return options_.devices[static_cast<size_t>(worker) % options_.devices.size()];
-}
+int Campaign::device_of_worker(int worker) const { return engine::device_of_worker(options_.devices, worker); }
 
 std::unique_ptr<Backend> Campaign::make_backend(const std::string& name, int device) const {
   auto backend = hooks_.make_backend(name, device);

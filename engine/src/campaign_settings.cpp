@@ -10,6 +10,11 @@
 
 namespace qsa::engine {
 
+int device_of_worker(const std::vector<int>& devices, int worker) {
+  if (devices.empty()) return -1;
+  return devices[static_cast<size_t>(worker) % devices.size()];
+}
+
 std::string settings_hash(const CampaignSettings& s) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const CampaignJob& job : s.jobs) jobs.push_back({job.workload.name, job.seed, job.steps});

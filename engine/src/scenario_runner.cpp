@@ -31,6 +31,27 @@ void copy_rows(const std::vector<int64_t>& slots, const CacheBuffer& from, Cache
   }
 }
 
+// The rows `slots` of `cache`, written by the host (the reference's prefill): journaled.
+void note_rows(const std::vector<int64_t>& slots, CacheBuffer& cache) {
+  const CacheLayout& l = cache.layout;
+  for (int64_t slot : slots)
+    note_host_edit(cache, static_cast<size_t>(l.byte_offset(slot, 0)), static_cast<size_t>(l.width * l.element_bytes));
+}
+
+// Whether every range in `writes` lies inside the rows `slots` of `layout` (sorted slots).
+bool inside_rows(const std::vector<ByteRange>& writes, const CacheLayout& l, const std::vector<int64_t>& slots) {
+  const int64_t row_bytes = l.width * l.element_bytes;
+  for (const ByteRange& w : writes) {
+    for (size_t at = w.first; at < w.second;) {
+      const CachePlace p = cache_place(l, static_cast<int64_t>(at));
+      if (p.row >= l.rows || p.column >= l.width || !std::binary_search(slots.begin(), slots.end(), p.slot))
+        return false;
+      at = static_cast<size_t>(l.byte_offset(p.slot, 0) + row_bytes);
+    }
+  }
+  return true;
+}
+
 MetadataInput passthrough_input(const StepInput& in) {
   MetadataInput m;
   m.batch = in.batch;
@@ -47,7 +68,7 @@ std::string to_string(const RunFailure& f) {
   return "step " + str(f.step) + ": " + f.check.to_string() + where + ": " + f.message;
 }
 
-void ScenarioRunner::poison_new_blocks(const BlockTable& table, BlockPoison& poison, CacheBytes& backend,
+void ScenarioRunner::poison_new_blocks(const BlockTable& table, BlockPoison& poison, CacheBuffer& backend,
                                        CacheBytes& expected) {
   const int64_t block_bytes = poison.layout.block_stride * poison.layout.element_bytes;
   for (int32_t block : table.storage) {
@@ -55,10 +76,11 @@ void ScenarioRunner::poison_new_blocks(const BlockTable& table, BlockPoison& poi
     poison.done[static_cast<size_t>(block)] = true;
     // XOR, not a store: both sides read zero here unless a stray write reached the block before
     // any step named it, and XOR keeps that difference for the next whole comparison to see.
-    for (CacheBytes* bytes : {&backend, &expected}) {
+    for (CacheBytes* bytes : {&backend.bytes, &expected}) {
       uint8_t* p = bytes->data() + block * block_bytes;
       for (int64_t i = 0; i < block_bytes; ++i) p[i] ^= kPoisonByte;
     }
+    note_host_edit(backend, static_cast<size_t>(block * block_bytes), static_cast<size_t>(block_bytes));
   }
 }
 
@@ -73,6 +95,10 @@ ScenarioRunner::ScenarioRunner(const traces::ScenarioConfig& config, Backend& ba
       reference_caches_(caches_),
       backend_is_reference_(backend_.name() == "reference"),
       compare_every_step_(backend_.outside_kernel()) {
+  // The runner journals every write it makes to the backend's caches (poisoned blocks, a prefill's
+  // rows), so a backend with its own copy moves only those (docs/decisions.md "Cache journal").
+  caches_.compressed.journal.journaled = true;
+  caches_.ring.journal.journaled = true;
   compressed_poison_.layout = caches_.compressed.layout;
   compressed_poison_.done.assign(static_cast<size_t>(caches_.compressed.layout.num_blocks), false);
   ring_poison_.layout = caches_.ring.layout;
@@ -193,6 +219,10 @@ std::optional<RunFailure> ScenarioRunner::check_step_update() {
     if (touched) caches_ = std::move(run.caches);
     return f;
   }
+  // What the backend reports it changed is this call's alone. (A rejected call ran no kernel: the
+  // adapters validate first, and any other answer is a finding that ends the run.)
+  run.caches.compressed.journal.kernel_writes.reset();
+  run.caches.ring.journal.kernel_writes.reset();
   run_step_update_in_place(backend_, input, &run);
   if (run.status == Status::kNotImplemented) {
     if (touched) caches_ = std::move(run.caches);
@@ -241,8 +271,18 @@ std::optional<RunFailure> ScenarioRunner::check_step_update() {
   if (finding) return from_finding(index_, "", *finding);
   output_ = std::move(run.output);
   if (touched) {
+    // SPEC 7.5 at the cost of the step's rows: a backend that compared its whole copy of the caches
+    // with the state before the step reports every range the step changed; when all lie in the rows
+    // the step may write, nothing else changed and the whole comparison has nothing to find.
+    const CacheJournal& cj = caches_.compressed.journal;
+    const CacheJournal& rj = caches_.ring.journal;
+    const bool verified = compare_every_step_ && cj.kernel_writes && rj.kernel_writes &&
+                          inside_rows(*cj.kernel_writes, caches_.compressed.layout, touched->compressed) &&
+                          inside_rows(*rj.kernel_writes, caches_.ring.layout, touched->ring);
+    // The periodic comparison still runs: a report that left a write out is caught there.
     rows_only_since_ = std::min(rows_only_since_, index_);
-    if (compare_every_step_ || (options_.full_compare_every > 0 && (index_ + 1) % options_.full_compare_every == 0))
+    if ((compare_every_step_ && !verified) ||
+        (options_.full_compare_every > 0 && (index_ + 1) % options_.full_compare_every == 0))
       return compare_whole_caches(index_);
   }
   return std::nullopt;
@@ -334,9 +374,9 @@ std::optional<RunFailure> ScenarioRunner::prefill(const traces::StepRecord& reco
   for (const traces::ChunkRecord& chunk : record.chunks) {
     if (!chunk.prefilled) continue;
     for (const StepInput& in : state_.prefill_inputs(chunk, index_)) {
-      poison_new_blocks(in.block_table, compressed_poison_, caches_.compressed.bytes,
+      poison_new_blocks(in.block_table, compressed_poison_, caches_.compressed,
                         reference_caches_.compressed.bytes);
-      poison_new_blocks(in.ring_block_table, ring_poison_, caches_.ring.bytes, reference_caches_.ring.bytes);
+      poison_new_blocks(in.ring_block_table, ring_poison_, caches_.ring, reference_caches_.ring.bytes);
       // The reference writes the backend's caches, and the rows it wrote (those its metadata
       // names, SPEC 7.5) are copied into the expected ones: both start from the reference's state,
       // so every later check holds the backend to what it reads from them. (The rows a piece reads
@@ -351,6 +391,8 @@ std::optional<RunFailure> ScenarioRunner::prefill(const traces::StepRecord& reco
           touched_rows(caches_.compressed.layout, compressed.output, caches_.ring.layout, ring.output);
       copy_rows(rows.compressed, caches_.compressed, reference_caches_.compressed);
       copy_rows(rows.ring, caches_.ring, reference_caches_.ring);
+      note_rows(rows.compressed, caches_.compressed);
+      note_rows(rows.ring, caches_.ring);
     }
   }
   return std::nullopt;
@@ -367,9 +409,9 @@ std::optional<RunFailure> ScenarioRunner::step(const traces::StepRecord& record)
   if (auto f = prefill(record)) return f;
   // Blocks are poisoned when a step first names them (nothing a correct run reads is unwritten),
   // in both the backend's caches and the expected ones; blocks never named cost no memory.
-  poison_new_blocks(input_.block_table, compressed_poison_, caches_.compressed.bytes,
+  poison_new_blocks(input_.block_table, compressed_poison_, caches_.compressed,
                     reference_caches_.compressed.bytes);
-  poison_new_blocks(input_.ring_block_table, ring_poison_, caches_.ring.bytes, reference_caches_.ring.bytes);
+  poison_new_blocks(input_.ring_block_table, ring_poison_, caches_.ring, reference_caches_.ring.bytes);
   // The step's three metadata inputs; the reference's answer to each is built at most once.
   inputs_[0] = input_.compressed_metadata_input();
   inputs_[1] = input_.ring_metadata_input();

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <sstream>
 
 #include "qsa/engine/scenario_runner.hpp"
@@ -13,6 +15,7 @@
 #include "qsa/reference/reference_backend.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/scenario_file.hpp"
+#include "qsa/validate.hpp"
 #include "support/hand_scenarios.hpp"
 
 namespace qsa {
@@ -190,14 +193,107 @@ TEST(ScenarioRunner, StrayWriteInATouchedRowIsCaughtAtItsStep) {
   EXPECT_EQ(failure->index, backend.touched_slot());
 }
 
+// The hand scenario on `backend`, both whole caches compared every `full_compare_every` steps.
+std::optional<engine::RunFailure> run_hand_scenario(Backend& backend, int64_t full_compare_every) {
+  engine::RunOptions options;
+  options.full_compare_every = full_compare_every;
+  return engine::run_scenario(testing::hand_scenario(), backend, options);
+}
+
 TEST(ScenarioRunner, EveryStepComparedWholeWhenAskedCatchesTheStrayWriteAtItsStep) {
   StrayWriteBackend backend(5, false);
-  engine::RunOptions options;
-  options.full_compare_every = 1;
-  const auto failure = engine::run_scenario(testing::hand_scenario(), backend, options);
+  const auto failure = run_hand_scenario(backend, 1);
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(failure->step, 5);
   EXPECT_EQ(failure->check, engine::Check::kStepDifferential) << failure->message;
+}
+
+// A kernel from outside with its own copy of the caches (a worker's shared memory or a device, in
+// miniature): brought up to date from the runner's journal alone (CacheJournal::host_edits),
+// stepped by the reference, what changed copied back and reported (kernel_writes). At `stray_at`
+// it flips a byte of compressed slot 63, which steps 4-7 of the hand scenario do not write, and
+// reports that range only if `report_stray`.
+class JournaledCopyBackend : public reference::ReferenceBackend {
+ public:
+  explicit JournaledCopyBackend(int64_t stray_at = -1, bool report_stray = true)
+      : stray_at_(stray_at), report_stray_(report_stray) {}
+  std::string name() const override { return "journaled-copy"; }
+  bool outside_kernel() const override { return true; }
+  Status step_update(const StepInput& in, StepCaches* caches, StepOutput* out, Error* error) override {
+    if (Status s = validate_step(in, *caches, error); s != Status::kOk) return s;
+    CacheBuffer* host[2] = {&caches->ring, &caches->compressed};
+    CacheBuffer* mine[2] = {&own_.ring, &own_.compressed};
+    for (int k = 0; k < 2; ++k) {
+      if (journal_in_sync(*host[k], tokens_[k])) {
+        for (const ByteRange& e : host[k]->journal.host_edits)
+          std::copy(host[k]->bytes.begin() + e.first, host[k]->bytes.begin() + e.second, mine[k]->bytes.begin() + e.first);
+        ++journal_syncs_;
+      } else {
+        *mine[k] = CacheBuffer{host[k]->layout, host[k]->bytes, {}};
+        ++whole_syncs_;
+      }
+      tokens_[k] = 0;
+    }
+    const Status s = ReferenceBackend::step_update(in, &own_, out, error);
+    size_t stray = SIZE_MAX;
+    if (s == Status::kOk && step_++ == stray_at_) {
+      stray = static_cast<size_t>(own_.compressed.layout.byte_offset(63, 5));
+      own_.compressed.bytes[stray] ^= 0x01;
+    }
+    for (int k = 0; k < 2; ++k) {
+      std::vector<ByteRange> writes;
+      for (size_t i = 0; i < host[k]->bytes.size(); ++i)
+        if (host[k]->bytes[i] != mine[k]->bytes[i]) {
+          host[k]->bytes[i] = mine[k]->bytes[i];
+          if (k == 1 && i == stray && !report_stray_) continue;
+          writes.emplace_back(i, i + 1);
+        }
+      host[k]->journal.kernel_writes = std::move(writes);
+      tokens_[k] = new_cache_token();
+      mark_synced(*host[k], tokens_[k]);
+    }
+    return s;
+  }
+  int64_t whole_syncs() const { return whole_syncs_; }
+  int64_t journal_syncs() const { return journal_syncs_; }
+
+ private:
+  int64_t stray_at_;
+  bool report_stray_;
+  int64_t step_ = 0;
+  StepCaches own_;
+  uint64_t tokens_[2] = {0, 0};
+  int64_t whole_syncs_ = 0;
+  int64_t journal_syncs_ = 0;
+};
+
+TEST(ScenarioRunner, AKernelsOwnCopyFollowsTheRunnersJournalAlone) {
+  JournaledCopyBackend backend;
+  const auto failure = engine::run_scenario(testing::hand_scenario(), backend);
+  EXPECT_FALSE(failure.has_value()) << engine::to_string(*failure);
+  EXPECT_EQ(backend.whole_syncs(), 2) << "each cache copied whole once, at the first step";
+  EXPECT_GT(backend.journal_syncs(), 0);
+}
+
+TEST(ScenarioRunner, AStrayWriteAKernelReportsIsCaughtAtItsStep) {
+  JournaledCopyBackend backend(5);
+  const auto failure = engine::run_scenario(testing::hand_scenario(), backend);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->step, 5);
+  EXPECT_EQ(failure->check, engine::Check::kWrites);
+  EXPECT_EQ(failure->field, "cache.compressed");
+  EXPECT_EQ(failure->index, 63);
+}
+
+// The report is trusted at its step; the periodic whole comparison still runs and catches what a
+// report left out.
+TEST(ScenarioRunner, AStrayWriteAReportLeftOutIsCaughtAtTheNextFullComparison) {
+  JournaledCopyBackend backend(5, false);
+  const auto failure = run_hand_scenario(backend, 4);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->step, 7);
+  EXPECT_EQ(failure->check, engine::Check::kWrites);
+  EXPECT_EQ(failure->index, 63);
 }
 
 TEST(ScenarioRunner, ContradictoryScenarioIsReportedAsInvalid) {

@@ -1,5 +1,7 @@
 #include "qsa/step_types.hpp"
 
+#include <atomic>
+
 namespace qsa {
 
 const char* to_string(StoreDtype dtype) { return dtype == StoreDtype::kBf16 ? "bf16" : "fp8_e4m3"; }
@@ -42,6 +44,26 @@ StepOutput make_poisoned_step_output(const StepInput& input) {
   // invalid input never allocates more than the input itself holds.
   out.q_out.assign(input.queries.size() * static_cast<size_t>(element_bytes(input.config.store_dtype)), kPoisonByte);
   return out;
+}
+
+void note_host_edit(CacheBuffer& cache, size_t offset, size_t bytes) {
+  CacheJournal& j = cache.journal;
+  if (!j.journaled || j.token == 0 || bytes == 0) return;
+  if (!j.host_edits.empty() && j.host_edits.back().second == offset) {
+    j.host_edits.back().second = offset + bytes;  // the next row of a block or a prefill
+    return;
+  }
+  if (j.host_edits.size() >= kMaxHostEdits) {
+    j.token = 0;  // no backend's copy matches any more: the next call compares or copies whole
+    j.host_edits.clear();
+    return;
+  }
+  j.host_edits.emplace_back(offset, offset + bytes);
+}
+
+uint64_t new_cache_token() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace qsa

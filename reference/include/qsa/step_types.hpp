@@ -39,12 +39,47 @@ struct CacheLayout {
   static CacheLayout dense(int64_t num_blocks, int64_t rows, int64_t width, int element_bytes);
 };
 
+/// What lets a backend that keeps its own copy of a cache between steps (a worker's shared memory,
+/// a device) move only what changed, and lets the runner skip the whole-cache comparison of SPEC
+/// 7.5 when that backend has compared its whole copy itself (docs/decisions.md "Cache journal").
+/// The owner of the caches that sets `journaled` records every byte range it writes in
+/// `host_edits` (note_host_edit()); a backend that brought its copy up to date stamps it with a
+/// fresh token (mark_synced()). While the token is the backend's own, its copy equals these bytes
+/// outside `host_edits`; any other token (a copy of the caches used elsewhere since, an owner that
+/// does not journal, too many edits) means a whole comparison or copy.
+struct CacheJournal {
+  bool journaled = false;
+  uint64_t token = 0;                  // 0: no backend's copy is known to match
+  std::vector<ByteRange> host_edits;   // since `token`, in the order written, possibly overlapping
+  /// Set by the backend after a step when it compared its whole copy with the bytes before the step:
+  /// every byte range the step changed (their union holds every changed byte). The runner clears it
+  /// before each call; unset means nothing is known.
+  std::optional<std::vector<ByteRange>> kernel_writes;
+};
+
 /// A cache and its bytes ([layout.size_bytes()]). Byte order of bf16 elements is little-endian.
 /// The bytes are dense to a backend; their memory follows the pages written (cache_bytes.hpp).
 struct CacheBuffer {
   CacheLayout layout;
   CacheBytes bytes;
+  CacheJournal journal;
 };
+
+/// Records that the owner wrote [offset, offset + bytes) of `cache` (nothing unless journaled).
+/// Past kMaxHostEdits ranges the journal gives up: the next backend call compares or copies whole.
+void note_host_edit(CacheBuffer& cache, size_t offset, size_t bytes);
+inline constexpr size_t kMaxHostEdits = 4096;
+/// A token no other copy of any cache carries (process-wide, never 0).
+uint64_t new_cache_token();
+/// Whether the backend whose copy was last stamped `token` may bring it up to date from `host_edits`.
+inline bool journal_in_sync(const CacheBuffer& cache, uint64_t token) {
+  return cache.journal.journaled && token != 0 && cache.journal.token == token;
+}
+/// After a backend brought its copy up to date: stamps the cache with `token` and clears the edits.
+inline void mark_synced(CacheBuffer& cache, uint64_t token) {
+  cache.journal.token = token;
+  cache.journal.host_edits.clear();
+}
 
 /// Width P + 12 of a ring row that caches positions, P = 4 * ceil(D / 4) (SPEC 4).
 inline int64_t ring_position_offset(int64_t head_dim) { return 4 * ((head_dim + 3) / 4); }

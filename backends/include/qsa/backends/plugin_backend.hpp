@@ -64,9 +64,10 @@ class PluginBackend final : public Backend {
   // STEP_USES_METADATA: the plugin's metadata of both groups for its step, also appended to `given`.
   Status step_metadata(const StepInput& input, PluginMetadataBuffers* compressed, PluginMetadataBuffers* ring,
                        QsaPluginStepArgs* args, std::vector<MetadataOutput>* given, Error* error);
-  Status sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device, CacheBytes* shadow,
+  Status sync_cache(const CacheBuffer& host, std::unique_ptr<PluginBuffer>* device, CacheBytes* shadow, uint64_t* token,
                     Error* error);
-  Status download_cache(const PluginBuffer& device, CacheBuffer* host, CacheBytes* shadow, Error* error);
+  Status download_cache(const PluginBuffer& device, CacheBuffer* host, CacheBytes* shadow, uint64_t* token,
+                        Error* error);
   Error capability_error(const std::string& missing) const;
 
   std::string name_;
@@ -82,6 +83,8 @@ class PluginBackend final : public Backend {
   std::unique_ptr<PluginBuffer> compressed_;
   CacheBytes ring_shadow_;  // the caches as the device holds them (copies as sparse as the host's)
   CacheBytes compressed_shadow_;
+  uint64_t ring_token_ = 0;  // the journal tokens (CacheJournal) the device's caches match; 0: unknown
+  uint64_t compressed_token_ = 0;
   std::shared_ptr<const std::vector<Bf16>> cos_sin_source_;  // the shared RoPE table now in cos_sin_
   std::unique_ptr<PluginBuffer> cos_sin_;
 };

@@ -94,6 +94,8 @@ class WorkerBackend final : public Backend {
     CacheLayout ring, compressed;
     size_t ring_offset = 0, compressed_offset = 0, cos_sin_offset = 0, cos_sin_bytes = 0, end = 0;
     bool caches_valid = false;  // the shared memory holds what the last step left
+    // The journal tokens (CacheJournal) the shared memory's caches match; 0 while a call is under way.
+    uint64_t ring_token = 0, compressed_token = 0;
     std::shared_ptr<const std::vector<Bf16>> cos_sin_source;
   } persistent_;
 };

@@ -18,6 +18,12 @@ struct ShardSpec {
   std::string to_string() const { return std::to_string(index) + "/" + std::to_string(count); }
 };
 
+/// The device of job thread `worker` (0 ... --jobs - 1) under --devices `devices`: round robin, so
+/// the threads, and the scenario jobs they take from the shared queue, spread evenly (each device
+/// gets --jobs / devices threads, the first --jobs mod devices one more); -1 without --devices.
+/// Each thread keeps its backend instance, with its own stream, on that device.
+int device_of_worker(const std::vector<int>& devices, int worker);
+
 /// What shapes the jobs of a campaign: the backends, the job list (workload, seed, steps), the
 /// batches, the float comparison and the findings cap. The shard, --jobs, --devices and output
 /// paths are left out, so every shard of a campaign has the same hash.

@@ -40,7 +40,9 @@ struct RunOptions {
   /// write anywhere is caught within n steps (check "7.5-writes", naming the steps). 1: the whole
   /// caches after every step (each stray write at its step); 0: only at finish(). A backend whose
   /// kernel comes from outside (Backend::outside_kernel(): a plugin, a worker) keeps the touched-row
-  /// comparison and gets the whole caches compared after every step whatever n is.
+  /// comparison and gets the whole caches compared after every step whatever n is, unless its
+  /// adapter compared its whole copy itself and every range it reports changed
+  /// (CacheJournal::kernel_writes) lies in the rows the step may write (then every n steps).
   /// docs/campaign-time.md gives the cost.
   int64_t full_compare_every = 64;
   bool compute_digests = false;  // digest the backend's outputs after each step (last_digest())
@@ -135,7 +137,7 @@ class ScenarioRunner {
     std::vector<bool> done;  // [num_blocks], one bit per block
   };
   /// Poisons, in the backend's store and the expected one, each block of `table` no earlier step named.
-  static void poison_new_blocks(const BlockTable& table, BlockPoison& poison, CacheBytes& backend,
+  static void poison_new_blocks(const BlockTable& table, BlockPoison& poison, CacheBuffer& backend,
                                 CacheBytes& expected);
 
   traces::ScenarioState state_;

@@ -30,9 +30,10 @@ using ChainMetadataLauncher = std::function<Status(const MetadataDeviceArgs& arg
 /// runs one launch on the backend's own non-blocking stream and downloads the result. The batch
 /// split is computed on the host from the same host copies, as vLLM does
 /// (split_decodes_and_prefills reads query_start_loc_cpu). step_update validates with
-/// qsa::validate_step(), uploads the step and its caches, poisons the metadata outputs, then runs
-/// the metadata kernel (the compressed group's k-work) and the fused step-update launch back to
-/// back, and downloads caches, q_out and status.
+/// qsa::validate_step(), uploads the step and what the host changed in its caches (they stay on the
+/// device between steps), poisons the metadata outputs, then runs the metadata kernel (the
+/// compressed group's k-work) and the fused step-update launch back to back, and downloads q_out,
+/// the status and the parts of the caches the step changed (anywhere in them, found on the device).
 class CudaBackend : public Backend {
  public:
   CudaBackend();
