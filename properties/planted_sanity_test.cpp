@@ -97,6 +97,10 @@ const std::map<std::string, Caught>& expected_checks() {
       {"bug:padding-position-zero", {"q-path", "q-path", "q-path"}},
       {"bug:passthrough-minus-one-only", {"7.4-metadata-invariant", "7.4-metadata-invariant", ""}},
       {"bug:error-state-sticks", {"step-update-status", "step-update-status", "step-update-status"}},
+      // Issue 55's call sequences (traces/interleaved_calls.hpp): the step after the step-status
+      // call reports the kept status; the other-configuration call grows the staged weights.
+      {"bug:step-status-sticks", {"step-status", "step-status", "step-status"}},
+      {"bug:norm-weights-staged-once", {"step-differential", "q-path", "q-path"}},
       // The prefix-cache classes of issue 54, on a prefix-sharing scenario: the oracle checks the
       // hitting request's shared groups after its first chunk, before the differential runs.
       {"bug:recloses-group-before-chunk", {"7.1-compressed-row", "7.1-compressed-row", "7.1-compressed-row"}},
@@ -143,6 +147,8 @@ traces::Scenario scenario_for(const PlantedInfo& info) {
   if (info.needs == "zero-length-request") return testing::hand_scenario_with_zero_length_request(mrope, dtype);
   if (info.needs == "many-rows") return traces::simulate(traces::workload_by_name("default"), 7, 600);
   if (info.needs == "prefix-hit") return traces::simulate(traces::workload_by_name("prefix-sharing"), 1, 200);
+  // The calls before steps 8 and 24 (traces/interleaved_calls.hpp) and the steps after them.
+  if (info.needs == "interleaved-call") return traces::simulate(traces::workload_by_name("default"), 1, 26);
   return testing::hand_scenario(mrope, dtype);
 }
 
@@ -294,6 +300,20 @@ TEST(PrefixCacheBug, ShowsOnlyWhereAChunkStartsOnCachedBlocks) {
   }
   EXPECT_GT(without, 0);
   EXPECT_GT(with, 0);
+}
+
+// Issue 55's call-sequence bugs need the calls between steps: the same scenarios without them
+// (content version 2, whose scenarios the runner calls nothing between) pass every check on a fresh
+// instance, every workload for 60 steps at seed 1.
+TEST(CallSequenceBugs, PassEveryCheckWithoutTheCallsBetweenSteps) {
+  for (const char* bug : {"bug:step-status-sticks", "bug:norm-weights-staged-once"})
+    for (const std::string& name : traces::workload_names()) {
+      traces::Scenario scenario = traces::simulate(traces::workload_by_name(name), 1, 60);
+      scenario.config.content_version = 2;
+      const auto backend = backends::make_planted_backend(bug);
+      const auto failure = engine::run_scenario(scenario, *backend);
+      EXPECT_FALSE(failure.has_value()) << bug << " on " << name << ": " << describe(failure);
+    }
 }
 
 // A known escape passes every check on the hand scenario with the features it could use. When one

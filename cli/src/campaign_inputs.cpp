@@ -22,6 +22,7 @@ engine::InputSpaceCoverage job_input_space(const CampaignJob& job) {
     const traces::StepRecord record = simulator.next();
     coverage.add_step(state.step_input(record, i), compressed, ring, record.rejected_rows());
     coverage.add_prefix_hits(prefix_hits.add(record));
+    coverage.add_call_before_step(config, i);
     state.apply(record, i);
   }
   return coverage;

@@ -1,5 +1,7 @@
 #include "qsa/engine/input_space_coverage.hpp"
 
+#include "qsa/traces/interleaved_calls.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cfloat>
@@ -8,6 +10,7 @@
 #include <utility>
 
 #include "qsa/traces/content.hpp"
+#include "qsa/traces/interleaved_calls.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/validate.hpp"
 
@@ -327,6 +330,24 @@ void InputSpaceCoverage::add_prefix_hits(const traces::PrefixHitCounts& h) {
   if (h.deeper_than_one > 0) hit(I::kPrefixHitDeeperThanOneBlock, h.deeper_than_one);
   if (h.after_eviction > 0) hit(I::kPrefixHitAfterBlockReuse, h.after_eviction);
   if (h.shared_by_live > 0) hit(I::kPrefixHitSharedByLiveRequests, h.shared_by_live);
+  in_step_ = false;
+}
+
+void InputSpaceCoverage::add_call_before_step(const traces::ScenarioConfig& config, int64_t index) {
+  in_step_ = true;
+  switch (traces::call_before_step(config, index)) {
+    case traces::CallBeforeStep::kRejected:
+      hit(I::kCallRejectedBeforeStep);
+      break;
+    case traces::CallBeforeStep::kStepStatus:
+      hit(I::kCallStepStatusBeforeStep);
+      break;
+    case traces::CallBeforeStep::kOtherConfiguration:
+      hit(I::kCallOtherConfigurationBeforeStep);
+      break;
+    case traces::CallBeforeStep::kNone:
+      break;
+  }
   in_step_ = false;
 }
 

@@ -15,6 +15,7 @@
 #include "qsa/step_types.hpp"
 #include "qsa/engine/input_space.hpp"
 #include "qsa/traces/prefix_hits.hpp"
+#include "qsa/traces/scenario.hpp"
 #include "qsa/types.hpp"
 
 namespace qsa::engine {
@@ -44,6 +45,9 @@ class InputSpaceCoverage {
   /// The prefix hits of one step (PrefixHitTracker::add's answer): the SPEC 7 rows that depend on
   /// which request wrote a block, which a step input alone does not show.
   void add_prefix_hits(const traces::PrefixHitCounts& step_hits);
+  /// The call a runner makes on the backend instance before step `index` of a scenario of `config`
+  /// (traces/interleaved_calls.hpp), a function of the two, so no backend is needed to count it.
+  void add_call_before_step(const traces::ScenarioConfig& config, int64_t index);
 
   /// Counts add, extremes combine, edges join (shards of one campaign, jobs of one run).
   InputSpaceCoverage& operator+=(const InputSpaceCoverage& other);
