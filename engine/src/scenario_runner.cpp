@@ -186,8 +186,9 @@ std::optional<RunFailure> ScenarioRunner::check_interleaved_call() {
   const bool status_call = kind == traces::CallBeforeStep::kStepStatus;
   if ((!status_call && kind != traces::CallBeforeStep::kOtherConfiguration) || backend_is_reference_)
     return std::nullopt;
+  if (!calls_) calls_ = std::make_unique<traces::InterleavedCalls>(config);
   traces::InterleavedStep call =
-      status_call ? traces::step_status_call(config, index_) : traces::other_configuration_call(config, index_);
+      status_call ? calls_->step_status_call(index_) : calls_->other_configuration_call(index_);
   const std::string what = std::string(status_call ? "the step-status call" : "the other-configuration call") +
                            " before step " + str(index_);
   call_before_ = what;

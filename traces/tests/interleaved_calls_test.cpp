@@ -44,13 +44,14 @@ TEST(InterleavedCalls, EveryWorkloadsCallsAreValidAndTheStatusCallReportsPositio
       const ScenarioConfig config = Simulator(workload, seed).config();
       SCOPED_TRACE(name + " seed " + std::to_string(seed) + " (" + config.workload + ")");
       Status status = Status::kOk;
-      const InterleavedStep status_call = step_status_call(config, 8);
+      InterleavedCalls calls(config);
+      const InterleavedStep status_call = calls.step_status_call(8);
       EXPECT_EQ(status_call.input.config.head_dim, config.head_dim);
       EXPECT_EQ(status_call.input.config.compress_ratio, config.compress_ratio);
       EXPECT_TRUE(status_call.input.config.ring_positions);
       EXPECT_EQ(run_reference(status_call, &status).step_status, StepStatus::kPositionOutOfRange);
 
-      const InterleavedStep other = other_configuration_call(config, 24);
+      const InterleavedStep other = calls.other_configuration_call(24);
       const StepConfig& o = other.input.config;
       EXPECT_NE(o.head_dim, config.head_dim);
       EXPECT_NE(o.rotary_dim, config.rotary_dim);

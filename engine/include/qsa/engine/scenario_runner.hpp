@@ -19,6 +19,7 @@
 #include "qsa/model_oracle.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/engine/input_space_coverage.hpp"
+#include "qsa/traces/interleaved_calls.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/traces/scenario_caches.hpp"
@@ -170,6 +171,7 @@ class ScenarioRunner {
   std::set<std::string> declined_;
   std::string excluded_;
   std::string call_before_;  // what was called on the instance before this step ("" when nothing)
+  std::unique_ptr<traces::InterleavedCalls> calls_;  // the valid calls between steps, built on first use
 };
 
 /// Runs a whole scenario; nullopt when every step passed.

@@ -19,6 +19,7 @@
 // inventory counts them without a backend (`qsacheck input-space --campaign`).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "qsa/step_types.hpp"
@@ -44,16 +45,28 @@ struct InterleavedStep {
   StepCaches caches;
 };
 
-/// The step status call before step `index`: the scenario's D, rd, HQ, C, S, R, store dtype, norm
-/// weights and layouts, a ring that caches positions (MRoPE), max_position at least 256, and two
-/// requests: one that closes a group whose first member sits in the ring with a t position equal
-/// to max_position (so the group is skipped and the step reports position-out-of-range), one that
-/// closes a group from its own rows.
-InterleavedStep step_status_call(const ScenarioConfig& config, int64_t index);
+/// The valid calls of one scenario. Each configuration's state (norm weights, RoPE table, row
+/// content) is built once, on first use: building it costs more than the call.
+class InterleavedCalls {
+ public:
+  explicit InterleavedCalls(const ScenarioConfig& scenario);
+  ~InterleavedCalls();
 
-/// The other-configuration call before step `index`: D, rd, HQ, C, store dtype and MRoPE each
-/// other than the scenario's, norm weights and a RoPE table of another seed; two requests (one
-/// closing two groups in two blocks, one with a single row), a padded request and a padding row.
-InterleavedStep other_configuration_call(const ScenarioConfig& config, int64_t index);
+  /// The step status call before step `index`: the scenario's D, rd, HQ, C, S, R, store dtype, norm
+  /// weights and layouts, a ring that caches positions (MRoPE), max_position max(256, 2C + 65), and
+  /// two requests: one that closes a group whose first member sits in the ring with a t position
+  /// equal to max_position (so the group is skipped and the step reports position-out-of-range), one
+  /// that closes a group from its own rows.
+  InterleavedStep step_status_call(int64_t index);
+  /// The other-configuration call before step `index`: D, rd, HQ, C, store dtype and MRoPE each
+  /// other than the scenario's, norm weights and a RoPE table of another seed; two requests (one
+  /// closing two groups in two blocks, one with a single row), a padded request and a padding row.
+  InterleavedStep other_configuration_call(int64_t index);
+
+ private:
+  struct Call;
+  ScenarioConfig scenario_;
+  std::unique_ptr<Call> status_, other_;
+};
 
 }  // namespace qsa::traces
