@@ -100,6 +100,10 @@ const std::map<std::string, Caught>& expected_checks() {
       {"bug:padding-position-zero", {C::kQPath, C::kQPath, C::kQPath}},
       {"bug:passthrough-minus-one-only", {C::kMetadataInvariant, C::kMetadataInvariant, kNotCaught}},
       {"bug:error-state-sticks", {C::kStepUpdateStatus, C::kStepUpdateStatus, C::kStepUpdateStatus}},
+      // Call sequences (traces/interleaved_calls.hpp): the step after the step-status call reports
+      // the kept status; the other-configuration call grows the staged weights.
+      {"bug:step-status-sticks", {C::kStepStatus, C::kStepStatus, C::kStepStatus}},
+      {"bug:norm-weights-staged-once", {C::kStepDifferential, C::kQPath, C::kQPath}},
       // The prefix-cache classes, on a prefix-sharing scenario: the oracle checks the
       // hitting request's shared groups after its first chunk, before the differential runs.
       {"bug:recloses-group-before-chunk", {C::kCompressedRow, C::kCompressedRow, C::kCompressedRow}},
@@ -157,6 +161,8 @@ traces::Scenario scenario_for(const PlantedInfo& info) {
   if (info.needs == "prefix-hit") return traces::simulate(traces::workload_by_name("prefix-sharing"), 1, 200);
   // Content version 4's searched rows: the default campaign's first scenario at seed 1.
   if (info.needs == "alternatives") return traces::simulate(traces::workload_by_name("default"), 1000003, 20);
+  // The calls before steps 8 and 24 (traces/interleaved_calls.hpp) and the steps after them.
+  if (info.needs == "interleaved-call") return traces::simulate(traces::workload_by_name("default"), 1, 26);
   return testing::hand_scenario(mrope, dtype);
 }
 
@@ -309,6 +315,20 @@ TEST(PrefixCacheBug, ShowsOnlyWhereAChunkStartsOnCachedBlocks) {
   }
   EXPECT_GT(without, 0);
   EXPECT_GT(with, 0);
+}
+
+// Issue 55's call-sequence bugs need the calls between steps: the same scenarios without them
+// (content version 2, whose scenarios the runner calls nothing between) pass every check on a fresh
+// instance, every workload for 60 steps at seed 1.
+TEST(CallSequenceBugs, PassEveryCheckWithoutTheCallsBetweenSteps) {
+  for (const char* bug : {"bug:step-status-sticks", "bug:norm-weights-staged-once"})
+    for (const std::string& name : traces::workload_names()) {
+      traces::Scenario scenario = traces::simulate(traces::workload_by_name(name), 1, 60);
+      scenario.config.content_version = 2;
+      const auto backend = backends::make_planted_backend(bug);
+      const auto failure = engine::run_scenario(scenario, *backend);
+      EXPECT_FALSE(failure.has_value()) << bug << " on " << name << ": " << describe(failure);
+    }
 }
 
 // A known escape passes every check on the hand scenario with the features it could use. When one

@@ -14,6 +14,15 @@
 
 namespace qsa::backends {
 
+/// A planted variant's name must survive "plugin:PATH#NAME" or "--bug NAME" on a command line and
+/// in a file name: [A-Za-z0-9_.-]+.
+inline bool is_variant_name(const char* name) {
+  if (name == nullptr || *name == '\0') return false;
+  for (const char* c = name; *c != '\0'; ++c)
+    if (std::strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *c) == nullptr) return false;
+  return true;
+}
+
 template <typename T>
 size_t bytes_of(const std::vector<T>& v) {
   return v.size() * sizeof(T);

@@ -12,6 +12,7 @@
 #include <new>
 #include <optional>
 
+#include "adapter_support.hpp"
 #include "worker_process.hpp"
 #include <map>
 #include <mutex>
@@ -80,14 +81,6 @@ std::optional<Error> probe_in_a_child(const std::string& path) {
                       "loading it (its constructors, " + std::string(QSA_PLUGIN_ENTRY_NAME) +
                           "() and its table) in a probe process " + how +
                           ": an abort or exit() while loading, or a variant table shorter than num_variants");
-}
-
-// A variant name must survive "plugin:PATH#NAME" on a command line and in a file name.
-bool is_variant_name(const char* name) {
-  if (name == nullptr || *name == '\0') return false;
-  for (const char* c = name; *c != '\0'; ++c)
-    if (std::strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *c) == nullptr) return false;
-  return true;
 }
 
 }  // namespace

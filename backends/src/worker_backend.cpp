@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 #include "adapter_support.hpp"
 #include "qsa/backends/plugin_capabilities.hpp"
@@ -213,6 +214,17 @@ Status WorkerBackend::start(const std::vector<std::string>& argv) {
   hello_.name = reply["name"].get<std::string>();
   hello_.spec_version = reply.value("spec_version", "");
   hello_.build_info = reply.value("build_info", "");
+  if (reply.contains("variants")) {
+    const json& variants = reply["variants"];
+    if (!variants.is_array()) return handshake_failed("\"variants\" is not an array");
+    std::set<std::string> seen;
+    for (const json& v : variants) {
+      if (!v.is_object() || !v.contains("name") || !v["name"].is_string() ||
+          !is_variant_name(v["name"].get<std::string>().c_str()) || !seen.insert(v["name"].get<std::string>()).second)
+        return handshake_failed("a variant needs a unique name of [A-Za-z0-9_.-]+: " + v.dump().substr(0, 200));
+      hello_.variants.push_back({v["name"].get<std::string>(), v.value("description", "")});
+    }
+  }
   if (hello_.spec_version != "1")
     return handshake_failed("it implements SPEC version \"" + hello_.spec_version + "\"; qsacheck checks version 1");
   ready_ = true;

@@ -122,11 +122,18 @@ class Server {
     if (request.value("protocol", 0) < kWorkerProtocolVersion)
       throw ProtocolError("qsacheck speaks protocol " + request.value("protocol", json()).dump() +
                           "; this worker speaks " + std::to_string(kWorkerProtocolVersion));
-    return {{"protocol", kWorkerProtocolVersion},
-            {"name", served_.name},
-            {"spec_version", "1"},
-            {"build_info", served_.build_info},
-            {"capabilities", capabilities_to_json(served_.capabilities)}};
+    json reply = {{"protocol", kWorkerProtocolVersion},
+                  {"name", served_.name},
+                  {"spec_version", "1"},
+                  {"build_info", served_.build_info},
+                  {"capabilities", capabilities_to_json(served_.capabilities)}};
+    if (!served_.variants.empty()) {
+      json variants = json::array();
+      for (const auto& [name, description] : served_.variants)
+        variants.push_back({{"name", name}, {"description", description}});
+      reply["variants"] = variants;
+    }
+    return reply;
   }
 
   BlockTable table(const json& j) const {

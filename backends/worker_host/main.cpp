@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
                  backend ? reason.c_str() : "no such backend");
     return 2;
   }
-  qsa::backends::ServedBackend served{backend.get(), name, "qsacheck-worker-host", qsa::backends::full_capabilities()};
+  qsa::backends::ServedBackend served{backend.get(), name, "qsacheck-worker-host", qsa::backends::full_capabilities(), {}};
   if (auto* plugin = dynamic_cast<qsa::backends::PluginBackend*>(backend.get())) {
     served.capabilities = plugin->library()->declaration();
     // The served plugin backend builds and judges its own step metadata itself.

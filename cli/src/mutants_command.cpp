@@ -24,6 +24,7 @@
 #include "qsa/backends/plugin_backend.hpp"
 #include "qsa/backends/plugin_library.hpp"
 #include "qsa/backends/registry.hpp"
+#include "qsa/backends/worker_backend.hpp"
 #include "qsa/backends/worker_command.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/workloads.hpp"
@@ -36,6 +37,7 @@ namespace {
 struct MutantOptions {
   std::string workload;
   int64_t steps = 0;
+  int64_t batches = 1000;  // generated metadata batches (1000 and more: the extreme batches too)
   uint64_t seed = 1;
   bool list = false;
   std::string json_path;
@@ -75,14 +77,24 @@ std::vector<Planted> planted_bugs(const MutantOptions& options, std::string* cud
   auto backend = open_backend(options.backend, &error);
   if (!backend) throw InputError(error);
   auto* plugin = dynamic_cast<backends::PluginBackend*>(backend.get());
-  if (plugin == nullptr || options.backend.find('#') != std::string::npos)
-    throw InputError(
-        Error{"backend", -1, "not-a-plugin",
-              options.backend + ": --backend takes plugin:PATH.so (its planted variants are run)"});
-  const QsaPlugin& t = plugin->library()->table();
-  for (int32_t i = 0; i < t.num_variants; ++i)
-    planted.push_back({(options.isolate ? backends::kIsolatedPrefix : "") + options.backend + "#" + t.variants[i].name,
-                       t.variants[i].description});
+  auto* worker = dynamic_cast<backends::WorkerBackend*>(backend.get());
+  const bool is_worker = worker != nullptr && options.backend.rfind(backends::kIsolatedPrefix, 0) != 0;
+  if ((plugin == nullptr && !is_worker) || (plugin != nullptr && options.backend.find('#') != std::string::npos))
+    throw InputError(Error{
+        "backend", -1, "not-a-plugin",
+        options.backend + ": --backend takes plugin:PATH.so or worker:COMMAND (their planted variants are run)"});
+  if (plugin != nullptr) {
+    const QsaPlugin& t = plugin->library()->table();
+    for (int32_t i = 0; i < t.num_variants; ++i)
+      planted.push_back(
+          {(options.isolate ? backends::kIsolatedPrefix : "") + options.backend + "#" + t.variants[i].name,
+           t.variants[i].description});
+  } else {
+    // A worker's variants are its hello's (docs/worker-protocol.md), each the command with
+    // `--bug NAME` appended (a variant name needs no quoting: [A-Za-z0-9_.-]+).
+    for (const backends::WorkerVariant& v : worker->hello().variants)
+      planted.push_back({options.backend + " --bug " + v.name, v.description});
+  }
   if (planted.empty())
     throw InputError(Error{"backend", -1, "no-variants", options.backend + " declares no planted variants"});
   return planted;
@@ -90,7 +102,7 @@ std::vector<Planted> planted_bugs(const MutantOptions& options, std::string* cud
 
 struct MutantArguments {
   MutantOptions options;
-  std::string steps, seed = "1";
+  std::string steps, batches, seed = "1";
   WorkerOptions worker;
 };
 
@@ -129,7 +141,7 @@ int run_mutants(const MutantOptions& options) {
     check.workload = options.workload;
     check.steps = options.steps;
     check.seed = options.seed;
-    check.batches = 1000;
+    check.batches = options.batches;
     check.shrink = false;
     check.quiet = true;
     const auto start = std::chrono::steady_clock::now();
@@ -197,9 +209,13 @@ void add_mutants_command(CLI::App& app, CommandJob* job) {
       "stopped it first (the table and --json then hold the bugs that ran).");
   cmd->add_flag("--list", options->list, "List the planted bugs and exit");
   cmd->add_option("--backend", options->backend,
-                  "plugin:PATH.so: run the plugin's own planted variants (plugin:PATH.so#VARIANT) instead");
+                  "plugin:PATH.so: run the plugin's own planted variants (plugin:PATH.so#VARIANT) instead;\n"
+                  "worker:COMMAND: the variants its hello offers (COMMAND --bug VARIANT)");
   cmd->add_option("--workload", options->workload, "Use only this workload model (default: the default campaign)");
   cmd->add_option("--steps", a->steps, "Steps per scenario, 1 ... 2^24");
+  cmd->add_option("--batches", a->batches,
+                  "Generated metadata batches per planted bug, 0 ... 2^30 (default 1000; below 1000 the\n"
+                  "extreme batches are left out)");
   cmd->add_option("--seed", a->seed, "Campaign seed, 0 ... 2^64-1")->capture_default_str();
   cmd->add_option("--json", options->json_path,
                   "Also write the kill table as JSON to FILE; - writes it alone on stdout");
@@ -209,6 +225,7 @@ void add_mutants_command(CLI::App& app, CommandJob* job) {
     apply_worker_options(a->worker, std::string());  // the timeout
     o.isolate = a->worker.isolate;
     if (!a->steps.empty()) o.steps = parse_integer_option("--steps", a->steps, 1, int64_t{1} << 24);
+    if (!a->batches.empty()) o.batches = parse_integer_option("--batches", a->batches, 0, int64_t{1} << 30);
     o.seed = parse_seed_option("--seed", a->seed);
     if (!o.workload.empty()) traces::workload_by_name(o.workload);
     ReportOutput(o.json_path).check();

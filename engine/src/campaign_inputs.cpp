@@ -23,6 +23,7 @@ engine::InputSpaceCoverage job_input_space(const CampaignJob& job) {
     coverage.add_step(state.step_input(record, i), compressed, ring, record.rejected_rows());
     coverage.add_prefix_hits(prefix_hits.add(record));
     coverage.add_alternative_rows(state.alternative_rows(record, i));
+    coverage.add_call_before_step(config, i);
     state.apply(record, i);
   }
   return coverage;

@@ -255,6 +255,19 @@ std::vector<InputClass> make_table() {
                   kStep),
       value_class(I::kPrefixHitSharedByLiveRequests, "prefix_hit_shared_by_live_requests", "7",
                   "a prefix hit's shared blocks", "a block two or more other live requests hold", kStep),
+      // ---- call sequences (1.4, 5): what an instance did just before a valid step
+      value_class(I::kCallRejectedBeforeStep, "call_rejected_before_step", "1.4", "the call before a valid step",
+                  "the step's input with one SPEC 1.4 rule broken, on the same instance and caches (rejected)", kStep,
+                  "steps 0, 16, 32, ... of a content version 3 scenario (traces/interleaved_calls.hpp)"),
+      value_class(I::kCallStepStatusBeforeStep, "call_step_status_before_step", "5", "the call before a valid step",
+                  "a valid step ending in the step status position-out-of-range (a ring position tail past the "
+                  "RoPE table), same instance, caches of its own",
+                  kStep, "steps 8, 40, 72, ... of a content version 3 scenario"),
+      value_class(I::kCallOtherConfigurationBeforeStep, "call_other_configuration_before_step", "1.2, 5",
+                  "the call before a valid step",
+                  "metadata of the three kinds and a step of another configuration (D, rd, HQ, C, S, R, store "
+                  "dtype, positions, weights, RoPE table), same instance, buffers of another shape",
+                  kStep, "steps 24, 56, 88, ... of a content version 3 scenario"),
       // ---- special float values (6)
       value_class(I::kKeyNan, "key_nan", "6", "a key element (bf16)", "NaN", kStep),
       value_class(I::kKeyPositiveInfinity, "key_positive_infinity", "6", "a key element", "+inf", kStep),

@@ -1,5 +1,7 @@
 #include "qsa/engine/input_space_coverage.hpp"
 
+#include "qsa/traces/interleaved_calls.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cfloat>
@@ -8,6 +10,7 @@
 #include <utility>
 
 #include "qsa/traces/content.hpp"
+#include "qsa/traces/interleaved_calls.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/validate.hpp"
 
@@ -340,6 +343,23 @@ void InputSpaceCoverage::add_alternative_rows(const traces::AlternativeRowCounts
   in_step_ = true;
   for (const auto& [alternative, row] : kRows)
     if (const int64_t n = rows[static_cast<size_t>(alternative)]; n > 0) hit(row, n);
+}
+
+void InputSpaceCoverage::add_call_before_step(const traces::ScenarioConfig& config, int64_t index) {
+  in_step_ = true;
+  switch (traces::call_before_step(config, index)) {
+    case traces::CallBeforeStep::kRejected:
+      hit(I::kCallRejectedBeforeStep);
+      break;
+    case traces::CallBeforeStep::kStepStatus:
+      hit(I::kCallStepStatusBeforeStep);
+      break;
+    case traces::CallBeforeStep::kOtherConfiguration:
+      hit(I::kCallOtherConfigurationBeforeStep);
+      break;
+    case traces::CallBeforeStep::kNone:
+      break;
+  }
   in_step_ = false;
 }
 

@@ -121,8 +121,9 @@ std::string input_space_markdown() {
       "- Not in the inventory: the step update's own validation rules (head_dim, rotary_dim, ...,\n"
       "  `slots`/`duplicate`): the campaign's scenarios are valid by construction, and those rules are\n"
       "  exercised by the property suite and the fuzzers; the rows above give each parameter's legal\n"
-      "  range instead. The step status `position-out-of-range` depends on the ring's bytes, not on the\n"
-      "  step's inputs, and is not counted either.\n"
+      "  range instead. The step status `position-out-of-range` depends on the ring's bytes, not on a\n"
+      "  step's inputs; the `call_*` rows count the calls a runner makes on the same backend instance\n"
+      "  before a valid step (traces/interleaved_calls.hpp), one of which ends in that status.\n"
       "\n"
       "| id | SPEC | parameter | legal range or class | inputs | must reach |\n"
       "|---|---|---|---|---|---|\n";

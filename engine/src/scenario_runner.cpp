@@ -7,6 +7,7 @@
 #include "qsa/engine/step_loop.hpp"
 #include "qsa/input_fields.hpp"
 #include "qsa/reference/reference_backend.hpp"
+#include "qsa/traces/interleaved_calls.hpp"
 #include "qsa/traces/invalid_batch.hpp"
 #include "qsa/traces/json_reader.hpp"
 #include "qsa/traces/rng.hpp"
@@ -169,16 +170,15 @@ std::optional<RunFailure> ScenarioRunner::check_metadata(const traces::StepRecor
 
 // SPEC 1.4: a rejected call writes nothing, and an instance that keeps state between calls (a
 // device status word, buffers sized by the last call) must answer the next valid step as a fresh
-// instance would. Content version 3 scenarios call the backend, before steps 0, kRejectedCallEvery,
-// 2 kRejectedCallEvery, ..., on the same instance and caches with that step's input one rule
+// instance would. Content version 3 scenarios call the backend, before steps 0, 16, 32, ...
+// (traces/interleaved_calls.hpp), on the same instance and caches with that step's input one rule
 // broken (drawn from the seed and the step; traces/invalid_batch.hpp); the error must be the
 // reference's. The valid call that follows is
 // then judged as every step is, against the reference's fresh answer and caches, so whatever the
 // rejected call left behind shows there (or at the next whole-cache comparison).
 std::optional<RunFailure> ScenarioRunner::check_rejected_call(StepCaches* caches) {
   const traces::ScenarioConfig& config = state_.config();
-  if (config.content_version < 3) return std::nullopt;
-  if (static_cast<uint64_t>(index_) % kRejectedCallEvery != 0) return std::nullopt;
+  if (traces::call_before_step(config, index_) != traces::CallBeforeStep::kRejected) return std::nullopt;
   StepInput broken = input_;
   const Rule rule =
       traces::break_step_rule(traces::hash_words(config.seed, kRejectedCallStream, static_cast<uint64_t>(index_)), &broken);
@@ -196,6 +196,58 @@ std::optional<RunFailure> ScenarioRunner::check_rejected_call(StepCaches* caches
   if (status != Status::kInvalidInput)
     return failure(Check::kStepUpdateStatus, what + ", answered " + qsa::to_string(status));
   if (error != expected) return failure(Check::kStepUpdateError, what + ", reported " + qsa::to_string(error));
+  return std::nullopt;
+}
+
+// Issue 55's call sequences: a call that ends in a step status (position-out-of-range), or one
+// of another configuration (buffers of another shape, the metadata of all three kinds first), on
+// the same instance and on caches of its own, judged against the reference's answer from the same
+// caches; the valid step that follows is judged as every step is, against the reference's fresh
+// answer, so whatever the call left in the instance (a status word, a scratch buffer sized or
+// filled by it) shows there. A call the backend's declared constraints exclude is never sent (a
+// campaign sends only what a kernel admits); a declined one (kNotImplemented) is not judged.
+std::optional<RunFailure> ScenarioRunner::check_interleaved_call() {
+  const traces::ScenarioConfig& config = state_.config();
+  const traces::CallBeforeStep kind = traces::call_before_step(config, index_);
+  const bool status_call = kind == traces::CallBeforeStep::kStepStatus;
+  if ((!status_call && kind != traces::CallBeforeStep::kOtherConfiguration) || backend_is_reference_)
+    return std::nullopt;
+  if (!calls_) calls_ = std::make_unique<traces::InterleavedCalls>(config);
+  traces::InterleavedStep call =
+      status_call ? calls_->step_status_call(index_) : calls_->other_configuration_call(index_);
+  const std::string what = std::string(status_call ? "the step-status call" : "the other-configuration call") +
+                           " before step " + str(index_);
+  call_before_ = what;
+  if (!status_call && options_.check_metadata) {
+    const MetadataInput inputs[3] = {call.input.compressed_metadata_input(), call.input.ring_metadata_input(),
+                                     passthrough_input(call.input)};
+    for (const MetadataInput& in : inputs) {
+      if (backend_.excludes(in)) continue;
+      const MetadataRun run = run_metadata(backend_, in);
+      if (is_declined(run.status, run.error)) continue;
+      const MetadataRun expected = reference_metadata(in);
+      MetadataChecks checks;
+      checks.expected = &expected;
+      if (auto f = judge_metadata(in, run, checks))
+        return from_finding(index_, what + ", " + to_string(in.cache.kind) + " metadata: ", *f);
+    }
+  }
+  if (!options_.run_step_update || !step_update_supported_ || backend_.excludes(call.input, call.caches))
+    return std::nullopt;
+  StepRun run;
+  run.caches = call.caches;
+  run_step_update_in_place(backend_, call.input, &run);
+  if (run.status == Status::kNotImplemented) return std::nullopt;
+  const StepCaches before = call.caches;
+  StepRun expected;
+  expected.caches = std::move(call.caches);
+  expected.output = make_poisoned_step_output(call.input);
+  expected.status = reference_->step_update(call.input, &expected.caches, &expected.output, &expected.error);
+  if (expected.status != Status::kOk) return failure(Check::kReference, what + ": " + qsa::to_string(expected.error));
+  StepChecks checks;
+  checks.expected = &expected;
+  checks.floats = floats_.get();
+  if (auto f = judge_step_update(call.input, before, run, checks)) return from_finding(index_, what + ": ", *f);
   return std::nullopt;
 }
 
@@ -425,8 +477,22 @@ std::optional<RunFailure> ScenarioRunner::step(const traces::StepRecord& record)
     options_.input_space->add_step(input_, caches_.compressed.layout, caches_.ring.layout, record.rejected_rows());
     options_.input_space->add_prefix_hits(prefix_hits_.add(record));
     options_.input_space->add_alternative_rows(state_.alternative_rows(record, index_));
+    options_.input_space->add_call_before_step(state_.config(), index_);
   }
   for (bool& ready : expected_ready_) ready = false;
+  call_before_.clear();
+  if (auto f = check_interleaved_call()) return f;
+  if (auto f = check_valid_step(record)) {
+    // A failure right after a call on the same instance names the call: it may be what the
+    // instance kept from it (the reference's answer is a fresh instance's).
+    if (!call_before_.empty() && f->check != Check::kReference) f->message += " (this step follows " + call_before_ + ")";
+    return f;
+  }
+  ++index_;
+  return std::nullopt;
+}
+
+std::optional<RunFailure> ScenarioRunner::check_valid_step(const traces::StepRecord& record) {
   if (options_.check_metadata)
     if (auto f = check_metadata(record)) return f;
   const bool update = options_.run_step_update && step_update_supported_;
@@ -441,7 +507,6 @@ std::optional<RunFailure> ScenarioRunner::step(const traces::StepRecord& record)
     if (auto f = check_oracle(record, committed_before)) return f;
   if (options_.compute_digests || options_.expected_digests != nullptr || expected_next_)
     if (auto f = check_digest(update_ran)) return f;
-  ++index_;
   return std::nullopt;
 }
 

@@ -141,6 +141,18 @@ const std::vector<PlantedInfo>& catalog() {
       {Bug::kErrorStateSticks, "bug:error-state-sticks",
        "a rejected step's error is kept in the instance (a status word never reset): the next call is rejected too",
        "rejected-call"},
+      // Call sequences: the calls the runner makes on the same instance before steps 8,
+      // 24, 40, ... (traces/interleaved_calls.hpp) show them; a scenario's own steps never end in a
+      // step status, and never change the configuration.
+      {Bug::kStepStatusSticks, "bug:step-status-sticks",
+       "the step's status word is set by a group whose position lies past the RoPE table and never reset: after "
+       "one step that reports position-out-of-range, every later step reports it too",
+       "interleaved-call"},
+      {Bug::kNormWeightsStagedOnce, "bug:norm-weights-staged-once",
+       "the norm weights w_k and w_q are staged into a scratch buffer sized by the first call's D and restaged only "
+       "when a call's D is larger: a later call with the same or a smaller D reads the weights of the call that "
+       "grew the buffer",
+       "interleaved-call"},
       // The prefix-cache classes: only a chunk that starts on blocks another request
       // wrote (a prefix hit) has no member of the group before it in its ring.
       {Bug::kReclosesGroupBeforeChunk, "bug:recloses-group-before-chunk",

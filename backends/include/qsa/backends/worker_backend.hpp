@@ -29,12 +29,20 @@ class WorkerProcess;
 class SharedRegion;
 
 /// What the worker said of itself in the handshake.
+struct WorkerVariant {
+  std::string name;  // [A-Za-z0-9_.-]+, unique
+  std::string description;
+};
+
 struct WorkerHello {
   std::string name;
   std::string spec_version;
   std::string build_info;
   int protocol = 0;                  // the version it speaks
   KernelDeclaration capabilities;    // capabilities, constraints (protocol 2) and deviations
+  /// Planted variants the worker offers (optional "variants"), each run as the command with
+  /// `--bug NAME` appended: what `qsacheck mutants --backend worker:COMMAND` runs.
+  std::vector<WorkerVariant> variants;
 };
 
 class WorkerBackend final : public Backend {

@@ -4,6 +4,8 @@
 // qsacheck-worker-host uses it to run a plugin in a process of its own (--isolate).
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "qsa/backend_interface.hpp"
 #include "qsa/backends/plugin_capabilities.hpp"
@@ -16,6 +18,9 @@ struct ServedBackend {
   std::string name;  // the hello reply's name
   std::string build_info;
   KernelDeclaration capabilities;
+  /// Planted variants the hello reply offers ("variants"; docs/worker-protocol.md): name and
+  /// description, each selected by the command with `--bug NAME` appended.
+  std::vector<std::pair<std::string, std::string>> variants;
 };
 
 /// Serves until bye or EOF: 0; 1 when the pipes fail or qsacheck breaks the protocol (a message on

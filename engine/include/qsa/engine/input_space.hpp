@@ -118,6 +118,10 @@ enum class InputClassId : int {
   kPrefixHitDeeperThanOneBlock,
   kPrefixHitAfterBlockReuse,
   kPrefixHitSharedByLiveRequests,
+  // SPEC 1.4, 5: calls on the same backend instance before a valid step
+  kCallRejectedBeforeStep,
+  kCallStepStatusBeforeStep,
+  kCallOtherConfigurationBeforeStep,
   // SPEC 6: special float values in keys, queries and norm weights
   kKeyNan,
   kKeyPositiveInfinity,

@@ -16,6 +16,7 @@
 #include "qsa/step_types.hpp"
 #include "qsa/traces/alternative_content.hpp"
 #include "qsa/traces/prefix_hits.hpp"
+#include "qsa/traces/scenario.hpp"
 #include "qsa/types.hpp"
 
 namespace qsa::engine {
@@ -48,6 +49,9 @@ class InputSpaceCoverage {
   /// The rows of one step that hold a numerical alternative's searched input
   /// (ScenarioState::alternative_rows): which class a row's content is, a value alone does not say.
   void add_alternative_rows(const traces::AlternativeRowCounts& step_rows);
+  /// The call a runner makes on the backend instance before step `index` of a scenario of `config`
+  /// (traces/interleaved_calls.hpp), a function of the two, so no backend is needed to count it.
+  void add_call_before_step(const traces::ScenarioConfig& config, int64_t index);
 
   /// Counts add, extremes combine, edges join (shards of one campaign, jobs of one run).
   InputSpaceCoverage& operator+=(const InputSpaceCoverage& other);

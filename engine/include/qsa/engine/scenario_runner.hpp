@@ -20,6 +20,7 @@
 #include "qsa/engine/check_id.hpp"
 #include "qsa/engine/input_space_coverage.hpp"
 #include "qsa/model_oracle.hpp"
+#include "qsa/traces/interleaved_calls.hpp"
 #include "qsa/traces/prefix_hits.hpp"
 #include "qsa/traces/scenario.hpp"
 #include "qsa/traces/scenario_caches.hpp"
@@ -119,9 +120,13 @@ class ScenarioRunner {
   std::optional<RunFailure> prefill(const traces::StepRecord& record);
   std::optional<RunFailure> check_metadata(const traces::StepRecord& record);
   std::optional<RunFailure> check_step_update();
-  std::optional<RunFailure> check_rejected_call(StepCaches* caches);  // the call before some steps
-  /// Steps 0, this, twice this, ... are preceded by a rejected call.
-  static constexpr uint64_t kRejectedCallEvery = 16;
+  /// The calls on the same instance before some steps (traces/interleaved_calls.hpp): the
+  /// rejected one, on the scenario's caches, from check_step_update(); the step-status and
+  /// other-configuration ones, on caches of their own, before the step's metadata.
+  std::optional<RunFailure> check_rejected_call(StepCaches* caches);
+  std::optional<RunFailure> check_interleaved_call();
+  /// The step itself, after any call before it: metadata, step update, oracle, digest.
+  std::optional<RunFailure> check_valid_step(const traces::StepRecord& record);
   static constexpr uint64_t kRejectedCallStream = 0x72656a6563746564ull;  // "rejected"
   std::optional<RunFailure> check_oracle(const traces::StepRecord& record, const std::map<int64_t, int64_t>& committed_before);
   std::optional<RunFailure> check_digest(bool update_ran);
@@ -168,6 +173,8 @@ class ScenarioRunner {
   bool compare_every_step_ = false;    // an outside kernel: the whole caches after every step (SPEC 7.5)
   std::set<std::string> declined_;
   std::string excluded_;
+  std::string call_before_;  // what was called on the instance before this step ("" when nothing)
+  std::unique_ptr<traces::InterleavedCalls> calls_;  // the valid calls between steps, built on first use
 };
 
 /// Runs a whole scenario; nullopt when every step passed.

@@ -71,6 +71,8 @@ enum class Bug {
   kPaddingPositionZero,       // the Q path ropes padding rows at position 0 (their metadata position is -1)
   kPassthroughMinusOneOnly,   // passthrough treats only -1 as "no slot": other negative slots copied through
   kErrorStateSticks,          // a rejected call's error is kept (a status word never reset): the next call fails
+  kStepStatusSticks,          // a step's position-out-of-range status word is never reset: every later step reports it
+  kNormWeightsStagedOnce,     // the norm weights staged in a scratch sized by the first call's D, restaged only when D grows
   // The prefix-cache classes (a chunk starting on blocks another request wrote).
   kReclosesGroupBeforeChunk,  // the group loop starts at (s - 1) / C: a chunk on a group boundary re-pools the last closed group from the ring
   // Numerical alternatives (qsa/numeric_alternatives.hpp): another rounding of one SPEC 6 step,
