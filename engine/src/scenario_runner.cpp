@@ -210,7 +210,8 @@ std::optional<RunFailure> ScenarioRunner::check_interleaved_call() {
   const traces::ScenarioConfig& config = state_.config();
   const traces::CallBeforeStep kind = traces::call_before_step(config, index_);
   const bool status_call = kind == traces::CallBeforeStep::kStepStatus;
-  if ((!status_call && kind != traces::CallBeforeStep::kOtherConfiguration) || backend_is_reference_)
+  if ((!status_call && kind != traces::CallBeforeStep::kOtherConfiguration) || backend_is_reference_ ||
+      !options_.calls_between_steps)
     return std::nullopt;
   if (!calls_) calls_ = std::make_unique<traces::InterleavedCalls>(config);
   traces::InterleavedStep call =

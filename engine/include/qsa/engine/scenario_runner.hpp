@@ -63,6 +63,10 @@ struct RunOptions {
   /// exclude (Backend::excludes, a slot past a kernel's int32 say) is not run; the runner stops
   /// there and excluded() says why. Off (a replay): the backend declines such a step (not run).
   bool stop_at_exclusion = false;
+  /// The calls on the same instance before some steps (traces/interleaved_calls.hpp). Off only for
+  /// a kernel built for a few geometries that declares none of them (the planted CUDA step
+  /// variants: another configuration's call would be refused, not caught).
+  bool calls_between_steps = true;
 };
 
 struct RunFailure {
