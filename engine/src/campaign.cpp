@@ -85,6 +85,10 @@ Campaign::Campaign(CampaignOptions options, CampaignHooks hooks, CampaignObserve
       tolerance_(options_.float_tolerance) {
   report_.seed = options_.seed;
   if (options_.shard.count > 1) options_.keep_going = true;  // a shard never stops at a finding
+  if (!observer_.write_file)  // a reproducer then lands in the report's unwritten outputs, saying why
+    observer_.write_file = [](const std::string&, const std::string&) -> std::optional<std::string> {
+      return std::string("the campaign's caller gave no file writer");
+    };
 }
 
 CheckReport run_campaign(const CampaignOptions& options, const CampaignHooks& hooks, const CampaignObserver& observer) {

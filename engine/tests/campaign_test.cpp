@@ -93,6 +93,16 @@ TEST(RunCampaign, AFindingReachesTheCallerAsAReproducerToWrite) {
   EXPECT_NE(report.replay_command.find("flips-q-out"), std::string::npos) << report.replay_command;
 }
 
+TEST(RunCampaign, WithoutAFileWriterTheReproducerIsListedAsUnwritten) {
+  CampaignHooks hooks;
+  hooks.make_backend = make;
+  const CheckReport report = run_campaign(small_campaign("flips-q-out"), hooks, CampaignObserver{});
+  EXPECT_EQ(report.exit_code(), kExitMismatch);
+  ASSERT_EQ(report.unwritten.size(), 1u);
+  EXPECT_NE(report.unwritten[0].find("no file writer"), std::string::npos) << report.unwritten[0];
+  EXPECT_TRUE(report.reproducer.empty());
+}
+
 TEST(RunCampaign, AStopRequestEndsItWithAPartialReport) {
   Recorder recorder;
   CampaignHooks hooks;

@@ -224,8 +224,11 @@ void AlternativeContent::search_rope_rows(uint64_t seed, const std::vector<Bf16>
     auto candidates = [&](int64_t element) {
       std::vector<std::pair<Bf16, float>> out;  // (x, y)
       const float gain = rrms * (1.0f + float_from_bf16(w_q_[element]));
-      if (!(gain > 0.0f) && !(gain < 0.0f)) return out;
-      const int center = std::ilogb(std::ldexp(1.0f, -15) / std::fabs(gain));
+      // A zero, NaN or infinite gain (special norm weights, docs/content.md) reaches no y there.
+      if (!std::isfinite(gain) || gain == 0.0f) return out;
+      const float x_scale = std::ldexp(1.0f, -15) / std::fabs(gain);
+      if (!std::isnormal(x_scale)) return out;
+      const int center = std::ilogb(x_scale);
       for (int e = center - 2; e <= center + 1; ++e)
         for (uint64_t m = 0; m < 128; ++m)
           for (bool negative : {false, true}) {

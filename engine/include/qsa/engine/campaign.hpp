@@ -54,7 +54,8 @@ struct CampaignObserver {
   std::function<void(const std::string&)> progress;  // a progress line; the next one replaces it
   std::function<void()> new_phase;  // batches, scenarios, shrinking: the phase's first progress line shows at once
   std::function<void(const std::string&)> line;      // a line that stays (a job's end, a shrink)
-  /// Writes a reproducer; returns why it could not (nullopt: written). Required when shrinking.
+  /// Writes a reproducer; returns why it could not (nullopt: written). Without it, each reproducer
+  /// is listed as unwritten.
   std::function<std::optional<std::string>(const std::string& path, const std::string& text)> write_file;
 };
 
