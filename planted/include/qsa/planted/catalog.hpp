@@ -76,7 +76,7 @@ enum class Bug {
   // The prefix-cache classes (a chunk starting on blocks another request wrote).
   kReclosesGroupBeforeChunk,  // the group loop starts at (s - 1) / C: a chunk on a group boundary re-pools the last closed group from the ring
   // Numerical alternatives (qsa/numeric_alternatives.hpp): another rounding of one SPEC 6 step,
-  // shown by content version 4's searched rows (docs/content.md "Numerical alternatives").
+  // shown by content versions 4 and 5 (docs/content.md "Numerical alternatives").
   kFmaContraction,            // RoPE and the sum of squares with fused multiply-adds
   kSumOfSquaresSequential,    // sum of squares left to right instead of the pairwise tree
   kPoolReciprocalMultiply,    // pooled = s * (1/C) instead of s / C
