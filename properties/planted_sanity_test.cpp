@@ -114,9 +114,11 @@ const std::map<std::string, Caught>& expected_checks() {
       {"bug:pool-pairwise-tree", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
       {"bug:pool-reverse-order", {C::kStepDifferential, C::kCompressedRow, C::kCompressedRow}},
       {"bug:sum-of-squares-halving-tree", {C::kQPath, C::kQPath, C::kQPath}},
+      {"bug:sum-of-squares-fma", {C::kQPath, C::kQPath, C::kQPath}},
       {"bug:rsqrt-single-rounding", {C::kQPath, C::kQPath, C::kQPath}},
       {"bug:norm-divides-by-rms", {C::kQPath, C::kQPath, C::kQPath}},
       {"bug:norm-scale-reassociated", {C::kQPath, C::kQPath, C::kQPath}},
+      {"bug:rope-fma", {C::kQPath, C::kQPath, C::kQPath}},
       {"bug:rope-products-in-bf16", {C::kStepDifferential, C::kQPath, C::kQPath}},
       {"bug:bf16-nan-canonical", {C::kStepDifferential, C::kQPath, C::kQPath}},
   };

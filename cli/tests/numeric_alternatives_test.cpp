@@ -31,7 +31,8 @@ const std::vector<std::string>& alternative_bugs() {
       "bug:fma-contraction",         "bug:pool-reciprocal-multiply", "bug:pool-pairwise-tree",
       "bug:pool-reverse-order",      "bug:rsqrt-single-rounding",    "bug:rope-products-in-bf16",
       "bug:bf16-nan-canonical",      "bug:sum-of-squares-sequential", "bug:sum-of-squares-halving-tree",
-      "bug:norm-divides-by-rms",     "bug:norm-scale-reassociated"};
+      "bug:norm-divides-by-rms",     "bug:norm-scale-reassociated",  "bug:sum-of-squares-fma",
+      "bug:rope-fma"};
   return names;
 }
 
@@ -156,29 +157,33 @@ TEST(NumericAlternatives, PlantedInputsDifferFromTheRecipeAtEveryCompressRatio) 
   }
 }
 
-// Content version 5 builds two rows for each of the three norm alternatives a drawn row almost never
+// Content version 5 builds two rows for each of the norm alternatives a drawn row almost never
 // separates, at every head dim and rotary dim a workload can take, with the special norm weights
 // too: each row's norm differs from the recipe at an element RoPE passes through (rd <= e < D), so
-// q_out shows it. Version 4 (recorded traces) has none of them.
+// q_out shows it. The fused sum of squares needs D = 32 and a subnormal eps (step-edges'
+// column-major scenario has both). Version 4 (recorded traces) has none of them.
 TEST(NumericAlternatives, BuiltNormRowsDifferPastTheRotaryDimAtEveryHeadDim) {
-  const NumericAlternative built[] = {NumericAlternative::kSumOfSquaresHalvingTree,
-                                      NumericAlternative::kNormDividesByRms,
-                                      NumericAlternative::kNormScaleReassociated};
+  const NumericAlternative built[] = {
+      NumericAlternative::kSumOfSquaresHalvingTree, NumericAlternative::kSumOfSquaresFma,
+      NumericAlternative::kNormDividesByRms, NumericAlternative::kNormScaleReassociated};
   for (int64_t d : {32, 64, 128, 256, 512}) {
     for (int64_t rd : {int64_t{2}, d / 2, d - 2}) {
-      for (uint64_t seed : {1, 2, 3}) {
+      for (uint64_t seed : {1, 2, 3, 4}) {
         traces::ScenarioConfig config;
         config.seed = seed * 1000 + static_cast<uint64_t>(d + rd);
         config.head_dim = d;
         config.rotary_dim = rd;
         config.special_weights = seed == 3;
+        config.eps = seed == 4 ? 1e-40f : 1e-6f;  // subnormal, as step-edges:column-major's
         const StepConfig step = config.step_config();
         const traces::RowContent content(config, step);
         ASSERT_NE(content.alternatives(), nullptr);
         std::vector<Bf16> ref(static_cast<size_t>(d)), alt(ref.size());
         for (NumericAlternative a : built) {
           const auto& rows = content.alternatives()->inputs(a);
-          EXPECT_EQ(rows.size(), 2u) << numeric_alternative_info(a).name << " D " << d << " rd " << rd;
+          const bool fused_possible = d == 32 && seed == 4;
+          EXPECT_EQ(rows.size(), a != NumericAlternative::kSumOfSquaresFma || fused_possible ? 2u : 0u)
+              << numeric_alternative_info(a).name << " D " << d << " rd " << rd << " eps " << config.eps;
           for (const std::vector<Bf16>& row : rows) {
             rms_norm(row.data(), step.w_q.data(), d, step.eps, ref.data());
             rms_norm_with(a, row.data(), step.w_q.data(), d, step.eps, alt.data());

@@ -302,6 +302,10 @@ std::vector<InputClass> make_table() {
       value_class(I::kAlternativeSumOfSquaresHalvingTree, "alternative_sum_of_squares_halving_tree", "6.2",
                   "a query row", "a row whose sum of squares the halving tree rounds to the next float, its "
                   "result on a bf16 tie", kStep, "bf16 store, rd < D"),
+      value_class(I::kAlternativeSumOfSquaresFma, "alternative_sum_of_squares_fma", "6.2", "a query row",
+                  "a row whose first tree level, fused, rounds its sum to the next float (a square below 2^-133), "
+                  "its result on a bf16 tie",
+                  kStep, "bf16 store, rd < D, D = 32, eps below about 2^-126 (step-edges:column-major)"),
       value_class(I::kAlternativeNormDividesByRms, "alternative_norm_divides_by_rms", "6.2", "a query row",
                   "a row whose result x * rrms lies on a bf16 tie that x / rms leaves", kStep, "bf16 store, rd < D"),
       value_class(I::kAlternativeNormScaleReassociated, "alternative_norm_scale_reassociated", "6.2", "a query row",

@@ -340,6 +340,7 @@ void InputSpaceCoverage::add_alternative_rows(const traces::AlternativeRowCounts
                                           {A::kPoolReverseOrder, I::kAlternativePoolReverseOrder},
                                           {A::kRsqrtSingleRounding, I::kAlternativeRsqrtSingleRounding},
                                           {A::kSumOfSquaresHalvingTree, I::kAlternativeSumOfSquaresHalvingTree},
+                                          {A::kSumOfSquaresFma, I::kAlternativeSumOfSquaresFma},
                                           {A::kNormDividesByRms, I::kAlternativeNormDividesByRms},
                                           {A::kNormScaleReassociated, I::kAlternativeNormScaleReassociated},
                                           {A::kRopeFma, I::kAlternativeRopeFma}};

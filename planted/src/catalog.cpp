@@ -177,6 +177,10 @@ const std::vector<PlantedInfo>& catalog() {
        "RMSNorm sums the squares by the halving tree (a_i + a_{i+w/2}, a shared-memory reduction), not SPEC 6's "
        "pairwise tree",
        "alternatives"},
+      {Bug::kSumOfSquaresFma, "bug:sum-of-squares-fma",
+       "RMSNorm's sum of squares fuses its first level, fma(x_2i, x_2i, x_2i+1^2): shows only on squares below "
+       "2^-133 with an eps below them",
+       "step-edges-column-major"},
       {Bug::kRsqrtSingleRounding, "bug:rsqrt-single-rounding",
        "RMSNorm's rrms = 1/sqrt(mean + eps) correctly rounded once (an exact rsqrt) instead of sqrt, then divide",
        "alternatives"},
@@ -184,6 +188,10 @@ const std::vector<PlantedInfo>& catalog() {
        "RMSNorm divides each element by sqrt(mean + eps) instead of multiplying by its reciprocal", "alternatives"},
       {Bug::kNormScaleReassociated, "bug:norm-scale-reassociated",
        "RMSNorm computes x * (rrms * (1 + w)) instead of (x * rrms) * (1 + w)", "alternatives"},
+      {Bug::kRopeFma, "bug:rope-fma",
+       "RoPE computes a*c - b*s and b*c + a*s with one fused multiply-add each (fmaf(a, c, -(b*s))): shows only on "
+       "products below 2^-133",
+       "alternatives"},
       {Bug::kRopeProductsInBf16, "bug:rope-products-in-bf16",
        "RoPE rounds each product to bf16 before the add (bf16 multiplies)", "alternatives"},
       {Bug::kBf16NanCanonical, "bug:bf16-nan-canonical",

@@ -29,13 +29,13 @@ constexpr size_t kInputsPerAlternative = 4;
 constexpr uint64_t kNormRowsPer64 = 4;
 
 // The norm alternatives searched for from the boundary rows (version 4). kMeanReciprocalMultiply is
-// provably the recipe (D is a power of two); kSumOfSquaresFma needs squares below 2^-133 with an
-// eps below them (RoPE's tiny rows show the same bug); kSumOfSquaresSequential shows on plain rows
-// (docs/planted-bugs.md); the three below are built rather than searched (version 5).
+// provably the recipe (D is a power of two); kSumOfSquaresSequential shows on plain rows
+// (docs/planted-bugs.md); the four below are built rather than searched (version 5).
 constexpr A kNormSearched[] = {A::kRsqrtSingleRounding};
 // Built by norm_tie_rows (version 5): each moves a binary32 result by an ulp, which a drawn row
-// shows about once in 2^16 elements.
-constexpr A kNormBuilt[] = {A::kSumOfSquaresHalvingTree, A::kNormDividesByRms, A::kNormScaleReassociated};
+// shows about once in 2^16 elements (the fused sum of squares only with D = 32 and a subnormal eps).
+constexpr A kNormBuilt[] = {A::kSumOfSquaresHalvingTree, A::kSumOfSquaresFma, A::kNormDividesByRms,
+                            A::kNormScaleReassociated};
 
 size_t index_of(A a) { return static_cast<size_t>(a); }
 

@@ -1,21 +1,26 @@
-// The rows of norm_tie_rows.hpp. Each of the three alternatives moves a binary32 result by an ulp,
-// which shows in the bf16 result only where that result lies on a bf16 rounding tie: about one
-// element in 2^16, so drawn rows almost never show it. Built instead:
+// The rows of norm_tie_rows.hpp. Each of these alternatives moves a binary32 result by an ulp, which
+// shows in the bf16 result only where that result lies on a bf16 rounding tie: about one element
+// in 2^16, so drawn rows almost never show it. Built instead, around a gadget:
 //
-// - Every square of the row is an integer multiple of one unit u = 2^(2h) and their sum S is
-//   2^24 + Q units with Q a multiple of 4 below 2^24 - 2, so every sum of squares is exact in
-//   binary32 except where the row's rounding gadget puts a rounding: x_0^2 = 2^24 units,
-//   x_1^2 = x_(D/2+1)^2 = 1 unit, x_(D/2) = 0, every other square a multiple of 4 units. SPEC
-//   6.2's tree adds x_0^2 + x_1^2 = 2^24 + 1 (a tie, kept at 2^24) and its top level
-//   (2^24 + Q') + (1 + Q'') (a tie again, kept at 2^24 + Q); the halving tree adds x_0^2 +
-//   x_(D/2)^2 and x_1^2 + x_(D/2+1)^2 = 2 exactly and ends at 2^24 + Q + 2: the next binary32
-//   value. So the recipe's sum is S and the halving tree's the next float, by construction.
-// - One pass-through element k holds x_k = n_k u^(1/2) (n_k even); the rest of Q is split into
-//   squares of even integers of at most 8 significant bits (bf16 values) on the free elements.
-// - Q is solved for: the S whose rrms puts (x_k * rrms) * (1 + w_k) on a bf16 tie, then the
-//   neighbouring multiples of 4 are tried, each result one binary32 ulp from the last, until the
-//   alternative's result (from the next sum, from x_k / rms, or from x_k * (rrms * (1 + w_k)))
-//   rounds to another bf16 value than the recipe's.
+// - Every square of the row is an integer multiple of a unit u and every sum of squares stays
+//   below 2^24 or 2^25 units, so every sum is exact in binary32 except where the gadget puts a
+//   rounding that the alternative makes differently; the recipe's sum is S and the alternative's
+//   the next binary32 value (or S itself, for the alternatives that differ after the sum).
+// - The halving gadget (u = 2^(2h)): x_0^2 = 2^24 units and x_1^2 = x_(D/2+1)^2 = 1 unit. SPEC
+//   6.2's tree adds x_0^2 + x_1^2 = 2^24 + 1 (a tie, kept at 2^24) and its top level once more
+//   (another tie), ending at 2^24 + Q; the halving tree adds x_1^2 + x_(D/2+1)^2 = 2 exactly and
+//   ends at 2^24 + Q + 2: the next binary32 value. The division and the reassociated scale use the
+//   same rows (their difference comes after the sum).
+// - The fused gadget (u = 2^-144, D = 32 so that mean = S / D stays on binary32's grid of
+//   2^-149): x_0 = 182 * 2^-80, whose square 16.17 * 2^-149 rounds to 16 * 2^-149 = u / 2, and
+//   x_1^2 = B units with B in [2^23, 2^24) (a 16-bit significand, so even). The recipe adds u / 2
+//   to B: a tie, kept at B; fma(x_0, x_0, B) rounds B + 16.17 * 2^-149 once, to B + 1 unit.
+//   Only an eps below about 2^-126 leaves this visible in mean + eps.
+// - One pass-through element k holds x_k = n_k 2^e; the rest of the sum is split into squares of
+//   integers of at most 8 significant bits (bf16 values) on the free elements.
+// - The sum is solved for: the S whose rrms puts (x_k * rrms) * (1 + w_k) on a bf16 tie, then its
+//   neighbours are tried, each result one binary32 ulp from the last, until the alternative's
+//   result rounds to another bf16 value than the recipe's.
 // Built with -ffp-contract=off (traces/CMakeLists.txt): the products below are the recipe's.
 
 #include "norm_tie_rows.hpp"
@@ -23,24 +28,63 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace qsa::traces {
 namespace {
 
 using A = NumericAlternative;
 
-constexpr int64_t kTop = int64_t{1} << 24;  // 2^24 units: x_0^2
 constexpr int kAttempts = 64;
-constexpr int kWindow = 12;  // multiples of 4 tried on each side of the solved Q
+constexpr int kWindow = 12;  // sums tried on each side of the solved one
 
-struct Rrms {
-  float rms = 0;   // sqrt(mean + eps)
-  float rrms = 0;  // 1 / rms
+// The layout of a row's sum of squares, in units u = 2^unit_exponent.
+struct Gadget {
+  int unit_exponent = 0;
+  int element_exponent = 0;  // every other element is n * 2^element_exponent: a square of n^2 * multiple units
+  int64_t multiple = 1;
+  int64_t fixed = 0;  // the recipe's sum of the gadget's squares
+  int64_t limit = 0;  // every sum stays below this: exact in binary32
+  int64_t next = 0;   // the alternative's sum lies this far above the recipe's (0: the same sum)
+  std::vector<std::pair<int64_t, Bf16>> elements;
+  std::vector<int64_t> reserved;  // the gadget's elements and the zeros it needs
 };
-Rrms rrms_of(float sum_of_squares, const NormSetting& s) {
+
+Bf16 bf16_of(int64_t n, int exponent) { return bf16_from_float(std::ldexp(static_cast<float>(n), exponent)); }
+
+Gadget halving_gadget(int64_t d, A alternative) {
+  // A sum of 2^24 .. 2^25 units is a mean square near 1: 2h = log2(D) - 24, rounded down to even.
+  const int h = static_cast<int>(std::floor((std::log2(static_cast<double>(d)) - 24.0) / 2.0));
+  Gadget g;
+  g.unit_exponent = 2 * h;
+  g.element_exponent = h + 1;
+  g.multiple = 4;
+  g.fixed = int64_t{1} << 24;
+  g.limit = int64_t{1} << 25;
+  g.next = alternative == A::kSumOfSquaresHalvingTree ? 2 : 0;
+  g.elements = {{0, bf16_of(int64_t{1} << 12, h)}, {1, bf16_of(1, h)}, {d / 2 + 1, bf16_of(1, h)}};
+  g.reserved = {0, 1, d / 2, d / 2 + 1};
+  return g;
+}
+
+Gadget fused_gadget(Rng* rng) {
+  const auto b = static_cast<int64_t>(182 + rng->below(74));  // B = b^2 * 2^8 units in [2^23, 2^24)
+  Gadget g;
+  g.unit_exponent = -144;
+  g.element_exponent = -72;
+  g.multiple = 1;
+  g.fixed = b * b * 256;
+  g.limit = int64_t{1} << 24;
+  g.next = 1;
+  g.elements = {{0, bf16_of(182, -80)}, {1, bf16_of(b, -68)}};
+  g.reserved = {0, 1};
+  return g;
+}
+
+float rrms_of(float sum_of_squares, const NormSetting& s, float* rms) {
   const float mean = sum_of_squares / static_cast<float>(s.head_dim);
-  const float rms = std::sqrt(mean + s.eps);
-  return {rms, 1.0f / rms};
+  *rms = std::sqrt(mean + s.eps);
+  return 1.0f / *rms;
 }
 
 // The largest integer with at most 8 significant bits not above n (n >= 1).
@@ -57,45 +101,34 @@ int64_t integer_sqrt(int64_t n) {
   return r;
 }
 
-// The bf16 value n * 2^h (n < 2^24 with at most 8 significant bits).
-Bf16 scaled(int64_t n, int h) { return bf16_from_float(std::ldexp(static_cast<float>(n), h)); }
-
-// x_k's bf16 result under the recipe and under the alternative, for the sum of squares S units.
-struct Results {
-  Bf16 recipe = 0;
-  Bf16 alternative = 0;
-};
-Results results(A alternative, float sum, float next_sum, float x, float gain, const NormSetting& s) {
-  const Rrms r = rrms_of(sum, s);
-  Results out;
-  out.recipe = bf16_from_float((x * r.rrms) * gain);
+// Whether x_k's bf16 result under the alternative differs from the recipe's, the recipe's sum of
+// squares being `units` units.
+bool differs(A alternative, const Gadget& g, int64_t units, float x, float gain, const NormSetting& s) {
+  const float unit = std::ldexp(1.0f, g.unit_exponent);
+  float rms = 0;
+  const float rrms = rrms_of(static_cast<float>(units) * unit, s, &rms);
+  const Bf16 recipe = bf16_from_float((x * rrms) * gain);
   switch (alternative) {
-    case A::kSumOfSquaresHalvingTree:
-      out.alternative = bf16_from_float((x * rrms_of(next_sum, s).rrms) * gain);
-      break;
     case A::kNormDividesByRms:
-      out.alternative = bf16_from_float((x / r.rms) * gain);
-      break;
+      return bf16_from_float((x / rms) * gain) != recipe;
+    case A::kNormScaleReassociated:
+      return bf16_from_float(x * (rrms * gain)) != recipe;
     default:
-      out.alternative = bf16_from_float(x * (r.rrms * gain));
-      break;
+      return bf16_from_float((x * rrms_of(static_cast<float>(units + g.next) * unit, s, &rms)) * gain) != recipe;
   }
-  return out;
 }
 
-// The row for (k, n_k, Q), or empty when the free elements cannot hold the rest of Q.
-std::vector<Bf16> build_row(const NormSetting& s, int h, int64_t k, int64_t n_k, int64_t q) {
+// The row for (k, n_k, q), or empty when the free elements cannot hold the rest of q.
+std::vector<Bf16> build_row(const NormSetting& s, const Gadget& g, int64_t k, int64_t n_k, int64_t q) {
   const int64_t d = s.head_dim;
   std::vector<Bf16> x(static_cast<size_t>(d), 0);
-  x[0] = scaled(int64_t{1} << 12, h);
-  x[1] = scaled(1, h);
-  x[static_cast<size_t>(d / 2 + 1)] = scaled(1, h);
-  x[static_cast<size_t>(k)] = scaled(n_k, h);
-  int64_t rest = (q - n_k * n_k) / 4;  // squares of 2m: 4 m^2 units
-  for (int64_t e = 2; e < d && rest > 0; ++e) {
-    if (e == d / 2 || e == d / 2 + 1 || e == k) continue;
+  for (const auto& [e, v] : g.elements) x[static_cast<size_t>(e)] = v;
+  x[static_cast<size_t>(k)] = bf16_of(n_k, g.element_exponent);
+  int64_t rest = q / g.multiple - n_k * n_k;
+  for (int64_t e = 0; e < d && rest > 0; ++e) {
+    if (e == k || std::find(g.reserved.begin(), g.reserved.end(), e) != g.reserved.end()) continue;
     const int64_t m = bf16_integer_below(integer_sqrt(rest));
-    x[static_cast<size_t>(e)] = scaled(2 * m, h);
+    x[static_cast<size_t>(e)] = bf16_of(m, g.element_exponent);
     rest -= m * m;
   }
   if (rest != 0) x.clear();
@@ -109,25 +142,37 @@ std::vector<std::vector<Bf16>> norm_tie_rows(NumericAlternative alternative, con
   std::vector<std::vector<Bf16>> found;
   const int64_t d = s.head_dim;
   if (d < 8 || (d & (d - 1)) != 0 || s.weight == nullptr) return found;
-  // The elements RoPE passes through, besides the gadget's.
+  const bool fused = alternative == A::kSumOfSquaresFma;
+  if (fused && d != 32) return found;  // mean = S / D must stay on the grid of 2^-149
+  const Gadget g = fused ? fused_gadget(rng) : halving_gadget(d, alternative);
+  // The elements RoPE passes through, besides the gadget's, with a finite non-zero 1 + w.
   std::vector<int64_t> columns;
-  for (int64_t e = std::max<int64_t>(s.rotary_dim, 2); e < d; ++e) {
+  for (int64_t e = s.rotary_dim; e < d; ++e) {
     const float gain = 1.0f + float_from_bf16(s.weight[e]);
-    if (e != d / 2 && e != d / 2 + 1 && std::isfinite(gain) && gain != 0.0f) columns.push_back(e);
+    if (std::find(g.reserved.begin(), g.reserved.end(), e) == g.reserved.end() && std::isfinite(gain) &&
+        gain != 0.0f)
+      columns.push_back(e);
   }
-  if (columns.empty()) return found;
-  // The unit 2^(2h): a sum of 2^24 .. 2^25 units is a mean square near 1 (2h even, so x_0 = 2^12 * 2^h).
-  const int h = static_cast<int>(std::floor((std::log2(static_cast<double>(d)) - 24.0) / 2.0));
-  const float unit = std::ldexp(1.0f, 2 * h);
+  const float unit = std::ldexp(1.0f, g.unit_exponent);
+  float rms = 0;
+  const float rrms_low = rrms_of(static_cast<float>(g.fixed) * unit, s, &rms);
+  if (columns.empty() || rrms_of(static_cast<float>(g.limit - 1) * unit, s, &rms) == rrms_low)
+    return found;  // no element to plant, or eps swamps every sum the gadget allows
+  // x_k = n_k 2^e with n_k of 8 significant bits, its square at most half of the room left.
+  int shift = 0;
+  while ((int64_t{255} << (shift + 1)) * (int64_t{255} << (shift + 1)) * g.multiple <= (g.limit - g.fixed) / 2) ++shift;
   std::vector<Bf16> ref(static_cast<size_t>(d)), alt(static_cast<size_t>(d));
   for (int attempt = 0; attempt < kAttempts && found.size() < wanted; ++attempt) {
     const int64_t k = columns[rng->below(columns.size())];
     const float gain = 1.0f + float_from_bf16(s.weight[k]);
-    const int64_t n_k = (128 + static_cast<int64_t>(rng->below(128))) * 8;  // even, 8 significant bits
-    const float x = std::ldexp(static_cast<float>(n_k), h);
+    const int64_t n_k = (128 + static_cast<int64_t>(rng->below(128))) << shift;
+    const float x = std::ldexp(static_cast<float>(n_k), g.element_exponent);
+    const int64_t q_min = n_k * n_k * g.multiple;
+    const int64_t q_room = (g.limit - g.next - g.fixed - q_min) / g.multiple;
+    if (q_room < 2) continue;
     // A random sum, the bf16 tie nearest its result, and the sum that puts the result there.
-    const int64_t q0 = n_k * n_k + 4 * static_cast<int64_t>(rng->below(static_cast<uint64_t>((kTop - n_k * n_k) / 4 - 1)));
-    const float y0 = (x * rrms_of(static_cast<float>(kTop + q0) * unit, s).rrms) * gain;
+    const int64_t q0 = q_min + g.multiple * static_cast<int64_t>(rng->below(static_cast<uint64_t>(q_room - 1)));
+    const float y0 = (x * rrms_of(static_cast<float>(g.fixed + q0) * unit, s, &rms)) * gain;
     uint32_t bits = 0;
     std::memcpy(&bits, &y0, sizeof bits);
     bits = (bits & 0xFFFF0000u) | 0x8000u;
@@ -135,14 +180,14 @@ std::vector<std::vector<Bf16>> norm_tie_rows(NumericAlternative alternative, con
     std::memcpy(&tie, &bits, sizeof tie);
     const double rrms = static_cast<double>(tie) / (static_cast<double>(x) * gain);
     const double sum = static_cast<double>(d) * (1.0 / (rrms * rrms) - static_cast<double>(s.eps));
-    const auto q_solved = static_cast<int64_t>(std::llround(sum / static_cast<double>(unit))) - kTop;
+    const double q_solved = sum / static_cast<double>(unit) - static_cast<double>(g.fixed);
+    if (!(q_solved > 0 && q_solved < static_cast<double>(g.limit))) continue;
+    const int64_t center = std::llround(q_solved / static_cast<double>(g.multiple));
     for (int i = 0; i <= 2 * kWindow; ++i) {
-      const int64_t q = (q_solved / 4 + (i % 2 == 0 ? i / 2 : -(i + 1) / 2)) * 4;  // 0, -1, +1, -2, ...
-      if (q < n_k * n_k || q >= kTop - 2) continue;
-      const Results r = results(alternative, static_cast<float>(kTop + q) * unit,
-                                static_cast<float>(kTop + q + 2) * unit, x, gain, s);
-      if (r.recipe == r.alternative) continue;
-      std::vector<Bf16> row = build_row(s, h, k, n_k, q);
+      const int64_t q = (center + (i % 2 == 0 ? i / 2 : -(i + 1) / 2)) * g.multiple;  // 0, -1, +1, -2, ...
+      if (q < q_min || g.fixed + q + g.next >= g.limit) continue;
+      if (!differs(alternative, g, g.fixed + q, x, gain, s)) continue;
+      std::vector<Bf16> row = build_row(s, g, k, n_k, q);
       if (row.empty()) break;
       rms_norm(row.data(), s.weight, d, s.eps, ref.data());
       rms_norm_with(alternative, row.data(), s.weight, d, s.eps, alt.data());

@@ -145,6 +145,7 @@ enum class InputClassId : int {
   kAlternativePoolReverseOrder,
   kAlternativeRsqrtSingleRounding,
   kAlternativeSumOfSquaresHalvingTree,
+  kAlternativeSumOfSquaresFma,
   kAlternativeNormDividesByRms,
   kAlternativeNormScaleReassociated,
   kAlternativeRopeFma,

@@ -83,9 +83,11 @@ enum class Bug {
   kPoolPairwiseTree,          // the pooling sum by a pairwise tree
   kPoolReverseOrder,          // the pooling sum from the last member down
   kSumOfSquaresHalvingTree,   // the sum of squares by the halving tree (a_i + a_{i+w/2})
+  kSumOfSquaresFma,           // the sum of squares' first level fused: fma(x_2i, x_2i, x_2i+1^2)
   kRsqrtSingleRounding,       // rrms = 1/sqrt(mean + eps) rounded once
   kNormDividesByRms,          // y = (x / rms) * (1 + w)
   kNormScaleReassociated,     // y = x * (rrms * (1 + w))
+  kRopeFma,                   // RoPE's a*c - b*s and b*c + a*s with one fused multiply-add each
   kRopeProductsInBf16,        // RoPE products rounded to bf16 before the add
   kBf16NanCanonical,          // every bf16 rounding gives NaN as 0x7FC0
 };
