@@ -165,8 +165,7 @@ void rope_neox(Bug bug, Bf16* y, int64_t head_dim, int64_t rotary_dim, const std
       bug == Bug::kMropeProportionalSections && given ? proportional_sections(rotary_dim) : given;
   if (bug != Bug::kWrongMropeAxis && bug != Bug::kFmaContraction && bug != Bug::kRopeFma &&
       bug != Bug::kRopeInterleavedPairs && bug != Bug::kRopeSignSlip && bug != Bug::kRopeProductsInBf16 &&
-      !rounding_bug(bug) &&
-      arithmetic == Arithmetic::kCanonical) {
+      !rounding_bug(bug) && arithmetic == Arithmetic::kCanonical) {
     qsa::rope_neox(y, head_dim, rotary_dim, positions, sections, cos_sin);
     return;
   }

@@ -149,8 +149,7 @@ std::vector<std::vector<Bf16>> norm_tie_rows(NumericAlternative alternative, con
   std::vector<int64_t> columns;
   for (int64_t e = s.rotary_dim; e < d; ++e) {
     const float gain = 1.0f + float_from_bf16(s.weight[e]);
-    if (std::find(g.reserved.begin(), g.reserved.end(), e) == g.reserved.end() && std::isfinite(gain) &&
-        gain != 0.0f)
+    if (std::find(g.reserved.begin(), g.reserved.end(), e) == g.reserved.end() && std::isfinite(gain) && gain != 0.0f)
       columns.push_back(e);
   }
   const float unit = std::ldexp(1.0f, g.unit_exponent);
