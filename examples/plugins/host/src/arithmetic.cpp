@@ -51,15 +51,35 @@ uint8_t to_fp8(Bf16 x, Variant variant) {
 void rms_norm(const Bf16* x, const Bf16* w, int64_t d, float eps, Bf16* y, Variant variant) {
   std::vector<float> level(static_cast<size_t>(d));
   for (int64_t i = 0; i < d; ++i) level[i] = to_float(x[i]) * to_float(x[i]);
-  for (int64_t width = d; width > 1; width /= 2)
-    for (int64_t i = 0; i < width / 2; ++i) level[i] = level[2 * i] + level[2 * i + 1];
+  // SPEC 6.2's pairwise tree adds neighbours (D is a power of two). A shared-memory reduction adds
+  // a_i + a_{i+w/2} instead; a contracting compiler fuses the even square into the first level's
+  // add. Each moves the sum by an ulp on some rows, which shows where the result lies on a bf16 tie.
+  for (int64_t width = d; width > 1; width /= 2) {
+    for (int64_t i = 0; i < width / 2; ++i) {
+      if (variant == Variant::kSumOfSquaresHalvingTree)
+        level[i] = level[i] + level[i + width / 2];
+      else if (variant == Variant::kSumOfSquaresFma && width == d)
+        level[i] = std::fma(to_float(x[2 * i]), to_float(x[2 * i]), level[2 * i + 1]);
+      else
+        level[i] = level[2 * i] + level[2 * i + 1];
+    }
+  }
   const float mean = level[0] / static_cast<float>(d);
+  const float rms = std::sqrt(mean + eps);
   // SPEC 6.2 rounds twice: the square root, then the division. A correctly rounded rsqrt (computed
   // here in binary64) rounds once, and differs where the two roundings do not compose.
   const float rrms = variant == Variant::kRsqrtSingleRounding
                          ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(mean + eps)))
-                         : 1.0f / std::sqrt(mean + eps);
-  for (int64_t i = 0; i < d; ++i) y[i] = to_bf16((to_float(x[i]) * rrms) * (1.0f + to_float(w[i])), variant);
+                         : 1.0f / rms;
+  for (int64_t i = 0; i < d; ++i) {
+    const float v = to_float(x[i]), scale = 1.0f + to_float(w[i]);
+    // SPEC 6.2 scales as (x * rrms) * (1 + w). Dividing by rms, or folding the weight into rrms
+    // first, rounds differently and moves some results by an ulp.
+    const float out = variant == Variant::kNormDividesByRms        ? (v / rms) * scale
+                      : variant == Variant::kNormScaleReassociated ? v * (rrms * scale)
+                                                                   : (v * rrms) * scale;
+    y[i] = to_bf16(out, variant);
+  }
 }
 
 void rope(Bf16* y, const QsaPluginStepArgs& args, const int64_t position[3], Variant variant) {

@@ -27,10 +27,14 @@ enum class Variant {
   kStepStatusSticks,  // the step status word lives in the instance: set by a group past the RoPE
                       // table, never reset, so every later step reports position-out-of-range
   // SPEC 6's rounding steps done another plausible way.
-  kPoolReciprocalMultiply,  // pooling multiplies the sum by 1/C instead of dividing by C
-  kRsqrtSingleRounding,     // rrms = 1/sqrt(mean + eps) rounded once, not sqrt then divide
-  kRopeFusedMultiplyAdd,    // RoPE's a*c - b*s and b*c + a*s each with one fused multiply-add
-  kBf16NanCanonical,        // bf16(NaN) is 0x7FC0 (PyTorch's canonical NaN), not 0x7FFF
+  kPoolReciprocalMultiply,   // pooling multiplies the sum by 1/C instead of dividing by C
+  kRsqrtSingleRounding,      // rrms = 1/sqrt(mean + eps) rounded once, not sqrt then divide
+  kSumOfSquaresHalvingTree,  // the squares summed by a shared-memory tree: a_i + a_{i+w/2}, not a_2i + a_2i+1
+  kSumOfSquaresFma,          // the tree's first level fused: fma(x_2i, x_2i, x_2i+1^2)
+  kNormDividesByRms,         // y = (x / sqrt(mean + eps)) * (1 + w): a division per element
+  kNormScaleReassociated,    // y = x * (rrms * (1 + w)): the weight folded into rrms first
+  kRopeFusedMultiplyAdd,     // RoPE's a*c - b*s and b*c + a*s each with one fused multiply-add
+  kBf16NanCanonical,         // bf16(NaN) is 0x7FC0 (PyTorch's canonical NaN), not 0x7FFF
 };
 
 /// The planted stray writes at the step update's `call`-th call (from 0): whether one was written.

@@ -22,7 +22,8 @@ struct Instance {
 const QsaPluginVariant kVariants[] = {
     {"k-work-without-minimum", "k-work gives n_j = e_j/C - s_j/C items, so a chunk that closes no group gets none"},
     {"fp8-no-saturation", "fp8 stores cast without saturation: values that round beyond 448 become NaN"},
-    {"stray-write-unused-row", "the third step update also writes the compressed cache's last row, which no step names"},
+    {"stray-write-unused-row",
+     "the third step update also writes the compressed cache's last row, which no step names"},
     {"stray-write-row-rewritten-later",
      "from the third step update on, the first decode also writes its next position's ring row, which its next step "
      "rewrites"},
@@ -36,14 +37,21 @@ const QsaPluginVariant kVariants[] = {
     {"rsqrt-single-rounding", "RMSNorm's 1/sqrt(mean + eps) rounded once, not the square root and then the division"},
     {"rope-fused-multiply-add", "RoPE computes a*c - b*s and b*c + a*s with a fused multiply-add each"},
     {"bf16-nan-canonical", "bf16 rounding gives NaN as 0x7FC0, not 0x7FFF"},
+    {"sum-of-squares-halving-tree",
+     "RMSNorm sums the squares by a halving tree (a_i + a_{i+w/2}), not SPEC 6.2's pairwise tree"},
+    {"sum-of-squares-fma", "RMSNorm's sum of squares fuses each even square into the tree's first add"},
+    {"norm-divides-by-rms", "RMSNorm divides each element by sqrt(mean + eps) instead of multiplying by rrms"},
+    {"norm-scale-reassociated", "RMSNorm computes x * (rrms * (1 + w)), not (x * rrms) * (1 + w)"},
 };
 const Variant kVariantIds[] = {
-    Variant::kKWorkWithoutMinimum, Variant::kFp8NoSaturation,
-    Variant::kStrayWriteUnusedRow, Variant::kStrayWriteRowRewrittenLater,
-    Variant::kPaddingPositionZero, Variant::kPassthroughMinusOneOnly,
-    Variant::kStepStatusSticks,    Variant::kPoolReciprocalMultiply,
-    Variant::kRsqrtSingleRounding, Variant::kRopeFusedMultiplyAdd,
-    Variant::kBf16NanCanonical,
+    Variant::kKWorkWithoutMinimum,   Variant::kFp8NoSaturation,
+    Variant::kStrayWriteUnusedRow,   Variant::kStrayWriteRowRewrittenLater,
+    Variant::kPaddingPositionZero,   Variant::kPassthroughMinusOneOnly,
+    Variant::kStepStatusSticks,      Variant::kPoolReciprocalMultiply,
+    Variant::kRsqrtSingleRounding,   Variant::kRopeFusedMultiplyAdd,
+    Variant::kBf16NanCanonical,      Variant::kSumOfSquaresHalvingTree,
+    Variant::kSumOfSquaresFma,       Variant::kNormDividesByRms,
+    Variant::kNormScaleReassociated,
 };
 static_assert(std::size(kVariants) == std::size(kVariantIds), "one id per variant");
 
