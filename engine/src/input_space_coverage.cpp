@@ -363,6 +363,12 @@ void InputSpaceCoverage::add_call_before_step(const traces::ScenarioConfig& conf
   in_step_ = false;
 }
 
+void InputSpaceCoverage::add_declined_call() {
+  in_step_ = true;
+  hit(I::kCallDeclinedBeforeStep);
+  in_step_ = false;
+}
+
 // The row-role classes (input_space.cpp's role_domain_note says what each counts).
 void InputSpaceCoverage::count_roles(const StepInput& in, int64_t rejected_rows) {
   using R = RowRole;
@@ -494,7 +500,7 @@ std::vector<std::string> InputSpaceCoverage::gaps() const {
   std::vector<std::string> lines;
   for (const InputClass& row : input_classes()) {
     const InputClassCount& c = at(row.which);
-    if (reached(row.which)) continue;
+    if (reached(row.which) || row.needs_declared_limits) continue;
     const char* what = c.count == 0   ? "never reached"
                        : c.steps == 0 ? "no step input reached it"
                                       : "no metadata batch reached it";
@@ -525,7 +531,7 @@ bool InputSpaceCoverage::is_gap_key(const std::string& key) {
 std::vector<std::string> InputSpaceCoverage::gap_keys() const {
   std::vector<std::string> keys;
   for (const InputClass& row : input_classes())
-    if (!reached(row.which)) keys.emplace_back(row.id);
+    if (!reached(row.which) && !row.needs_declared_limits) keys.emplace_back(row.id);
   for (const InputClass& row : input_classes()) {
     if (at(row.which).count == 0) continue;
     for (const std::string& edge : missed_edges(row.which)) keys.push_back(std::string(row.id) + " " + edge);
