@@ -428,6 +428,8 @@ void Campaign::run_scenarios(size_t b, const std::string& name, const std::vecto
     if (options_.shard.owns(i)) mine.push_back(i);
   const int workers = static_cast<int>(std::max<int64_t>(1, options_.threads));
   std::vector<std::unique_ptr<Backend>> backends(static_cast<size_t>(workers));  // one per worker, made there
+  // The last scenario each worker's instance ran: the next one on it may have another geometry.
+  std::vector<std::optional<traces::ScenarioConfig>> served(static_cast<size_t>(workers));
   std::vector<std::optional<JobResult>> results(mine.size());
   std::vector<engine::StepFloatStatistics> statistics(mine.size(), engine::StepFloatStatistics(tolerance_.ulps));
   std::vector<int64_t> steps_of(mine.size(), 0);  // steps checked per job, for the rate (under progress_mutex)
@@ -467,6 +469,9 @@ void Campaign::run_scenarios(size_t b, const std::string& name, const std::vecto
             run_options, [&] { return stop_requested() || cancelled(); }, hooks_.kernel_paths);
         result.device = device_of_worker(worker);
         const bool failed = result.failure.has_value();
+        std::optional<traces::ScenarioConfig>& last = served[static_cast<size_t>(worker)];
+        result.input_space.add_scenario_on_instance(last ? &*last : nullptr, result.scenario.config);
+        last = result.scenario.config;
         if (!failed) result.scenario = {};  // only a failing one is shrunk
         if (!cancelled()) {                 // the line each job leaves, as it ends
           std::lock_guard<std::mutex> lock(progress_mutex);

@@ -1,5 +1,7 @@
 #include "qsa/engine/campaign_inputs.hpp"
 
+#include <optional>
+
 #include "qsa/engine/job_pool.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/extreme_batches.hpp"
@@ -46,6 +48,13 @@ engine::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& 
     return false;
   });
   for (const engine::InputSpaceCoverage& c : per_job) total += c;
+  // One backend instance serves the jobs in turn, as a campaign of one thread runs them.
+  std::optional<traces::ScenarioConfig> previous;
+  for (const CampaignJob& job : jobs) {
+    traces::ScenarioConfig config = traces::resolve_workload(job.workload, job.seed).config;
+    total.add_scenario_on_instance(previous ? &*previous : nullptr, config);
+    previous = std::move(config);
+  }
   return total;
 }
 

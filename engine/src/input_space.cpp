@@ -280,6 +280,13 @@ std::vector<InputClass> make_table() {
           "declined (missing-capability), nothing written, same instance",
           kStep,
           "steps 8, 24, 40, ... when the backend declares limits that exclude the call; inputs alone never reach it")),
+      value_class(I::kInstanceServesAnotherGeometry, "instance_serves_another_geometry", "1.2, 5",
+                  "the backend instance a scenario runs on",
+                  "one that ran a scenario of another geometry (D, rd, HQ, C, S, R, store dtype, positions) before it",
+                  kStep,
+                  "a campaign keeps one backend instance per job thread and runs its jobs in turn on it (every "
+                  "scenario's norm weights and RoPE table are its own); counted per job thread in job order, and "
+                  "by `input-space --campaign` as one thread would run the jobs"),
       // ---- special float values (6)
       value_class(I::kKeyNan, "key_nan", "6", "a key element (bf16)", "NaN", kStep),
       value_class(I::kKeyPositiveInfinity, "key_positive_infinity", "6", "a key element", "+inf", kStep),

@@ -1,17 +1,17 @@
 #include "qsa/engine/input_space_coverage.hpp"
 
-#include "qsa/traces/interleaved_calls.hpp"
-
 #include <algorithm>
 #include <array>
 #include <cfloat>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "qsa/traces/content.hpp"
 #include "qsa/traces/interleaved_calls.hpp"
 #include "qsa/traces/scenario.hpp"
+#include "qsa/traces/scenario_caches.hpp"
 #include "qsa/validate.hpp"
 
 namespace qsa::engine {
@@ -366,6 +366,21 @@ void InputSpaceCoverage::add_call_before_step(const traces::ScenarioConfig& conf
 void InputSpaceCoverage::add_declined_call() {
   in_step_ = true;
   hit(I::kCallDeclinedBeforeStep);
+  in_step_ = false;
+}
+
+void InputSpaceCoverage::add_scenario_on_instance(const traces::ScenarioConfig* previous,
+                                                  const traces::ScenarioConfig& now) {
+  if (previous == nullptr) return;
+  const StepGeometry a = traces::step_geometry(*previous), b = traces::step_geometry(now);
+  const auto key = [](const StepGeometry& g) {
+    return std::make_tuple(g.head_dim, g.rotary_dim, g.num_heads, g.compress_ratio, g.storage_block_size,
+                           g.ring_capacity, g.store_dtype, g.mrope, g.ring_positions, g.strided_block_tables,
+                           g.padded_caches);
+  };
+  if (key(a) == key(b)) return;
+  in_step_ = true;
+  hit(I::kInstanceServesAnotherGeometry);
   in_step_ = false;
 }
 

@@ -55,6 +55,10 @@ class InputSpaceCoverage {
   /// A call before a valid step that the backend's declared limits exclude, sent to be declined
   /// (the scenario runner counts it: it depends on the backend, InputClass::needs_declared_limits).
   void add_declined_call();
+  /// A scenario of `now` run on a backend instance whose last scenario was `previous` (nullptr: a
+  /// fresh instance): counted when their step geometries differ (a campaign reuses one instance per
+  /// job thread, campaign.cpp; campaign_input_space() counts consecutive jobs).
+  void add_scenario_on_instance(const traces::ScenarioConfig* previous, const traces::ScenarioConfig& now);
 
   /// Counts add, extremes combine, edges join (shards of one campaign, jobs of one run).
   InputSpaceCoverage& operator+=(const InputSpaceCoverage& other);
