@@ -114,6 +114,21 @@ TEST(PluginBackend, InputsOutsideTheCapabilitiesAreDeclinedAsNotRun) {
   EXPECT_EQ(runner.declined().size(), 3u);  // ring and passthrough metadata, the step update
 }
 
+// The calls between steps that the declared capabilities exclude (the other-configuration call's
+// ring and passthrough metadata before step 24) are sent and declined by the adapter, which never
+// calls the kernel with them; the campaign goes on and counts them (docs/planted-bugs.md, note 18).
+TEST(PluginBackend, CallsTheCapabilitiesExcludeAreDeclinedBetweenSteps) {
+  PluginBackend backend(std::string("plugin:") + QSA_TEST_PLUGIN_COMPRESSED_ONLY);
+  std::string reason;
+  ASSERT_EQ(backend.probe(&reason), Status::kOk) << reason;
+  engine::InputSpaceCoverage coverage;
+  engine::RunOptions options;
+  options.input_space = &coverage;
+  const auto failure = engine::run_scenario(simulate("default", 1, 26), backend, options);
+  EXPECT_FALSE(failure) << engine::to_string(*failure);
+  EXPECT_EQ(coverage.at(engine::InputClassId::kCallDeclinedBeforeStep).count, 1);
+}
+
 }  // namespace
 }  // namespace qsa::backends
 
