@@ -278,12 +278,18 @@ std::optional<RunFailure> ScenarioRunner::judge_declined(const std::string& what
                                                          Status status, const Error& error, CheckId status_check,
                                                          bool untouched) const {
   const std::string call = what + " (its declared limits exclude it: " + why + ")";
-  if (!is_declined(status, error)) {
-    RunFailure f = failure(status_check, call + ", answered " + qsa::to_string(status) +
-                                             (status == Status::kOk ? "" : ": " + qsa::to_string(error)) +
-                                             ", not a decline (" + kMissingCapability + ")");
+  if (is_worker_fault(status, error)) {  // a crash stays a crash (check_engine.cpp, judge_status)
+    RunFailure f = failure(CheckId::fault(status_check == Check::kMetadataStatus ? Check::kMetadataFault
+                                                                                  : Check::kStepUpdateFault,
+                                          error.rule),
+                           call + ": " + qsa::to_string(error));
+    f.field = error.field;
     return f;
   }
+  if (!is_declined(status, error))
+    return failure(status_check, call + ", answered " + qsa::to_string(status) +
+                                     (status == Status::kOk ? "" : ": " + qsa::to_string(error)) +
+                                     ", not a decline (" + kMissingCapability + ")");
   if (!untouched)
     return failure(status_check == Check::kMetadataStatus ? Check::kMetadataUntouched : Check::kStepUpdateUntouched,
                    call + ", declined but wrote its outputs or caches");
