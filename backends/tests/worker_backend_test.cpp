@@ -13,6 +13,7 @@
 #include <memory>
 #include <random>
 
+#include "declined_calls.hpp"
 #include "padded_caches.hpp"
 #include "stray_writes.hpp"
 #include "qsa/backends/worker_backend.hpp"
@@ -220,19 +221,11 @@ TEST_F(IsolatedWorker, PaddedCachesAndStridedTablesCrossTheSharedMemoryIntact) {
   expect_reference_results_on_padded_caches(scenario, worker);
 }
 
-// The calls between steps that the declared capabilities exclude (the other-configuration call's
-// ring and passthrough metadata before step 24) are sent and declined by the adapter, which never
-// calls the kernel with them; the campaign goes on and counts them (docs/planted-bugs.md, note 18).
+// The calls between steps that the compressed-only plugin's capabilities exclude: declined by the
+// adapter (declined_calls.hpp).
 TEST_F(IsolatedWorker, CallsTheCapabilitiesExcludeAreDeclinedBetweenSteps) {
   WorkerBackend backend(std::string("isolated:plugin:") + QSA_TEST_PLUGIN_COMPRESSED_ONLY);
-  std::string reason;
-  ASSERT_EQ(backend.probe(&reason), Status::kOk) << reason;
-  engine::InputSpaceCoverage coverage;
-  engine::RunOptions options;
-  options.input_space = &coverage;
-  const auto failure = engine::run_scenario(simulate("default", 1, 26), backend, options);
-  EXPECT_FALSE(failure) << engine::to_string(*failure);
-  EXPECT_EQ(coverage.at(engine::InputClassId::kCallDeclinedBeforeStep).count, 1);
+  expect_excluded_calls_declined(backend, simulate("default", 1, 26));
 }
 
 TEST_F(IsolatedWorker, InputsOutsideThePluginsCapabilitiesAreDeclinedAsNotRun) {
