@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "qsa/engine/campaign_inputs.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/engine/job_pool.hpp"
 #include "qsa/engine/progress_text.hpp"
@@ -428,8 +429,6 @@ void Campaign::run_scenarios(size_t b, const std::string& name, const std::vecto
     if (options_.shard.owns(i)) mine.push_back(i);
   const int workers = static_cast<int>(std::max<int64_t>(1, options_.threads));
   std::vector<std::unique_ptr<Backend>> backends(static_cast<size_t>(workers));  // one per worker, made there
-  // The last scenario each worker's instance ran: the next one on it may have another geometry.
-  std::vector<std::optional<traces::ScenarioConfig>> served(static_cast<size_t>(workers));
   std::vector<std::optional<JobResult>> results(mine.size());
   std::vector<engine::StepFloatStatistics> statistics(mine.size(), engine::StepFloatStatistics(tolerance_.ulps));
   std::vector<int64_t> steps_of(mine.size(), 0);  // steps checked per job, for the rate (under progress_mutex)
@@ -469,9 +468,7 @@ void Campaign::run_scenarios(size_t b, const std::string& name, const std::vecto
             run_options, [&] { return stop_requested() || cancelled(); }, hooks_.kernel_paths);
         result.device = device_of_worker(worker);
         const bool failed = result.failure.has_value();
-        std::optional<traces::ScenarioConfig>& last = served[static_cast<size_t>(worker)];
-        result.input_space.add_scenario_on_instance(last ? &*last : nullptr, result.scenario.config);
-        last = result.scenario.config;
+        count_instance_geometry(jobs, mine[static_cast<size_t>(k)], &result.input_space);
         if (!failed) result.scenario = {};  // only a failing one is shrunk
         if (!cancelled()) {                 // the line each job leaves, as it ends
           std::lock_guard<std::mutex> lock(progress_mutex);

@@ -1,7 +1,5 @@
 #include "qsa/engine/campaign_inputs.hpp"
 
-#include <optional>
-
 #include "qsa/engine/job_pool.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/traces/extreme_batches.hpp"
@@ -31,6 +29,14 @@ engine::InputSpaceCoverage job_input_space(const CampaignJob& job) {
   return coverage;
 }
 
+void count_instance_geometry(const std::vector<CampaignJob>& jobs, int64_t index, engine::InputSpaceCoverage* coverage) {
+  if (index <= 0) return;  // a fresh instance
+  const CampaignJob& before = jobs[static_cast<size_t>(index - 1)];
+  const CampaignJob& job = jobs[static_cast<size_t>(index)];
+  const traces::ScenarioConfig previous = traces::resolve_workload(before.workload, before.seed).config;
+  coverage->add_scenario_on_instance(&previous, traces::resolve_workload(job.workload, job.seed).config);
+}
+
 engine::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& jobs, uint64_t seed, int64_t batches,
                                                 int threads) {
   engine::InputSpaceCoverage total;
@@ -48,13 +54,7 @@ engine::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& 
     return false;
   });
   for (const engine::InputSpaceCoverage& c : per_job) total += c;
-  // One backend instance serves the jobs in turn, as a campaign of one thread runs them.
-  std::optional<traces::ScenarioConfig> previous;
-  for (const CampaignJob& job : jobs) {
-    traces::ScenarioConfig config = traces::resolve_workload(job.workload, job.seed).config;
-    total.add_scenario_on_instance(previous ? &*previous : nullptr, config);
-    previous = std::move(config);
-  }
+  for (int64_t k = 0; k < static_cast<int64_t>(jobs.size()); ++k) count_instance_geometry(jobs, k, &total);
   return total;
 }
 

@@ -285,8 +285,8 @@ std::vector<InputClass> make_table() {
                   "one that ran a scenario of another geometry (D, rd, HQ, C, S, R, store dtype, positions) before it",
                   kStep,
                   "a campaign keeps one backend instance per job thread and runs its jobs in turn on it (every "
-                  "scenario's norm weights and RoPE table are its own); counted per job thread in job order, and "
-                  "by `input-space --campaign` as one thread would run the jobs"),
+                  "scenario's norm weights and RoPE table are its own); counted in campaign order, job k after job "
+                  "k - 1, as one thread runs them, whatever --jobs and --shard say (a report does not depend on them)"),
       // ---- special float values (6)
       value_class(I::kKeyNan, "key_nan", "6", "a key element (bf16)", "NaN", kStep),
       value_class(I::kKeyPositiveInfinity, "key_positive_infinity", "6", "a key element", "+inf", kStep),

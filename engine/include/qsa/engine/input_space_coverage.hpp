@@ -57,7 +57,7 @@ class InputSpaceCoverage {
   void add_declined_call();
   /// A scenario of `now` run on a backend instance whose last scenario was `previous` (nullptr: a
   /// fresh instance): counted when their step geometries differ (a campaign reuses one instance per
-  /// job thread, campaign.cpp; campaign_input_space() counts consecutive jobs).
+  /// job thread; count_instance_geometry() in campaign_inputs.hpp says which jobs are paired).
   void add_scenario_on_instance(const traces::ScenarioConfig* previous, const traces::ScenarioConfig& now);
 
   /// Counts add, extremes combine, edges join (shards of one campaign, jobs of one run).
