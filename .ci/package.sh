@@ -2,7 +2,8 @@
 # The packages as a user gets them: cpack makes the .deb and the .tar.gz from a built
 # tree; lintian must report no error on the .deb; `apt-get install ./qsacheck_*.deb` installs it,
 # then the host example plugin is built against the installed package (found in /usr, no prefix
-# given) and checked by the installed qsacheck, the installed recorded traces replay, the man page
+# given), checked by the installed qsacheck and its planted variants all caught (`qsacheck mutants
+# --backend`), the installed recorded traces replay, the man page
 # and the completion are where bash and man look; the package is purged on every exit. The
 # tarball is unpacked, moved elsewhere (relocated) and used the same way through its prefix.
 # Needs root or sudo (apt-get) and a tree built with the command-line tools (./dev build, any preset
@@ -57,6 +58,12 @@ mkdir "$work/out"
 (cd "$work" && qsacheck check --backend "$plugin" --workload default --scenarios 1 --steps 100 --batches 100 \
   --out "$work/out" >"$work/check.log") || { cat "$work/check.log"; exit 1; }
 tail -n 3 "$work/check.log"
+# Every planted variant of the example (docs/planted-bugs.md) caught through the installed package;
+# one seed (each variant falls within about a second; backends.host_example_variants_caught_at_seeds_1_to_5
+# runs seeds 1 to 5 in-tree). mutants exits 0 only when every variant is caught.
+step "qsacheck mutants --backend $plugin --seed 1 (every planted variant caught)"
+qsacheck mutants --backend "$plugin" --seed 1 >"$work/mutants.log" || { cat "$work/mutants.log"; exit 1; }
+tail -n 1 "$work/mutants.log"
 step "qsacheck replay of the installed recorded traces"
 qsacheck replay /usr/share/qsacheck/traces/recorded/*.scenario | tail -n 2
 step "the installed Python module imports"

@@ -158,17 +158,27 @@ TEST(FloatTolerance, ComparatorAcceptsUpToNRowUlpsAndNamesTheFirstBeyond) {
   EXPECT_TRUE(engine::make_float_comparator(row_ulp(5))->accepts_row(e.data(), a.data(), 8, 2));
 }
 
-TEST(FloatTolerance, RowsHoldingInfOrNanAreComparedExactly) {
+TEST(FloatTolerance, RowsHoldingInfOrNanMeasureTheirFiniteElementsAtTheLargestFiniteMagnitude) {
   const float inf = INFINITY;
   const auto comparator = engine::make_float_comparator(row_ulp(1000));
-  // NaN matches NaN of any payload; the other elements of that row must be bit-identical.
-  auto e = bf16_bytes({1.0f, 2.0f}), a = bf16_bytes({1.0f, 2.0f});
+  const auto one_ulp = engine::make_float_comparator(row_ulp(1));
+  const auto exact_ulps = engine::make_float_comparator(row_ulp(0));
+  // NaN matches NaN of any payload; the other elements of that row (a NaN weight makes one element
+  // of every row NaN) are ordinary results, measured at the row's largest finite magnitude.
+  auto e = bf16_bytes({1.0f, 2.0f, 0.25f}), a = bf16_bytes({1.0f, 2.0f, 0.25f});
   e[1] = 0x7F, e[0] = 0xFF;  // element 0: NaN 0x7FFF
   a[1] = 0x7F, a[0] = 0xC1;  // element 0: NaN 0x7FC1
-  EXPECT_TRUE(comparator->accepts_row(e.data(), a.data(), 2, 2));
-  a = bf16_bytes({1.0f, 2.015625f});  // a 1-ulp change next to the NaN
+  EXPECT_TRUE(comparator->accepts_row(e.data(), a.data(), 3, 2));
+  a = bf16_bytes({1.0f, 2.015625f, 0.25f});  // one row-ulp (2^-6 at 2.0) next to the NaN
   a[1] = 0x7F, a[0] = 0xC1;
-  EXPECT_FALSE(comparator->accepts_row(e.data(), a.data(), 2, 2));
+  EXPECT_TRUE(one_ulp->accepts_row(e.data(), a.data(), 3, 2));
+  EXPECT_FALSE(exact_ulps->accepts_row(e.data(), a.data(), 3, 2));
+  EXPECT_EQ(engine::row_ulp_distances(e.data(), a.data(), 3, 2), (std::vector<double>{0, 1, 0}));
+  a = bf16_bytes({1.0f, 2.0f, 0.28125f});  // two row-ulps on the small element
+  a[1] = 0x7F, a[0] = 0xC1;
+  EXPECT_FALSE(one_ulp->accepts_row(e.data(), a.data(), 3, 2));
+  // A finite element where the reference has NaN, or NaN where it is finite, is never within.
+  EXPECT_FALSE(comparator->accepts_row(e.data(), bf16_bytes({1.0f, 2.0f, 0.25f}).data(), 3, 2));
   // An infinity must stay that infinity.
   EXPECT_FALSE(
       comparator->accepts_row(bf16_bytes({inf, 1.0f}).data(), bf16_bytes({std::ldexp(1.0f, 127), 1.0f}).data(), 2, 2));

@@ -130,7 +130,9 @@ TEST(CheckCommand, ABuiltInBackendThisMachineCannotRunIsNotRun) {
                               temp_dir());
   EXPECT_EQ(r.exit_code, 3) << r.out;
   EXPECT_NE(r.out.find("cuda cannot run here"), std::string::npos) << r.out;
-  if (access("/dev/nvidiactl", F_OK) != 0) EXPECT_NE(r.out.find("no GPU on this machine"), std::string::npos) << r.out;
+  if (access("/dev/nvidiactl", F_OK) != 0) {  // braces: EXPECT_NE is an if/else (-Wdangling-else)
+    EXPECT_NE(r.out.find("no GPU on this machine"), std::string::npos) << r.out;
+  }
 }
 
 TEST(CheckCommand, ABrokenBackendIsCaughtWithAMinimalReproducerThatReplayConfirms) {

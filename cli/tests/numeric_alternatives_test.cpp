@@ -1,5 +1,5 @@
 // Every planted numerical alternative of SPEC 6 (qsa/numeric_alternatives.hpp) is separated from
-// the recipe by the default campaign's content (version 4, docs/content.md "Numerical
+// the recipe by the default campaign's content (versions 4 and 5, docs/content.md "Numerical
 // alternatives") within the first 200 steps of its scenarios, taken in the campaign's order, at
 // each of seeds 1-5. A failure prints the seed, the scenarios run and the command that replays it.
 
@@ -30,7 +30,9 @@ const std::vector<std::string>& alternative_bugs() {
   static const std::vector<std::string> names = {
       "bug:fma-contraction",         "bug:pool-reciprocal-multiply", "bug:pool-pairwise-tree",
       "bug:pool-reverse-order",      "bug:rsqrt-single-rounding",    "bug:rope-products-in-bf16",
-      "bug:bf16-nan-canonical",      "bug:sum-of-squares-sequential"};
+      "bug:bf16-nan-canonical",      "bug:sum-of-squares-sequential", "bug:sum-of-squares-halving-tree",
+      "bug:norm-divides-by-rms",     "bug:norm-scale-reassociated",  "bug:sum-of-squares-fma",
+      "bug:rope-fma"};
   return names;
 }
 
@@ -151,6 +153,48 @@ TEST(NumericAlternatives, PlantedInputsDifferFromTheRecipeAtEveryCompressRatio) 
       const float cs = float_from_bf16(tiny[0]);
       const float sn = float_from_bf16(tiny[1]);
       EXPECT_NE(rope_pair_fma(a, b, cs, sn), rope_pair(a, b, cs, sn));
+    }
+  }
+}
+
+// Content version 5 builds two rows for each of the norm alternatives a drawn row almost never
+// separates, at every head dim and rotary dim a workload can take, with the special norm weights
+// too: each row's norm differs from the recipe at an element RoPE passes through (rd <= e < D), so
+// q_out shows it. The fused sum of squares needs D = 32 and a subnormal eps (step-edges'
+// column-major scenario has both). Version 4 (recorded traces) has none of them.
+TEST(NumericAlternatives, BuiltNormRowsDifferPastTheRotaryDimAtEveryHeadDim) {
+  const NumericAlternative built[] = {
+      NumericAlternative::kSumOfSquaresHalvingTree, NumericAlternative::kSumOfSquaresFma,
+      NumericAlternative::kNormDividesByRms, NumericAlternative::kNormScaleReassociated};
+  for (int64_t d : {32, 64, 128, 256, 512}) {
+    for (int64_t rd : {int64_t{2}, d / 2, d - 2}) {
+      for (uint64_t seed : {1, 2, 3, 4}) {
+        traces::ScenarioConfig config;
+        config.seed = seed * 1000 + static_cast<uint64_t>(d + rd);
+        config.head_dim = d;
+        config.rotary_dim = rd;
+        config.special_weights = seed == 3;
+        config.eps = seed == 4 ? 1e-40f : 1e-6f;  // subnormal, as step-edges:column-major's
+        const StepConfig step = config.step_config();
+        const traces::RowContent content(config, step);
+        ASSERT_NE(content.alternatives(), nullptr);
+        std::vector<Bf16> ref(static_cast<size_t>(d)), alt(ref.size());
+        for (NumericAlternative a : built) {
+          const auto& rows = content.alternatives()->inputs(a);
+          const bool fused_possible = d == 32 && seed == 4;
+          EXPECT_EQ(rows.size(), a != NumericAlternative::kSumOfSquaresFma || fused_possible ? 2u : 0u)
+              << numeric_alternative_info(a).name << " D " << d << " rd " << rd << " eps " << config.eps;
+          for (const std::vector<Bf16>& row : rows) {
+            rms_norm(row.data(), step.w_q.data(), d, step.eps, ref.data());
+            rms_norm_with(a, row.data(), step.w_q.data(), d, step.eps, alt.data());
+            EXPECT_FALSE(std::equal(ref.begin() + rd, ref.end(), alt.begin() + rd))
+                << numeric_alternative_info(a).name << " D " << d << " rd " << rd;
+          }
+        }
+        config.content_version = 4;
+        const traces::RowContent version4(config, config.step_config());
+        for (NumericAlternative a : built) EXPECT_TRUE(version4.alternatives()->inputs(a).empty());
+      }
     }
   }
 }

@@ -104,7 +104,9 @@ TEST(DevicesOfWorkers, JobsSpreadEvenlyOverTheListedDevices) {
         least = std::min(least, threads[d]);
         most = std::max(most, threads[d]);
       }
-      if (jobs >= static_cast<int>(devices.size())) EXPECT_LE(most - least, 1) << jobs << " jobs";
+      if (jobs >= static_cast<int>(devices.size())) {  // braces: EXPECT_LE is an if/else (-Wdangling-else)
+        EXPECT_LE(most - least, 1) << jobs << " jobs";
+      }
       EXPECT_EQ(engine::device_of_worker(devices, 0), devices[0]);
     }
   EXPECT_EQ(engine::device_of_worker({3, 1, 2}, 4), 1);

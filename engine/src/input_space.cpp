@@ -306,10 +306,10 @@ std::vector<InputClass> make_table() {
       value_class(I::kWeightSubnormal, "weight_subnormal", "6.2", "an element of w_k or w_q",
                   "subnormal (1 + w rounds to 1)", kStep),
       value_class(I::kWeightNegativeZero, "weight_negative_zero", "6.2", "an element of w_k or w_q", "-0", kStep),
-      // ---- numerical alternatives (6): rows holding a searched input (docs/content.md version 4)
+      // ---- numerical alternatives (6): rows holding a searched input (docs/content.md versions 4, 5)
       value_class(I::kAlternativePoolReciprocalMultiply, "alternative_pool_reciprocal_multiply", "6.1",
-                  "a committed key of a planted group", "a member of a tuple where s * (1/C) differs from s / C",
-                  kStep, "C not a power of two (and not 5: identical there, docs/planted-bugs.md)"),
+                  "a committed key of a planted group", "a member of a tuple where s * (1/C) differs from s / C", kStep,
+                  "C not a power of two (and not 5: identical there, docs/planted-bugs.md)"),
       value_class(I::kAlternativePoolPairwiseTree, "alternative_pool_pairwise_tree", "6.1",
                   "a committed key of a planted group", "a member of a tuple the pairwise tree pools differently",
                   kStep, "C >= 4"),
@@ -318,6 +318,20 @@ std::vector<InputClass> make_table() {
                   kStep, "C >= 3"),
       value_class(I::kAlternativeRsqrtSingleRounding, "alternative_rsqrt_single_rounding", "6.2", "a query row",
                   "a row whose norm differs with rrms rounded once", kStep),
+      value_class(I::kAlternativeSumOfSquaresHalvingTree, "alternative_sum_of_squares_halving_tree", "6.2",
+                  "a query row",
+                  "a row whose sum of squares the halving tree rounds to the next float, its "
+                  "result on a bf16 tie",
+                  kStep, "bf16 store, rd < D"),
+      value_class(I::kAlternativeSumOfSquaresFma, "alternative_sum_of_squares_fma", "6.2", "a query row",
+                  "a row whose first tree level, fused, rounds its sum to the next float (a square below 2^-133), "
+                  "its result on a bf16 tie",
+                  kStep, "bf16 store, rd < D, D = 32, eps below about 2^-126 (step-edges:column-major)"),
+      value_class(I::kAlternativeNormDividesByRms, "alternative_norm_divides_by_rms", "6.2", "a query row",
+                  "a row whose result x * rrms lies on a bf16 tie that x / rms leaves", kStep, "bf16 store, rd < D"),
+      value_class(I::kAlternativeNormScaleReassociated, "alternative_norm_scale_reassociated", "6.2", "a query row",
+                  "a row whose result (x * rrms) * (1 + w) lies on a bf16 tie that x * (rrms * (1 + w)) leaves", kStep,
+                  "bf16 store, rd < D"),
       value_class(I::kAlternativeRopeFma, "alternative_rope_fma", "6.3", "a query row at a tiny RoPE position",
                   "products below 2^-133 whose fused sum rounds differently", kStep),
   };

@@ -339,6 +339,10 @@ void InputSpaceCoverage::add_alternative_rows(const traces::AlternativeRowCounts
                                           {A::kPoolPairwiseTree, I::kAlternativePoolPairwiseTree},
                                           {A::kPoolReverseOrder, I::kAlternativePoolReverseOrder},
                                           {A::kRsqrtSingleRounding, I::kAlternativeRsqrtSingleRounding},
+                                          {A::kSumOfSquaresHalvingTree, I::kAlternativeSumOfSquaresHalvingTree},
+                                          {A::kSumOfSquaresFma, I::kAlternativeSumOfSquaresFma},
+                                          {A::kNormDividesByRms, I::kAlternativeNormDividesByRms},
+                                          {A::kNormScaleReassociated, I::kAlternativeNormScaleReassociated},
                                           {A::kRopeFma, I::kAlternativeRopeFma}};
   in_step_ = true;
   for (const auto& [alternative, row] : kRows)

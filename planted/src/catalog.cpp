@@ -168,7 +168,7 @@ const std::vector<PlantedInfo>& catalog() {
        "but on a prefix hit overwrites the last row of a shared block with whatever the new ring block held",
        "prefix-hit"},
       // Numerical alternatives (qsa/numeric_alternatives.hpp): another rounding of one SPEC 6 step.
-      // Content version 4 plants inputs on which each differs from the recipe (docs/content.md
+      // Content versions 4 and 5 plant inputs on which each differs from the recipe (docs/content.md
       // "Numerical alternatives"); `needs` "alternatives" is the default workload's rows,
       // "edges-ratio" a compress ratio that is not a power of two.
       {Bug::kFmaContraction, "bug:fma-contraction",
@@ -180,8 +180,24 @@ const std::vector<PlantedInfo>& catalog() {
        "pooling sums the C members by a pairwise tree instead of left to right", "alternatives"},
       {Bug::kPoolReverseOrder, "bug:pool-reverse-order", "pooling sums the C members from the last one down",
        "alternatives"},
+      {Bug::kSumOfSquaresHalvingTree, "bug:sum-of-squares-halving-tree",
+       "RMSNorm sums the squares by the halving tree (a_i + a_{i+w/2}, a shared-memory reduction), not SPEC 6's "
+       "pairwise tree",
+       "alternatives"},
+      {Bug::kSumOfSquaresFma, "bug:sum-of-squares-fma",
+       "RMSNorm's sum of squares fuses its first level, fma(x_2i, x_2i, x_2i+1^2): shows only on squares below "
+       "2^-133 with an eps below them",
+       "step-edges-column-major"},
       {Bug::kRsqrtSingleRounding, "bug:rsqrt-single-rounding",
        "RMSNorm's rrms = 1/sqrt(mean + eps) correctly rounded once (an exact rsqrt) instead of sqrt, then divide",
+       "alternatives"},
+      {Bug::kNormDividesByRms, "bug:norm-divides-by-rms",
+       "RMSNorm divides each element by sqrt(mean + eps) instead of multiplying by its reciprocal", "alternatives"},
+      {Bug::kNormScaleReassociated, "bug:norm-scale-reassociated",
+       "RMSNorm computes x * (rrms * (1 + w)) instead of (x * rrms) * (1 + w)", "alternatives"},
+      {Bug::kRopeFma, "bug:rope-fma",
+       "RoPE computes a*c - b*s and b*c + a*s with one fused multiply-add each (fmaf(a, c, -(b*s))): shows only on "
+       "products below 2^-133",
        "alternatives"},
       {Bug::kRopeProductsInBf16, "bug:rope-products-in-bf16",
        "RoPE rounds each product to bf16 before the add (bf16 multiplies)", "alternatives"},
@@ -192,19 +208,9 @@ const std::vector<PlantedInfo>& catalog() {
 }
 
 const std::vector<PlantedInfo>& known_escapes() {
-  // Numerical alternatives whose separating inputs content version 4 does not find: each differs
-  // from the recipe only where a binary32 result lies within an ulp or two of a bf16 rounding
-  // boundary, and no structure found so far aims there (docs/planted-bugs.md "Known escapes").
-  static const std::vector<PlantedInfo> escapes = {
-      {Bug::kSumOfSquaresHalvingTree, "bug:sum-of-squares-halving-tree",
-       "RMSNorm sums the squares by the halving tree (a_i + a_{i+w/2}, a shared-memory reduction), not SPEC 6's "
-       "pairwise tree",
-       "near-tie-search"},
-      {Bug::kNormDividesByRms, "bug:norm-divides-by-rms",
-       "RMSNorm divides each element by sqrt(mean + eps) instead of multiplying by its reciprocal", "near-tie-search"},
-      {Bug::kNormScaleReassociated, "bug:norm-scale-reassociated",
-       "RMSNorm computes x * (rrms * (1 + w)) instead of (x * rrms) * (1 + w)", "near-tie-search"},
-  };
+  // Real deviations from SPEC 6 that no content separates (docs/planted-bugs.md "Known escapes"):
+  // none since content version 5 builds rows for the last three.
+  static const std::vector<PlantedInfo> escapes;
   return escapes;
 }
 

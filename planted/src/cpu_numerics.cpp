@@ -34,6 +34,8 @@ std::optional<NumericAlternative> alternative_of(Bug bug) {
       return A::kPoolReverseOrder;
     case Bug::kSumOfSquaresHalvingTree:
       return A::kSumOfSquaresHalvingTree;
+    case Bug::kSumOfSquaresFma:
+      return A::kSumOfSquaresFma;
     case Bug::kRsqrtSingleRounding:
       return A::kRsqrtSingleRounding;
     case Bug::kNormDividesByRms:
@@ -105,7 +107,7 @@ float through_bf16(float x) { return f(bf16_from_float(x)); }
 // One rotary pair (a, b) by (c, s): (a·c - b·s, b·c + a·s), each product rounded unless fused
 // (to binary32; to bf16 in the upstream-like arithmetic).
 std::array<Bf16, 2> rotate(Bug bug, Arithmetic arithmetic, float a, float b, float c, float s) {
-  if (bug == Bug::kFmaContraction) return rope_pair_fma(a, b, c, s);
+  if (bug == Bug::kFmaContraction || bug == Bug::kRopeFma) return rope_pair_fma(a, b, c, s);
   if (bug == Bug::kRopeProductsInBf16) return rope_pair_products_in_bf16(a, b, c, s);
   float ac = flush(bug, a * c);
   float bs = flush(bug, b * s);
@@ -161,9 +163,9 @@ void rope_neox(Bug bug, Bf16* y, int64_t head_dim, int64_t rotary_dim, const std
                const MropeSections& given, const Bf16* cos_sin, Arithmetic arithmetic) {
   const MropeSections sections =
       bug == Bug::kMropeProportionalSections && given ? proportional_sections(rotary_dim) : given;
-  if (bug != Bug::kWrongMropeAxis && bug != Bug::kFmaContraction && bug != Bug::kRopeInterleavedPairs &&
-      bug != Bug::kRopeSignSlip && bug != Bug::kRopeProductsInBf16 && !rounding_bug(bug) &&
-      arithmetic == Arithmetic::kCanonical) {
+  if (bug != Bug::kWrongMropeAxis && bug != Bug::kFmaContraction && bug != Bug::kRopeFma &&
+      bug != Bug::kRopeInterleavedPairs && bug != Bug::kRopeSignSlip && bug != Bug::kRopeProductsInBf16 &&
+      !rounding_bug(bug) && arithmetic == Arithmetic::kCanonical) {
     qsa::rope_neox(y, head_dim, rotary_dim, positions, sections, cos_sin);
     return;
   }

@@ -14,14 +14,14 @@ namespace qsa::planted {
 /// qsa::mrope_axis; kWrongMropeAxis swaps h and w.
 int mrope_axis(Bug bug, int64_t pair, const MropeSections& sections);
 
-/// qsa::rope_neox; kWrongMropeAxis, kFmaContraction, kRopeProductsInBf16 and kRopeInterleavedPairs
+/// qsa::rope_neox; kWrongMropeAxis, kFmaContraction, kRopeFma, kRopeProductsInBf16, kRopeInterleavedPairs
 /// change it. kRopeSignSlip too, and the rounding bugs (kBf16RoundHalfAway, kBf16Truncation,
 /// kFlushSubnormals, kBf16NanCanonical) in every operation and bf16 rounding. Arithmetic::kUpstreamLike rounds each product to bf16 before the add.
 void rope_neox(Bug bug, Bf16* y, int64_t head_dim, int64_t rotary_dim, const std::array<int64_t, 3>& positions,
                const MropeSections& sections, const Bf16* cos_sin, Arithmetic arithmetic = Arithmetic::kCanonical);
 
 /// qsa::rms_norm; kFmaContraction, kSumOfSquaresSequential, kNormWeightWithoutOne, the rounding
-/// bugs and the norm alternatives (kSumOfSquaresHalvingTree, kRsqrtSingleRounding,
+/// bugs and the norm alternatives (kSumOfSquaresHalvingTree, kSumOfSquaresFma, kRsqrtSingleRounding,
 /// kNormDividesByRms, kNormScaleReassociated: qsa::rms_norm_with) change it.
 /// Arithmetic::kUpstreamLike uses an approximate reciprocal square root.
 void rms_norm(Bug bug, const Bf16* x, const Bf16* weight, int64_t head_dim, float eps, Bf16* y,

@@ -12,6 +12,10 @@ visible_blocks, slot_mapping, k_work_metadata (arrays) and split (a dict of the 
 (views of qsacheck's shared memory) and returns q_out, or (q_out, step_status) with step_status
 "ok" or "position-out-of-range". bf16 arrays are uint16 bit patterns, fp8 arrays uint8 patterns
 (qsacheck_worker.numerics converts them). Raise Unsupported for an input the function declines.
+
+A worker that plants bugs for `qsacheck mutants --backend worker:COMMAND` passes them as
+`variants=[(name, description), ...]`: its hello offers them, and qsacheck runs each as
+`COMMAND --bug NAME` (the worker must accept that switch).
 """
 
 import sys
@@ -139,9 +143,10 @@ def _error(code, message, field="", index=-1, rule=""):
     return {"status": "error", "code": code, "field": field, "index": index, "rule": rule, "message": message[-480:]}
 
 
-def serve(name, build_metadata, step_update=None, capabilities=None, spec_version="1", build_info=""):
+def serve(name, build_metadata, step_update=None, capabilities=None, spec_version="1", build_info="", variants=()):
     """Answers qsacheck's requests until it says bye or closes the pipe; returns the exit code."""
     capabilities = capabilities or Capabilities()
+    variants = [{"name": str(n), "description": str(d)} for n, d in variants]
     shm = protocol.SharedMemory()
     while True:
         request = protocol.read_frame()
@@ -152,6 +157,8 @@ def serve(name, build_metadata, step_update=None, capabilities=None, spec_versio
         if op == "hello":
             reply = {"protocol": protocol.PROTOCOL, "name": name, "spec_version": spec_version,
                      "build_info": build_info, "capabilities": capabilities.to_json(step_update is not None)}
+            if variants:  # optional in the protocol: only a worker that plants bugs sends it
+                reply["variants"] = variants
         else:
             try:
                 if op == "metadata":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The NumPy example worker (examples/workers/numpy) in CI: it passes a short check (two workloads,
-# fp8 and MRoPE among them) and the replay of traces/recorded/; each planted bug is caught (exit 1);
-# declaring no step update is "not run" (exit 3).
+# fp8 and MRoPE among them) and the replay of traces/recorded/; each planted bug is caught (exit 1),
+# and all four through `mutants`, which the hello's variants offer; declaring no step update is "not
+# run" (exit 3).
 # Usage: numpy_worker_test.sh QSACHECK PYTHON SOURCE_DIR
 set -u
 qsacheck=$1 python=$2 source=$3
@@ -39,6 +40,15 @@ for line in "$summary_line" "$junit_line"; do
   expect 1 "step-differential" env PATH="$(dirname "$qsacheck"):$PATH" bash -c "$line"
   [ -n "$line" ] || { echo "FAIL: no replay line to paste"; failures=$((failures + 1)); }
 done
+# The hello offers the four --bug switches as variants (docs/worker-protocol.md): `mutants --backend
+# worker:` runs each as COMMAND --bug NAME, and every one is caught (about 2 s).
+expect 0 "RESULT: every planted bug was caught" "$qsacheck" mutants --backend "$w" --seed 1 --steps 30 --batches 100 \
+  --json "$work/mutants.json"
+"$python" -c 'import json, sys
+names = sorted(r["planted_bug"].split(" --bug ")[-1] for r in json.load(open(sys.argv[1]))["planted_bugs"])
+want = ["group-position-last-member", "k-work-without-minimum", "stray-write-row-rewritten-later", "stray-write-unused-row"]
+sys.exit(0 if names == want else print("FAIL: the hello offers", names, "not", want) or 1)' "$work/mutants.json" ||
+  failures=$((failures + 1))
 expect 3 "does not declare the capability this input needs: the step update" "$qsacheck" check --backend "$w --metadata-only" --workload default --scenarios 1 \
   --steps 20 --batches 50 --out "$work"
 exit $((failures > 0))

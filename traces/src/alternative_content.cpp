@@ -1,5 +1,5 @@
-// Content version 4: inputs that separate each numerical alternative of SPEC 6 from the recipe
-// (traces/alternative_content.hpp, docs/content.md "Numerical alternatives"). Every candidate is
+// Content versions 4 and 5: inputs that separate each numerical alternative of SPEC 6 from the
+// recipe (traces/alternative_content.hpp, docs/content.md "Numerical alternatives"). Every candidate is
 // verified with the reference's recipe and the alternative's own function before it is kept, so
 // the shapes below only make the search short. Built with -ffp-contract=off (traces/CMakeLists.txt).
 
@@ -10,6 +10,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "norm_tie_rows.hpp"
 #include "qsa/traces/content.hpp"
 #include "qsa/traces/rng.hpp"
 
@@ -22,16 +23,19 @@ constexpr uint64_t kTinyRopeStream = 0x746E79;  // "tny"
 constexpr uint64_t kPoolStream = 0x706C74;      // "plt": pool tuples and planted groups
 constexpr uint64_t kNormStream = 0x6E726D;      // "nrm"
 constexpr uint64_t kAltRowStream = 0x616C74;    // "alt": which query rows are alternative rows
+constexpr uint64_t kTieStream = 0x746965;       // "tie": version 5's built norm rows
 constexpr size_t kInputsPerAlternative = 4;
 // Alternative query rows per 64 plain rows (per head), besides the rows at tiny RoPE positions.
 constexpr uint64_t kNormRowsPer64 = 4;
 
-// The norm alternatives searched for. kMeanReciprocalMultiply is provably the recipe (D is a power
-// of two); kSumOfSquaresFma needs squares below 2^-133 with an eps below them (RoPE's tiny rows
-// show the same bug); the search below finds no row for kSumOfSquaresHalvingTree,
-// kNormDividesByRms and kNormScaleReassociated (docs/planted-bugs.md "Known escapes"), and rows
-// for kSumOfSquaresSequential too rarely to count on (plain rows show it: docs/planted-bugs.md).
+// The norm alternatives searched for from the boundary rows (version 4). kMeanReciprocalMultiply is
+// provably the recipe (D is a power of two); kSumOfSquaresSequential shows on plain rows
+// (docs/planted-bugs.md); the four below are built rather than searched (version 5).
 constexpr A kNormSearched[] = {A::kRsqrtSingleRounding};
+// Built by norm_tie_rows (version 5): each moves a binary32 result by an ulp, which a drawn row
+// shows about once in 2^16 elements (the fused sum of squares only with D = 32 and a subnormal eps).
+constexpr A kNormBuilt[] = {A::kSumOfSquaresHalvingTree, A::kSumOfSquaresFma, A::kNormDividesByRms,
+                            A::kNormScaleReassociated};
 
 size_t index_of(A a) { return static_cast<size_t>(a); }
 
@@ -92,12 +96,15 @@ AlternativeContent::AlternativeContent(const ScenarioConfig& config, const StepC
   first_key_element_ = std::max<int64_t>(kOriginElements, config.rotary_dim);
   if (first_key_element_ + 6 > d) first_key_element_ = kOriginElements;
   search_pool_tuples(config.seed);
-  // Norm and RoPE rows are derived from the boundary rows; an fp8 store rounds a one-ulp bf16
-  // difference away almost always, so fp8 scenarios leave them to the bf16 ones.
-  if (boundary_exponent == 0 || boundary_rows.empty() || config.store_dtype != StoreDtype::kBf16) return;
-  if (static_cast<int64_t>(w_q_.size()) < d) return;
-  search_norm_rows(config.seed, boundary_rows, boundary_exponent);
-  search_rope_rows(config.seed, boundary_rows);
+  // An fp8 store rounds a one-ulp bf16 difference away almost always, so fp8 scenarios leave the
+  // norm and RoPE rows to the bf16 ones.
+  if (config.store_dtype != StoreDtype::kBf16 || static_cast<int64_t>(w_q_.size()) < d) return;
+  // Version 4's norm and RoPE rows are derived from the boundary rows.
+  if (boundary_exponent != 0 && !boundary_rows.empty()) {
+    search_norm_rows(config.seed, boundary_rows, boundary_exponent);
+    search_rope_rows(config.seed, boundary_rows);
+  }
+  if (config.content_version >= 5) build_tie_rows(config.seed);
 }
 
 const std::vector<std::vector<Bf16>>& AlternativeContent::inputs(NumericAlternative alternative) const {
@@ -196,6 +203,15 @@ void AlternativeContent::search_norm_rows(uint64_t seed, const std::vector<Bf16>
   }
   for (A a : kNormSearched)
     if (!found_[index_of(a)].empty()) norm_alternatives_.push_back(a);
+}
+
+void AlternativeContent::build_tie_rows(uint64_t seed) {
+  const NormSetting setting{config_.head_dim, config_.rotary_dim, eps_, w_q_.data()};
+  for (A a : kNormBuilt) {
+    Rng rng(hash_words(seed, kTieStream, index_of(a)));
+    found_[index_of(a)] = norm_tie_rows(a, setting, &rng, 2);
+    if (!found_[index_of(a)].empty()) norm_alternatives_.push_back(a);
+  }
 }
 
 void AlternativeContent::search_rope_rows(uint64_t seed, const std::vector<Bf16>& boundary_rows) {

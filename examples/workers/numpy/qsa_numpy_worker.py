@@ -30,8 +30,15 @@ except ImportError:  # run from a checkout: the module beside the example
     import qsacheck_worker as qw
 
 F32 = np.float32
-BUGS = ("k-work-without-minimum", "group-position-last-member", "stray-write-unused-row",
-        "stray-write-row-rewritten-later")
+# The planted bugs (--bug NAME), offered as variants in the hello, so that
+# `qsacheck mutants --backend worker:"python3 qsa_numpy_worker.py"` runs each (docs/worker-protocol.md).
+BUGS = {
+    "k-work-without-minimum": "a request with no closing group gets no k-work item",
+    "group-position-last-member": "a group is rotated at its last member's position",
+    "stray-write-unused-row": "the third step also writes the compressed cache's last row, which no step names",
+    "stray-write-row-rewritten-later": "from the third step on, the first decode also writes its next position's "
+                                       "ring row, which its next step rewrites",
+}
 steps_so_far = 0  # step calls answered (a planted stray write fires once, from the third on)
 stray_written = False
 
@@ -269,12 +276,12 @@ def stray_write(call, bug, qsl, seq):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--bug", choices=BUGS, help="plant a bug (qsacheck must catch it)")
+    parser.add_argument("--bug", choices=list(BUGS), help="plant a bug (qsacheck must catch it)")
     parser.add_argument("--metadata-only", action="store_true", help="declare no step update")
     args = parser.parse_args()
     qw.main(name="numpy-example" + ("#" + args.bug if args.bug else ""),
             build_info="examples/workers/numpy, NumPy " + np.__version__,
-            capabilities=qw.Capabilities(),
+            capabilities=qw.Capabilities(), variants=BUGS.items(),
             build_metadata=lambda m: build_metadata(m, args.bug),
             step_update=None if args.metadata_only else (lambda s: step_update(s, args.bug)))
 

@@ -4,7 +4,7 @@
 // correctly rounded rsqrt for 1/sqrt, a fused multiply-add, another reduction order, another NaN).
 // One small function each. Two users: planted/ plants each as a bug (docs/planted-bugs.md,
 // "Numerical alternatives"), and traces/ searches for the inputs on which each differs from the
-// recipe and plants them into rows (docs/content.md, version 4). They live in the reference, the
+// recipe and plants them into rows (docs/content.md, versions 4 and 5). They live in the reference, the
 // one layer both may use; built with -ffp-contract=off like numerics.cpp, so only the fusions
 // written here (std::fma) happen.
 

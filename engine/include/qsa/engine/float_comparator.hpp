@@ -66,9 +66,9 @@ double element_value(const uint8_t* element, int element_bytes);
 double format_ulp_at(double m, int element_bytes);
 
 /// The row-ulp distance of every element of one row: |actual - expected| in units of the spacing
-/// at the row's largest finite reference magnitude. In a row whose reference holds an inf or NaN
-/// (compared exactly), and for a NaN or inf where the other side differs, the distance is 0 when
-/// the element matches (NaN matches NaN of any payload) and +inf when it does not.
+/// at the row's largest finite reference magnitude (a row whose reference also holds an inf or NaN
+/// included: docs/decisions.md). For an element that is NaN or inf on either side, the distance is
+/// 0 when the element matches (NaN matches NaN of any payload) and +inf when it does not.
 std::vector<double> row_ulp_distances(const uint8_t* expected, const uint8_t* actual, int64_t width, int element_bytes);
 
 }  // namespace qsa::engine

@@ -141,11 +141,15 @@ enum class InputClassId : int {
   kWeightSubnormal,
   kWeightNegativeZero,
   // SPEC 6: rows holding an input on which a numerical alternative differs from the recipe
-  // (content version 4, traces/alternative_content.hpp), one row per alternative content plants
+  // (content versions 4 and 5, traces/alternative_content.hpp), one row per alternative content plants
   kAlternativePoolReciprocalMultiply,
   kAlternativePoolPairwiseTree,
   kAlternativePoolReverseOrder,
   kAlternativeRsqrtSingleRounding,
+  kAlternativeSumOfSquaresHalvingTree,
+  kAlternativeSumOfSquaresFma,
+  kAlternativeNormDividesByRms,
+  kAlternativeNormScaleReassociated,
   kAlternativeRopeFma,
   // SPEC 1.4: the validation rules of a metadata input (the campaign's invalid batches), one row
   // per breakable rule of reference's rule table: kInvalidRuleFirst + k is qsa::breakable_rule(k)

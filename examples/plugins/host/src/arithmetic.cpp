@@ -1,5 +1,7 @@
 // SPEC 6, written from the rules: binary32 round-to-nearest-even, products and sums rounded one
 // at a time (this file is built with -ffp-contract=off), the pairwise tree for the sum of squares.
+// The numerical variants are each one rounding step done as kernels often do it instead; each
+// differs from the contract only on rare inputs, which qsacheck's content searches for.
 
 #include <cmath>
 #include <cstring>
@@ -15,8 +17,8 @@ float to_float(Bf16 x) {
   return f;
 }
 
-Bf16 to_bf16(float x) {
-  if (std::isnan(x)) return 0x7FFF;
+Bf16 to_bf16(float x, Variant variant) {
+  if (std::isnan(x)) return variant == Variant::kBf16NanCanonical ? 0x7FC0 : 0x7FFF;
   uint32_t bits;
   std::memcpy(&bits, &x, 4);
   const uint32_t rounded = bits + 0x7FFFu + ((bits >> 16) & 1u);  // ties to even
@@ -46,17 +48,21 @@ uint8_t to_fp8(Bf16 x, Variant variant) {
   return static_cast<uint8_t>(sign | ((e + 7) << 3) | (q - 8));
 }
 
-void rms_norm(const Bf16* x, const Bf16* w, int64_t d, float eps, Bf16* y) {
+void rms_norm(const Bf16* x, const Bf16* w, int64_t d, float eps, Bf16* y, Variant variant) {
   std::vector<float> level(static_cast<size_t>(d));
   for (int64_t i = 0; i < d; ++i) level[i] = to_float(x[i]) * to_float(x[i]);
   for (int64_t width = d; width > 1; width /= 2)
     for (int64_t i = 0; i < width / 2; ++i) level[i] = level[2 * i] + level[2 * i + 1];
   const float mean = level[0] / static_cast<float>(d);
-  const float rrms = 1.0f / std::sqrt(mean + eps);
-  for (int64_t i = 0; i < d; ++i) y[i] = to_bf16((to_float(x[i]) * rrms) * (1.0f + to_float(w[i])));
+  // SPEC 6.2 rounds twice: the square root, then the division. A correctly rounded rsqrt (computed
+  // here in binary64) rounds once, and differs where the two roundings do not compose.
+  const float rrms = variant == Variant::kRsqrtSingleRounding
+                         ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(mean + eps)))
+                         : 1.0f / std::sqrt(mean + eps);
+  for (int64_t i = 0; i < d; ++i) y[i] = to_bf16((to_float(x[i]) * rrms) * (1.0f + to_float(w[i])), variant);
 }
 
-void rope(Bf16* y, const QsaPluginStepArgs& args, const int64_t position[3]) {
+void rope(Bf16* y, const QsaPluginStepArgs& args, const int64_t position[3], Variant variant) {
   const int64_t rd = args.rotary_dim;
   const int64_t hp = rd / 2;
   const Bf16* table = static_cast<const Bf16*>(args.cos_sin.data);
@@ -68,17 +74,27 @@ void rope(Bf16* y, const QsaPluginStepArgs& args, const int64_t position[3]) {
     const float c = to_float(row[i]), s = to_float(row[hp + i]);
     const float a = to_float(y[i]), b = to_float(y[hp + i]);
     const float ac = a * c, bs = b * s, bc = b * c, as = a * s;
-    y[i] = to_bf16(ac - bs);
-    y[hp + i] = to_bf16(bc + as);
+    // A contracting compiler (-ffp-contract=fast; nvcc by default) fuses one product into each add.
+    // A product of two bf16 values is exact in binary32 unless it lies below 2^-133, so the fused
+    // result differs only on tiny values.
+    if (variant == Variant::kRopeFusedMultiplyAdd) {
+      y[i] = to_bf16(std::fma(a, c, -bs), variant);
+      y[hp + i] = to_bf16(std::fma(b, c, as), variant);
+      continue;
+    }
+    y[i] = to_bf16(ac - bs, variant);
+    y[hp + i] = to_bf16(bc + as, variant);
   }
 }
 
-void pool(const std::vector<const Bf16*>& members, int64_t d, Bf16* out) {
+void pool(const std::vector<const Bf16*>& members, int64_t d, Bf16* out, Variant variant) {
   const auto c = static_cast<float>(members.size());
   for (int64_t i = 0; i < d; ++i) {
     float s = to_float(members[0][i]);
     for (size_t m = 1; m < members.size(); ++m) s = s + to_float(members[m][i]);
-    out[i] = to_bf16(s / c);
+    // A multiply by 1/C is cheaper than a division; for C not a power of two it is not the
+    // correctly rounded quotient, and the bf16 result differs near a rounding boundary.
+    out[i] = to_bf16(variant == Variant::kPoolReciprocalMultiply ? s * (1.0f / c) : s / c, variant);
   }
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // The example host plugin's internals: the contract on plain pointers from the DLTensors that
 // qsacheck passes (include/qsacheck/plugin.h). qsacheck validates every input first, so nothing
-// here re-validates. Planted variants change a rule in one place, guarded by `Variant`.
+// here re-validates. Planted variants change a rule in one place, guarded by `Variant`: each is a
+// mistake a kernel author makes, and `qsacheck mutants --backend plugin:THIS.so` must catch every
+// one (docs/planted-bugs.md, "The host example's variants").
 
 #include <cstdint>
 #include <vector>
@@ -18,6 +20,17 @@ enum class Variant {
   kStrayWriteUnusedRow,          // the compressed cache's last row (a block no request holds)
   kStrayWriteRowRewrittenLater,  // the first step with a decode: the ring row of its next position,
                                  // which its next step rewrites
+  // Row roles: padding rows [M, N) hold whatever an earlier step left in a persistent buffer.
+  kPaddingPositionZero,      // the Q path ropes padding rows at position 0, not at their given positions
+  kPassthroughMinusOneOnly,  // passthrough copies every row's common slot up to N, testing it for -1 only
+  // Call sequences: state an instance keeps between calls.
+  kStepStatusSticks,  // the step status word lives in the instance: set by a group past the RoPE
+                      // table, never reset, so every later step reports position-out-of-range
+  // SPEC 6's rounding steps done another plausible way.
+  kPoolReciprocalMultiply,  // pooling multiplies the sum by 1/C instead of dividing by C
+  kRsqrtSingleRounding,     // rrms = 1/sqrt(mean + eps) rounded once, not sqrt then divide
+  kRopeFusedMultiplyAdd,    // RoPE's a*c - b*s and b*c + a*s each with one fused multiply-add
+  kBf16NanCanonical,        // bf16(NaN) is 0x7FC0 (PyTorch's canonical NaN), not 0x7FFF
 };
 
 /// The planted stray writes at the step update's `call`-th call (from 0): whether one was written.
@@ -58,12 +71,12 @@ Metadata build_metadata(const KindParams& params, const QsaPluginBatch& batch, c
 void write_metadata(const Metadata& m, const QsaPluginMetadata& out);
 void step_update(const QsaPluginStepArgs& args, Variant variant);
 
-// SPEC 6.
+// SPEC 6 (`variant` plants one of the numerical variants; kNone is the contract).
 float to_float(Bf16 x);
-Bf16 to_bf16(float x);
+Bf16 to_bf16(float x, Variant variant);
 uint8_t to_fp8(Bf16 x, Variant variant);
-void rms_norm(const Bf16* x, const Bf16* w, int64_t d, float eps, Bf16* y);
-void rope(Bf16* y, const QsaPluginStepArgs& args, const int64_t position[3]);
-void pool(const std::vector<const Bf16*>& members, int64_t d, Bf16* out);
+void rms_norm(const Bf16* x, const Bf16* w, int64_t d, float eps, Bf16* y, Variant variant);
+void rope(Bf16* y, const QsaPluginStepArgs& args, const int64_t position[3], Variant variant);
+void pool(const std::vector<const Bf16*>& members, int64_t d, Bf16* out, Variant variant);
 
 }  // namespace example

@@ -100,6 +100,14 @@ Metadata build_metadata(const KindParams& k, const QsaPluginBatch& b, const DLTe
       }
     }
   }
+  if (variant == Variant::kPassthroughMinusOneOnly && k.kind == QSA_PLUGIN_KIND_ID_PASSTHROUGH) {
+    // "Padding slots are negative anyway": one copy over all N rows, testing for -1 only. Graph
+    // padding rows hold stale negative slots other than -1 (SPEC 1.4 admits any negative value).
+    for (int64_t t = 0; t < n; ++t) {
+      const int64_t common = at<int64_t>(b.common_slot_mapping, t);
+      m.slot_mapping[t] = common == -1 ? -1 : common;
+    }
+  }
   m.split = split(b);
   return m;
 }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <new>
 
 #include "example.hpp"
@@ -13,8 +14,11 @@ struct Instance {
   Variant variant = Variant::kNone;
   int64_t steps = 0;   // step update calls so far (a planted stray write fires once, from the third on)
   bool wrote = false;  // the planted stray write is done
+  int32_t status_word = QSA_PLUGIN_STEP_OK;  // Variant::kStepStatusSticks: set once, never reset
 };
 
+// The planted variants (plugin:PATH.so#NAME), each a mistake qsacheck must catch, in the order of
+// kVariantIds.
 const QsaPluginVariant kVariants[] = {
     {"k-work-without-minimum", "k-work gives n_j = e_j/C - s_j/C items, so a chunk that closes no group gets none"},
     {"fp8-no-saturation", "fp8 stores cast without saturation: values that round beyond 448 become NaN"},
@@ -22,7 +26,26 @@ const QsaPluginVariant kVariants[] = {
     {"stray-write-row-rewritten-later",
      "from the third step update on, the first decode also writes its next position's ring row, which its next step "
      "rewrites"},
+    {"padding-position-zero", "the Q path ropes padding rows at position 0, not at the positions they are given"},
+    {"passthrough-minus-one-only",
+     "passthrough copies the common slot of every row up to N, testing it against -1 only"},
+    {"step-status-sticks",
+     "the step status word is kept in the instance and never reset: after a step with a group past the RoPE table, "
+     "every step reports position-out-of-range"},
+    {"pool-reciprocal-multiply", "pooling multiplies the sum by 1/C instead of dividing it by C"},
+    {"rsqrt-single-rounding", "RMSNorm's 1/sqrt(mean + eps) rounded once, not the square root and then the division"},
+    {"rope-fused-multiply-add", "RoPE computes a*c - b*s and b*c + a*s with a fused multiply-add each"},
+    {"bf16-nan-canonical", "bf16 rounding gives NaN as 0x7FC0, not 0x7FFF"},
 };
+const Variant kVariantIds[] = {
+    Variant::kKWorkWithoutMinimum, Variant::kFp8NoSaturation,
+    Variant::kStrayWriteUnusedRow, Variant::kStrayWriteRowRewrittenLater,
+    Variant::kPaddingPositionZero, Variant::kPassthroughMinusOneOnly,
+    Variant::kStepStatusSticks,    Variant::kPoolReciprocalMultiply,
+    Variant::kRsqrtSingleRounding, Variant::kRopeFusedMultiplyAdd,
+    Variant::kBf16NanCanonical,
+};
+static_assert(std::size(kVariants) == std::size(kVariantIds), "one id per variant");
 
 const QsaPluginCapabilities kCapabilities = {
     sizeof(QsaPluginCapabilities),
@@ -48,18 +71,12 @@ int32_t fail(QsaPluginError* error, int32_t code, const char* message) {
 int32_t create(const QsaPluginInstanceArgs* args, void** instance, QsaPluginError* error) {
   Variant variant = Variant::kNone;
   if (args->variant != nullptr) {
-    if (std::strcmp(args->variant, kVariants[0].name) == 0)
-      variant = Variant::kKWorkWithoutMinimum;
-    else if (std::strcmp(args->variant, kVariants[1].name) == 0)
-      variant = Variant::kFp8NoSaturation;
-    else if (std::strcmp(args->variant, kVariants[2].name) == 0)
-      variant = Variant::kStrayWriteUnusedRow;
-    else if (std::strcmp(args->variant, kVariants[3].name) == 0)
-      variant = Variant::kStrayWriteRowRewrittenLater;
-    else
-      return fail(error, QSA_PLUGIN_INVALID_INPUT, "unknown variant");
+    size_t i = 0;
+    while (i < std::size(kVariants) && std::strcmp(args->variant, kVariants[i].name) != 0) ++i;
+    if (i == std::size(kVariants)) return fail(error, QSA_PLUGIN_INVALID_INPUT, "unknown variant");
+    variant = kVariantIds[i];
   }
-  auto* created = new (std::nothrow) Instance{variant, 0, false};
+  auto* created = new (std::nothrow) Instance{variant};
   if (created == nullptr) return fail(error, QSA_PLUGIN_INTERNAL, "out of memory");
   *instance = created;
   return QSA_PLUGIN_OK;
@@ -77,6 +94,14 @@ int32_t metadata(void* instance, const QsaPluginMetadataArgs* args, QsaPluginErr
 int32_t step(void* instance, const QsaPluginStepArgs* args, QsaPluginError*) {
   auto* self = static_cast<Instance*>(instance);
   step_update(*args, self->variant);
+  if (self->variant == Variant::kStepStatusSticks) {
+    // A status word allocated once per instance (as a device flag often is) that a skipped group
+    // sets and nothing clears. SPEC 5: a step reports position-out-of-range only when one of its
+    // own groups lies past the RoPE table.
+    auto* status = static_cast<int32_t*>(args->step_status.data);
+    if (*status != QSA_PLUGIN_STEP_OK) self->status_word = *status;
+    *status = self->status_word;
+  }
   if (!self->wrote) self->wrote = stray_write(*args, self->variant, self->steps);
   ++self->steps;
   return QSA_PLUGIN_OK;
@@ -91,7 +116,7 @@ const QsaPlugin kPlugin = {
     "examples/plugins/host, " __VERSION__,
     &kCapabilities,
     kVariants,
-    sizeof kVariants / sizeof kVariants[0],
+    static_cast<int32_t>(std::size(kVariants)),
     create,
     destroy,
     metadata,

@@ -93,9 +93,9 @@ void step_update(const QsaPluginStepArgs& a, Variant variant) {
           continue;
         }
       }
-      pool(members, d, mean.data());
-      rms_norm(mean.data(), static_cast<const Bf16*>(a.w_k.data), d, a.eps, row.data());
-      rope(row.data(), a, pos);
+      pool(members, d, mean.data(), variant);
+      rms_norm(mean.data(), static_cast<const Bf16*>(a.w_k.data), d, a.eps, row.data(), variant);
+      rope(row.data(), a, pos, variant);
       store(row, fp8, compressed.row(slot), variant);
     }
   }
@@ -111,13 +111,17 @@ void step_update(const QsaPluginStepArgs& a, Variant variant) {
   }
   const auto* queries = static_cast<const Bf16*>(a.queries.data);
   auto* q_out = static_cast<uint8_t*>(a.q_out.data);
-  for (int64_t t = 0; t < n; ++t) {  // Q path, padding rows included
+  const int64_t m = at<int32_t>(b.query_start_loc, nr);  // rows M..N-1 are padding
+  for (int64_t t = 0; t < n; ++t) {  // Q path, padding rows included, each at its given positions
     int64_t pos[3];
     row_position(a, t, pos);
+    // "Padding rows are discarded anyway": but q_out covers every row (SPEC 5), and a graph's padding
+    // rows carry the positions an earlier step left in the buffer, not 0.
+    if (variant == Variant::kPaddingPositionZero && t >= m) pos[0] = pos[1] = pos[2] = 0;
     for (int64_t h = 0; h < a.num_heads; ++h) {
       const int64_t offset = (t * a.num_heads + h) * d;
-      rms_norm(queries + offset, static_cast<const Bf16*>(a.w_q.data), d, a.eps, row.data());
-      rope(row.data(), a, pos);
+      rms_norm(queries + offset, static_cast<const Bf16*>(a.w_q.data), d, a.eps, row.data(), variant);
+      rope(row.data(), a, pos, variant);
       store(row, fp8, q_out + offset * (fp8 ? 1 : 2), variant);
     }
   }

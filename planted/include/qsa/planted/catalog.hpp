@@ -77,16 +77,18 @@ enum class Bug {
   // The prefix-cache classes (a chunk starting on blocks another request wrote).
   kReclosesGroupBeforeChunk,  // the group loop starts at (s - 1) / C: a chunk on a group boundary re-pools the last closed group from the ring
   // Numerical alternatives (qsa/numeric_alternatives.hpp): another rounding of one SPEC 6 step,
-  // shown by content version 4's searched rows (docs/content.md "Numerical alternatives").
+  // shown by content versions 4 and 5 (docs/content.md "Numerical alternatives").
   kFmaContraction,            // RoPE and the sum of squares with fused multiply-adds
   kSumOfSquaresSequential,    // sum of squares left to right instead of the pairwise tree
   kPoolReciprocalMultiply,    // pooled = s * (1/C) instead of s / C
   kPoolPairwiseTree,          // the pooling sum by a pairwise tree
   kPoolReverseOrder,          // the pooling sum from the last member down
   kSumOfSquaresHalvingTree,   // the sum of squares by the halving tree (a_i + a_{i+w/2})
+  kSumOfSquaresFma,           // the sum of squares' first level fused: fma(x_2i, x_2i, x_2i+1^2)
   kRsqrtSingleRounding,       // rrms = 1/sqrt(mean + eps) rounded once
   kNormDividesByRms,          // y = (x / rms) * (1 + w)
   kNormScaleReassociated,     // y = x * (rrms * (1 + w))
+  kRopeFma,                   // RoPE's a*c - b*s and b*c + a*s with one fused multiply-add each
   kRopeProductsInBf16,        // RoPE products rounded to bf16 before the add
   kBf16NanCanonical,          // every bf16 rounding gives NaN as 0x7FC0
 };

@@ -1,10 +1,12 @@
 #pragma once
-// Content version 4: inputs on which each numerical alternative of SPEC 6
+// Content versions 4 and 5: inputs on which each numerical alternative of SPEC 6
 // (qsa/numeric_alternatives.hpp) differs from the recipe, searched once per scenario and planted
 // into rows (docs/content.md "Numerical alternatives"):
 // - pooling: C-member tuples planted into the same elements of the C committed keys of a group
 //   (one group in eight), at the scenario's C, powers of two or not;
-// - RMSNorm: query rows whose norm result differs under each norm alternative;
+// - RMSNorm: query rows whose norm result differs under each norm alternative (version 5 adds
+//   rows built for the halving-tree sum of squares, the division by rms and the reassociated
+//   scale, whose results lie on bf16 ties: norm_tie_rows.cpp);
 // - RoPE: a few positions of the RoPE table hold tiny entries (about 2^-120) on pair 0, and query
 //   rows at those positions have tiny norm results on that pair, so the products are inexact in
 //   binary32 (below 2^-133) and a fused multiply-add rounds differently (bug:fma-contraction).
@@ -66,6 +68,7 @@ class AlternativeContent {
   void search_pool_tuples(uint64_t seed);
   void search_norm_rows(uint64_t seed, const std::vector<Bf16>& boundary_rows, int boundary_exponent);
   void search_rope_rows(uint64_t seed, const std::vector<Bf16>& boundary_rows);
+  void build_tie_rows(uint64_t seed);
 
   ScenarioConfig config_;
   std::vector<Bf16> w_q_;

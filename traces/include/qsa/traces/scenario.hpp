@@ -22,9 +22,10 @@ namespace qsa::traces {
 /// plain rows only; version 2 adds the rounding-boundary and special-value classes; version 3 adds
 /// stale padding (traces/stale_padding.hpp) and the runner's rejected calls before some steps;
 /// version 4 adds the rows that separate SPEC 6's numerical alternatives and tiny RoPE table
-/// entries (traces/alternative_content.hpp) (docs/content.md). A scenario file of format version V
-/// replays with content version V.
-inline constexpr int kContentVersion = 4;
+/// entries (traces/alternative_content.hpp); version 5 adds the norm rows built on bf16 ties for
+/// the three norm alternatives no drawn row separates (docs/content.md). A scenario file of format
+/// version V replays with content version V.
+inline constexpr int kContentVersion = 5;
 
 /// Block ids from here to INT32_MAX are "far": past any cache, on purpose (SPEC 5 skips their
 /// groups). The `edges` workload gives some requests such blocks; a scenario file may name them,
@@ -42,7 +43,7 @@ const char* to_string(BlockTableLayout layout);
 /// Fixed for a whole scenario (SPEC 9 gives the real values).
 struct ScenarioConfig {
   uint64_t seed = 1;                      // content seed: keys, queries, positions
-  int content_version = kContentVersion;  // 1 to 4: which content functions make the rows
+  int content_version = kContentVersion;  // 1 to 5: which content functions make the rows
   std::string workload = "default";       // informational: the model that generated the steps
 
   int64_t compress_ratio = 4;          // C
