@@ -19,8 +19,8 @@ void print_input_space(const engine::InputSpaceCoverage& coverage, std::FILE* ou
   for (const InputClass& row : engine::input_classes())
     if (row.needs_declared_limits && !coverage.reached(row.which)) ++needs_limits_unreached;
   const std::string apart = needs_limits_unreached == 0 ? ""
-                            : "; " + std::to_string(needs_limits_unreached) +
-                                  " reached only on a backend with declared limits";
+                                                        : "; " + std::to_string(needs_limits_unreached) +
+                                                              " reached only on a backend with declared limits";
   std::fprintf(out, "input space: %d/%d classes reached, %d ranges with edges missed (docs/input-space.md%s%s)\n",
                coverage.reached_rows(), engine::kNumInputClasses, engine::edges_missed(coverage), apart.c_str(),
                list || complete ? "" : "; listed by check --input-space and in the JSON report's input_space");

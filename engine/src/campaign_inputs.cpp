@@ -29,7 +29,8 @@ engine::InputSpaceCoverage job_input_space(const CampaignJob& job) {
   return coverage;
 }
 
-void count_instance_geometry(const std::vector<CampaignJob>& jobs, int64_t index, engine::InputSpaceCoverage* coverage) {
+void count_instance_geometry(const std::vector<CampaignJob>& jobs, int64_t index,
+                             engine::InputSpaceCoverage* coverage) {
   if (index <= 0) return;  // a fresh instance
   const CampaignJob& before = jobs[static_cast<size_t>(index - 1)];
   const CampaignJob& job = jobs[static_cast<size_t>(index)];

@@ -253,8 +253,8 @@ std::optional<RunFailure> ScenarioRunner::check_interleaved_call() {
       const bool untouched = run.caches.compressed.bytes == before.compressed.bytes &&
                              run.caches.ring.bytes == before.ring.bytes &&
                              run.output.q_out == make_poisoned_step_output(call.input).q_out;
-      if (auto f = judge_declined(what + ", step update", *why, run.status, run.error, Check::kStepUpdateStatus,
-                                  untouched))
+      if (auto f =
+              judge_declined(what + ", step update", *why, run.status, run.error, Check::kStepUpdateStatus, untouched))
         return f;
     } else {
       note_declined_call(what, declined_call);
@@ -274,22 +274,22 @@ void ScenarioRunner::note_declined_call(const std::string& what, bool declined) 
 // A call the backend's declared limits exclude (`why`) must come back declined (is_declined), with
 // nothing written: any other answer is the backend's, judged as a status the reference's
 // contract does not allow there (check `status_check`: metadata-status, step-update-status).
-std::optional<RunFailure> ScenarioRunner::judge_declined(const std::string& what, const std::string& why,
-                                                         Status status, const Error& error, CheckId status_check,
+std::optional<RunFailure> ScenarioRunner::judge_declined(const std::string& what, const std::string& why, Status status,
+                                                         const Error& error, CheckId status_check,
                                                          bool untouched) const {
   const std::string call = what + " (its declared limits exclude it: " + why + ")";
   if (is_worker_fault(status, error)) {  // a crash stays a crash (check_engine.cpp, judge_status)
-    RunFailure f = failure(CheckId::fault(status_check == Check::kMetadataStatus ? Check::kMetadataFault
-                                                                                  : Check::kStepUpdateFault,
-                                          error.rule),
-                           call + ": " + qsa::to_string(error));
+    RunFailure f =
+        failure(CheckId::fault(status_check == Check::kMetadataStatus ? Check::kMetadataFault : Check::kStepUpdateFault,
+                               error.rule),
+                call + ": " + qsa::to_string(error));
     f.field = error.field;
     return f;
   }
   if (!is_declined(status, error))
     return failure(status_check, call + ", answered " + qsa::to_string(status) +
-                                     (status == Status::kOk ? "" : ": " + qsa::to_string(error)) +
-                                     ", not a decline (" + kMissingCapability + ")");
+                                     (status == Status::kOk ? "" : ": " + qsa::to_string(error)) + ", not a decline (" +
+                                     kMissingCapability + ")");
   if (!untouched)
     return failure(status_check == Check::kMetadataStatus ? Check::kMetadataUntouched : Check::kStepUpdateUntouched,
                    call + ", declined but wrote its outputs or caches");
@@ -298,12 +298,14 @@ std::optional<RunFailure> ScenarioRunner::judge_declined(const std::string& what
 
 bool ScenarioRunner::run_untouched(const MetadataInput& in, const MetadataRun& run) {
   const MetadataOutput poisoned = make_poisoned_metadata_output(in);
-  return run.output.token_to_req == poisoned.token_to_req && run.output.logical_positions == poisoned.logical_positions &&
+  return run.output.token_to_req == poisoned.token_to_req &&
+         run.output.logical_positions == poisoned.logical_positions &&
          run.output.visible_blocks == poisoned.visible_blocks && run.output.slot_mapping == poisoned.slot_mapping &&
          run.output.k_work_metadata == poisoned.k_work_metadata;
 }
 
-std::optional<RunFailure> ScenarioRunner::check_interleaved_step(const std::string& what, traces::InterleavedStep call) {
+std::optional<RunFailure> ScenarioRunner::check_interleaved_step(const std::string& what,
+                                                                 traces::InterleavedStep call) {
   StepRun run;
   run.caches = call.caches;
   run_step_update_in_place(backend_, call.input, &run);

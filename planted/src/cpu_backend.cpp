@@ -8,8 +8,8 @@
 
 #include "cpu_metadata.hpp"
 #include "cpu_step_update.hpp"
-#include "qsa/validate.hpp"
 #include "qsa/planted/catalog.hpp"
+#include "qsa/validate.hpp"
 
 namespace qsa::planted {
 namespace {

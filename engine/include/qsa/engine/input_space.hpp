@@ -122,7 +122,7 @@ enum class InputClassId : int {
   kCallRejectedBeforeStep,
   kCallStepStatusBeforeStep,
   kCallOtherConfigurationBeforeStep,
-  kCallDeclinedBeforeStep,  // needs a backend with declared limits (InputClass::needs_declared_limits)
+  kCallDeclinedBeforeStep,         // needs a backend with declared limits (InputClass::needs_declared_limits)
   kInstanceServesAnotherGeometry,  // a scenario on an instance that ran one of another geometry before
   // SPEC 6: special float values in keys, queries and norm weights
   kKeyNan,

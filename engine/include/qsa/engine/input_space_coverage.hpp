@@ -77,7 +77,8 @@ class InputSpaceCoverage {
   /// it"), then per reached row with missed edges
   /// ("seq_len: edges hi-1 (2147483646), hi (2147483647) not reached"), in table order.
   std::vector<std::string> gaps() const;
-  /// The same gaps as stable keys (a row that needs declared limits is never one), one per unreached row ("key_nan") and per missed edge
+  /// The same gaps as stable keys (a row that needs declared limits is never one), one per unreached row ("key_nan")
+  /// and per missed edge
   /// ("seq_len hi-1"): what a list of known gaps names (qsacheck input-space --known-gaps).
   std::vector<std::string> gap_keys() const;
   /// Whether `key` can be a gap of some campaign: a row id, or a row id and one of its legal edges.
