@@ -104,6 +104,9 @@ const std::map<std::string, Caught>& expected_checks() {
       // the kept status; the other-configuration call grows the staged weights.
       {"bug:step-status-sticks", {C::kStepStatus, C::kStepStatus, C::kStepStatus}},
       {"bug:norm-weights-staged-once", {C::kStepDifferential, C::kQPath, C::kQPath}},
+      // A capability decline (docs/planted-bugs.md (18)): the step after the declined step-status
+      // call reports the kept error word as its status.
+      {"bug:decline-word-sticks", {C::kStepStatus, C::kStepStatus, C::kStepStatus}},
       // The prefix-cache classes, on a prefix-sharing scenario: the oracle checks the
       // hitting request's shared groups after its first chunk, before the differential runs.
       {"bug:recloses-group-before-chunk", {C::kCompressedRow, C::kCompressedRow, C::kCompressedRow}},
@@ -168,6 +171,14 @@ traces::Scenario scenario_for(const PlantedInfo& info) {
   if (info.needs == "alternatives") return traces::simulate(traces::workload_by_name("default"), 1000003, 20);
   // The calls before steps 8 and 24 (traces/interleaved_calls.hpp) and the steps after them.
   if (info.needs == "interleaved-call") return traces::simulate(traces::workload_by_name("default"), 1, 26);
+  // The declined calls before steps 8 and 24 on a kernel without MRoPE: the first default scenario
+  // without it (a campaign draws such a kernel only those).
+  if (info.needs == "declined-call") {
+    const traces::Workload workload = traces::workload_by_name("default");
+    uint64_t seed = 1;
+    while (traces::resolve_workload(workload, seed).config.mrope) ++seed;
+    return traces::simulate(workload, seed, 26);
+  }
   return testing::hand_scenario(mrope, dtype);
 }
 
@@ -326,7 +337,7 @@ TEST(PrefixCacheBug, ShowsOnlyWhereAChunkStartsOnCachedBlocks) {
 // (content version 2, whose scenarios the runner calls nothing between) pass every check on a fresh
 // instance, every workload for 60 steps at seed 1.
 TEST(CallSequenceBugs, PassEveryCheckWithoutTheCallsBetweenSteps) {
-  for (const char* bug : {"bug:step-status-sticks", "bug:norm-weights-staged-once"})
+  for (const char* bug : {"bug:step-status-sticks", "bug:norm-weights-staged-once", "bug:decline-word-sticks"})
     for (const std::string& name : traces::workload_names()) {
       traces::Scenario scenario = traces::simulate(traces::workload_by_name(name), 1, 60);
       scenario.config.content_version = 2;

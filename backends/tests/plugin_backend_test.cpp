@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 
+#include "declined_calls.hpp"
 #include "padded_caches.hpp"
 #include "stray_writes.hpp"
 #include "qsa/backends/plugin_backend.hpp"
@@ -114,6 +115,13 @@ TEST(PluginBackend, InputsOutsideTheCapabilitiesAreDeclinedAsNotRun) {
   EXPECT_EQ(runner.declined().size(), 3u);  // ring and passthrough metadata, the step update
 }
 
+// The calls between steps that the compressed-only plugin's capabilities exclude: declined by the
+// adapter (declined_calls.hpp).
+TEST(PluginBackend, CallsTheCapabilitiesExcludeAreDeclinedBetweenSteps) {
+  PluginBackend backend(std::string("plugin:") + QSA_TEST_PLUGIN_COMPRESSED_ONLY);
+  expect_excluded_calls_declined(backend, simulate("default", 1, 26));
+}
+
 }  // namespace
 }  // namespace qsa::backends
 
@@ -122,7 +130,9 @@ namespace {
 
 // Declared deviations are for other people's kernels (docs/production-kernels.md): every built-in
 // backend, the reference, cuda (where built) and every planted bug, declares none and excludes
-// nothing, so no finding of ours can be explained away.
+// no metadata input, so no finding of ours can be explained away. (One planted bug,
+// bug:decline-word-sticks, excludes steps with MRoPE: a text-model kernel's limits, which the
+// runner's decline calls need.)
 TEST(DeclaredLimits, NoBuiltInBackendDeclaresADeviationOrExcludesAnInput) {
   const std::vector<std::string> names = BackendRegistry::global().names(/*include_hidden=*/true);
   ASSERT_GT(names.size(), 2u);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <random>
 
+#include "declined_calls.hpp"
 #include "padded_caches.hpp"
 #include "stray_writes.hpp"
 #include "qsa/backends/worker_backend.hpp"
@@ -218,6 +219,13 @@ TEST_F(IsolatedWorker, PaddedCachesAndStridedTablesCrossTheSharedMemoryIntact) {
   const traces::Scenario scenario = simulate("default", 3, 40);
   WorkerBackend worker("isolated:reference");
   expect_reference_results_on_padded_caches(scenario, worker);
+}
+
+// The calls between steps that the compressed-only plugin's capabilities exclude: declined by the
+// adapter (declined_calls.hpp).
+TEST_F(IsolatedWorker, CallsTheCapabilitiesExcludeAreDeclinedBetweenSteps) {
+  WorkerBackend backend(std::string("isolated:plugin:") + QSA_TEST_PLUGIN_COMPRESSED_ONLY);
+  expect_excluded_calls_declined(backend, simulate("default", 1, 26));
 }
 
 TEST_F(IsolatedWorker, InputsOutsideThePluginsCapabilitiesAreDeclinedAsNotRun) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <string>
 
 #include "output.hpp"
 #include "qsa/engine/input_space.hpp"
@@ -13,19 +14,30 @@ namespace qsa::cli {
 using engine::InputClass;
 
 void print_input_space(const engine::InputSpaceCoverage& coverage, std::FILE* out, bool list) {
-  const bool complete = coverage.reached_rows() == engine::kNumInputClasses && engine::edges_missed(coverage) == 0;
-  std::fprintf(out, "input space: %d/%d classes reached, %d ranges with edges missed (docs/input-space.md%s)\n",
-               coverage.reached_rows(), engine::kNumInputClasses, engine::edges_missed(coverage),
+  const bool complete = coverage.gap_keys().empty();
+  int needs_limits_unreached = 0;  // not gaps: only a backend with declared limits reaches them
+  for (const InputClass& row : engine::input_classes())
+    if (row.needs_declared_limits && !coverage.reached(row.which)) ++needs_limits_unreached;
+  const std::string apart = needs_limits_unreached == 0 ? ""
+                                                        : "; " + std::to_string(needs_limits_unreached) +
+                                                              " reached only on a backend with declared limits";
+  std::fprintf(out, "input space: %d/%d classes reached, %d ranges with edges missed (docs/input-space.md%s%s)\n",
+               coverage.reached_rows(), engine::kNumInputClasses, engine::edges_missed(coverage), apart.c_str(),
                list || complete ? "" : "; listed by check --input-space and in the JSON report's input_space");
   if (!list) return;
-  std::string unreached;
+  std::string unreached, needs_limits;
   for (const InputClass& row : engine::input_classes())
-    if (!coverage.reached(row.which)) {
+    if (!coverage.reached(row.which) && row.needs_declared_limits) {
+      needs_limits += std::string(needs_limits.empty() ? "" : ", ") + row.id;
+    } else if (!coverage.reached(row.which)) {
       const engine::InputClassCount& c = coverage.at(row.which);
       const char* which = c.count == 0 ? "" : c.steps == 0 ? " (no step)" : " (no batch)";
       unreached += std::string(unreached.empty() ? "" : ", ") + row.id + which;
     }
   if (!unreached.empty()) std::fprintf(out, "  not reached: %s\n", unreached.c_str());
+  // Not a gap: only a backend whose declared limits exclude some call reaches these (docs/input-space.md).
+  if (!needs_limits.empty())
+    std::fprintf(out, "  reached only on a backend with declared limits: %s\n", needs_limits.c_str());
   std::string missed;
   for (const InputClass& row : engine::input_classes()) {
     if (coverage.at(row.which).count == 0) continue;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "qsa/engine/campaign_inputs.hpp"
 #include "qsa/engine/check_engine.hpp"
 #include "qsa/engine/job_pool.hpp"
 #include "qsa/engine/progress_text.hpp"
@@ -467,6 +468,7 @@ void Campaign::run_scenarios(size_t b, const std::string& name, const std::vecto
             run_options, [&] { return stop_requested() || cancelled(); }, hooks_.kernel_paths);
         result.device = device_of_worker(worker);
         const bool failed = result.failure.has_value();
+        count_instance_geometry(jobs, mine[static_cast<size_t>(k)], &result.input_space);
         if (!failed) result.scenario = {};  // only a failing one is shrunk
         if (!cancelled()) {                 // the line each job leaves, as it ends
           std::lock_guard<std::mutex> lock(progress_mutex);

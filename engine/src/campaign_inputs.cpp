@@ -29,6 +29,15 @@ engine::InputSpaceCoverage job_input_space(const CampaignJob& job) {
   return coverage;
 }
 
+void count_instance_geometry(const std::vector<CampaignJob>& jobs, int64_t index,
+                             engine::InputSpaceCoverage* coverage) {
+  if (index <= 0) return;  // a fresh instance
+  const CampaignJob& before = jobs[static_cast<size_t>(index - 1)];
+  const CampaignJob& job = jobs[static_cast<size_t>(index)];
+  const traces::ScenarioConfig previous = traces::resolve_workload(before.workload, before.seed).config;
+  coverage->add_scenario_on_instance(&previous, traces::resolve_workload(job.workload, job.seed).config);
+}
+
 engine::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& jobs, uint64_t seed, int64_t batches,
                                                 int threads) {
   engine::InputSpaceCoverage total;
@@ -46,6 +55,7 @@ engine::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& 
     return false;
   });
   for (const engine::InputSpaceCoverage& c : per_job) total += c;
+  for (int64_t k = 0; k < static_cast<int64_t>(jobs.size()); ++k) count_instance_geometry(jobs, k, &total);
   return total;
 }
 

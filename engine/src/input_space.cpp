@@ -28,6 +28,12 @@ InputClass range(InputClassId which, const char* id, const char* clause, const c
   return InputClass{which, id, clause, parameter, legal, scope, values, lo, hi, hi_per_input, note};
 }
 
+// A row that only a backend with declared limits reaches (InputClass::needs_declared_limits).
+InputClass declined_call(InputClass row) {
+  row.needs_declared_limits = true;
+  return row;
+}
+
 // A generated text kept for the table's lifetime (InputClass holds C strings).
 const char* keep(std::string text) {
   static std::deque<std::string> texts;
@@ -268,6 +274,19 @@ std::vector<InputClass> make_table() {
                   "metadata of the three kinds and a step of another configuration (D, rd, HQ, C, S, R, store "
                   "dtype, positions, weights, RoPE table), same instance, buffers of another shape",
                   kStep, "steps 24, 56, 88, ... of a content version 3 scenario"),
+      declined_call(value_class(
+          I::kCallDeclinedBeforeStep, "call_declined_before_step", "1.2, 5", "the call before a valid step",
+          "a step-status or other-configuration call that the backend's declared limits exclude, sent all the same: "
+          "declined (missing-capability), nothing written, same instance",
+          kStep,
+          "steps 8, 24, 40, ... when the backend declares limits that exclude the call; inputs alone never reach it")),
+      value_class(I::kInstanceServesAnotherGeometry, "instance_serves_another_geometry", "1.2, 5",
+                  "the backend instance a scenario runs on",
+                  "one that ran a scenario of another geometry (D, rd, HQ, C, S, R, store dtype, positions) before it",
+                  kStep,
+                  "a campaign keeps one backend instance per job thread and runs its jobs in turn on it (every "
+                  "scenario's norm weights and RoPE table are its own); counted in campaign order, job k after job "
+                  "k - 1, as one thread runs them, whatever --jobs and --shard say (a report does not depend on them)"),
       // ---- special float values (6)
       value_class(I::kKeyNan, "key_nan", "6", "a key element (bf16)", "NaN", kStep),
       value_class(I::kKeyPositiveInfinity, "key_positive_infinity", "6", "a key element", "+inf", kStep),

@@ -1,17 +1,17 @@
 #include "qsa/engine/input_space_coverage.hpp"
 
-#include "qsa/traces/interleaved_calls.hpp"
-
 #include <algorithm>
 #include <array>
 #include <cfloat>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "qsa/traces/content.hpp"
 #include "qsa/traces/interleaved_calls.hpp"
 #include "qsa/traces/scenario.hpp"
+#include "qsa/traces/scenario_caches.hpp"
 #include "qsa/validate.hpp"
 
 namespace qsa::engine {
@@ -367,6 +367,27 @@ void InputSpaceCoverage::add_call_before_step(const traces::ScenarioConfig& conf
   in_step_ = false;
 }
 
+void InputSpaceCoverage::add_declined_call() {
+  in_step_ = true;
+  hit(I::kCallDeclinedBeforeStep);
+  in_step_ = false;
+}
+
+void InputSpaceCoverage::add_scenario_on_instance(const traces::ScenarioConfig* previous,
+                                                  const traces::ScenarioConfig& now) {
+  if (previous == nullptr) return;
+  const StepGeometry a = traces::step_geometry(*previous), b = traces::step_geometry(now);
+  const auto key = [](const StepGeometry& g) {
+    return std::make_tuple(g.head_dim, g.rotary_dim, g.num_heads, g.compress_ratio, g.storage_block_size,
+                           g.ring_capacity, g.store_dtype, g.mrope, g.ring_positions, g.strided_block_tables,
+                           g.padded_caches);
+  };
+  if (key(a) == key(b)) return;
+  in_step_ = true;
+  hit(I::kInstanceServesAnotherGeometry);
+  in_step_ = false;
+}
+
 // The row-role classes (input_space.cpp's role_domain_note says what each counts).
 void InputSpaceCoverage::count_roles(const StepInput& in, int64_t rejected_rows) {
   using R = RowRole;
@@ -498,7 +519,7 @@ std::vector<std::string> InputSpaceCoverage::gaps() const {
   std::vector<std::string> lines;
   for (const InputClass& row : input_classes()) {
     const InputClassCount& c = at(row.which);
-    if (reached(row.which)) continue;
+    if (reached(row.which) || row.needs_declared_limits) continue;
     const char* what = c.count == 0   ? "never reached"
                        : c.steps == 0 ? "no step input reached it"
                                       : "no metadata batch reached it";
@@ -529,7 +550,7 @@ bool InputSpaceCoverage::is_gap_key(const std::string& key) {
 std::vector<std::string> InputSpaceCoverage::gap_keys() const {
   std::vector<std::string> keys;
   for (const InputClass& row : input_classes())
-    if (!reached(row.which)) keys.emplace_back(row.id);
+    if (!reached(row.which) && !row.needs_declared_limits) keys.emplace_back(row.id);
   for (const InputClass& row : input_classes()) {
     if (at(row.which).count == 0) continue;
     for (const std::string& edge : missed_edges(row.which)) keys.push_back(std::string(row.id) + " " + edge);

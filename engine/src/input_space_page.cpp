@@ -24,6 +24,7 @@ std::string number_text(int64_t v) {
 }
 
 std::string edges_text(const InputClass& row) {
+  if (row.needs_declared_limits) return "once, on a backend with declared limits";
   if (row.values == ValueSet::kClass) return "once";
   std::string hi = row.hi_per_input ? "hi" : number_text(row.hi);
   std::string out;
@@ -124,6 +125,10 @@ std::string input_space_markdown() {
       "  range instead. The step status `position-out-of-range` depends on the ring's bytes, not on a\n"
       "  step's inputs; the `call_*` rows count the calls a runner makes on the same backend instance\n"
       "  before a valid step (traces/interleaved_calls.hpp), one of which ends in that status.\n"
+      "- A row reached only on a backend that declares limits (`call_declined_before_step`: a call its\n"
+      "  plugin's or worker's capabilities and constraints exclude, sent to be declined) is never a gap\n"
+      "  of `input-space --campaign`, which runs no backend: it prints it on a line of its own, and\n"
+      "  `check --input-space` (and the JSON report) counts it on such a backend.\n"
       "\n"
       "| id | SPEC | parameter | legal range or class | inputs | must reach |\n"
       "|---|---|---|---|---|---|\n";

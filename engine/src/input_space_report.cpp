@@ -47,6 +47,7 @@ nlohmann::json input_space_to_json(const engine::InputSpaceCoverage& coverage) {
     const engine::InputClassCount& c = coverage.at(row.which);
     nlohmann::json j = {{"id", row.id},     {"spec", row.clause}, {"inputs", engine::to_string(row.scope)},
                         {"count", c.count}, {"steps", c.steps},   {"reached", coverage.reached(row.which)}};
+    if (row.needs_declared_limits) j["needs_declared_limits"] = true;  // never a gap (docs/input-space.md)
     if (row.values != engine::ValueSet::kClass) {
       if (c.count > 0) {
         j["min"] = c.min;
@@ -100,6 +101,7 @@ engine::InputSpaceCoverage input_space_from_json(const nlohmann::json& json, con
       for (const char* derived : {"lo", "hi", "hi_per_input", "edges_missed"}) o.raw(derived);  // the table's
     }
     for (const char* derived : {"spec", "inputs", "reached"}) o.raw(derived);
+    if (row->needs_declared_limits) o.raw("needs_declared_limits");
     o.reject_unknown_fields();
   }
   for (const char* derived : {"classes", "reached", "edges_missed"}) r.raw(derived);  // recomputed

@@ -204,8 +204,10 @@ std::optional<RunFailure> ScenarioRunner::check_rejected_call(StepCaches* caches
 // the same instance and on caches of its own, judged against the reference's answer from the same
 // caches; the valid step that follows is judged as every step is, against the reference's fresh
 // answer, so whatever the call left in the instance (a status word, a scratch buffer sized or
-// filled by it) shows there. A call the backend's declared constraints exclude is never sent (a
-// campaign sends only what a kernel admits); a declined one (kNotImplemented) is not judged.
+// filled by it) shows there. A call the backend's declared limits exclude (Backend::excludes: a
+// plugin's or worker's capabilities and constraints) is sent all the same and must be declined
+// (is_declined, nothing written): a decline is a call that ends too, and what it left in the
+// instance shows at the same valid step. A call declined without being excluded is not judged.
 std::optional<RunFailure> ScenarioRunner::check_interleaved_call() {
   const traces::ScenarioConfig& config = state_.config();
   const traces::CallBeforeStep kind = traces::call_before_step(config, index_);
@@ -219,12 +221,19 @@ std::optional<RunFailure> ScenarioRunner::check_interleaved_call() {
   const std::string what = std::string(status_call ? "the step-status call" : "the other-configuration call") +
                            " before step " + str(index_);
   call_before_ = what;
+  bool declined_call = false;  // some part of the call was one the declared limits exclude
   if (!status_call && options_.check_metadata) {
     const MetadataInput inputs[3] = {call.input.compressed_metadata_input(), call.input.ring_metadata_input(),
                                      passthrough_input(call.input)};
     for (const MetadataInput& in : inputs) {
-      if (backend_.excludes(in)) continue;
       const MetadataRun run = run_metadata(backend_, in);
+      if (auto why = backend_.excludes(in)) {
+        declined_call = true;
+        if (auto f = judge_declined(what + ", " + to_string(in.cache.kind) + " metadata", *why, run.status, run.error,
+                                    Check::kMetadataStatus, run_untouched(in, run)))
+          return f;
+        continue;
+      }
       if (is_declined(run.status, run.error)) continue;
       const MetadataRun expected = reference_metadata(in);
       MetadataChecks checks;
@@ -233,8 +242,70 @@ std::optional<RunFailure> ScenarioRunner::check_interleaved_call() {
         return from_finding(index_, what + ", " + to_string(in.cache.kind) + " metadata: ", *f);
     }
   }
-  if (!options_.run_step_update || !step_update_supported_ || backend_.excludes(call.input, call.caches))
-    return std::nullopt;
+  if (options_.run_step_update && step_update_supported_) {
+    if (auto why = backend_.excludes(call.input, call.caches)) {
+      declined_call = true;
+      const StepCaches before = call.caches;
+      StepRun run;
+      run.caches = std::move(call.caches);
+      run.output = make_poisoned_step_output(call.input);
+      run.status = backend_.step_update(call.input, &run.caches, &run.output, &run.error);
+      const bool untouched = run.caches.compressed.bytes == before.compressed.bytes &&
+                             run.caches.ring.bytes == before.ring.bytes &&
+                             run.output.q_out == make_poisoned_step_output(call.input).q_out;
+      if (auto f =
+              judge_declined(what + ", step update", *why, run.status, run.error, Check::kStepUpdateStatus, untouched))
+        return f;
+    } else {
+      note_declined_call(what, declined_call);
+      return check_interleaved_step(what, std::move(call));
+    }
+  }
+  note_declined_call(what, declined_call);
+  return std::nullopt;
+}
+
+void ScenarioRunner::note_declined_call(const std::string& what, bool declined) {
+  if (!declined) return;
+  call_before_ = what + ", declined (outside the backend's declared limits)";
+  if (options_.input_space) options_.input_space->add_declined_call();
+}
+
+// A call the backend's declared limits exclude (`why`) must come back declined (is_declined), with
+// nothing written: any other answer is the backend's, judged as a status the reference's
+// contract does not allow there (check `status_check`: metadata-status, step-update-status).
+std::optional<RunFailure> ScenarioRunner::judge_declined(const std::string& what, const std::string& why, Status status,
+                                                         const Error& error, CheckId status_check,
+                                                         bool untouched) const {
+  const std::string call = what + " (its declared limits exclude it: " + why + ")";
+  if (is_worker_fault(status, error)) {  // a crash stays a crash (check_engine.cpp, judge_status)
+    RunFailure f =
+        failure(CheckId::fault(status_check == Check::kMetadataStatus ? Check::kMetadataFault : Check::kStepUpdateFault,
+                               error.rule),
+                call + ": " + qsa::to_string(error));
+    f.field = error.field;
+    return f;
+  }
+  if (!is_declined(status, error))
+    return failure(status_check, call + ", answered " + qsa::to_string(status) +
+                                     (status == Status::kOk ? "" : ": " + qsa::to_string(error)) + ", not a decline (" +
+                                     kMissingCapability + ")");
+  if (!untouched)
+    return failure(status_check == Check::kMetadataStatus ? Check::kMetadataUntouched : Check::kStepUpdateUntouched,
+                   call + ", declined but wrote its outputs or caches");
+  return std::nullopt;
+}
+
+bool ScenarioRunner::run_untouched(const MetadataInput& in, const MetadataRun& run) {
+  const MetadataOutput poisoned = make_poisoned_metadata_output(in);
+  return run.output.token_to_req == poisoned.token_to_req &&
+         run.output.logical_positions == poisoned.logical_positions &&
+         run.output.visible_blocks == poisoned.visible_blocks && run.output.slot_mapping == poisoned.slot_mapping &&
+         run.output.k_work_metadata == poisoned.k_work_metadata;
+}
+
+std::optional<RunFailure> ScenarioRunner::check_interleaved_step(const std::string& what,
+                                                                 traces::InterleavedStep call) {
   StepRun run;
   run.caches = call.caches;
   run_step_update_in_place(backend_, call.input, &run);

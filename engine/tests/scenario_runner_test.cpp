@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <sstream>
 
+#include "qsa/engine/input_space_coverage.hpp"
 #include "qsa/engine/scenario_runner.hpp"
 #include "qsa/engine/shrinker.hpp"
 #include "qsa/engine/step_loop.hpp"
@@ -310,6 +311,88 @@ TEST(ScenarioRunner, AStrayWriteAReportLeftOutIsCaughtAtTheNextFullComparison) {
   EXPECT_EQ(failure->step, 7);
   EXPECT_EQ(failure->check, engine::Check::kWrites);
   EXPECT_EQ(failure->index, 63);
+}
+
+// A kernel that declares limits, as a plugin's capabilities do: no MRoPE, no ring positions (a
+// text-model kernel). The runner's step-status call (a ring that caches positions) lies outside
+// them: it is sent all the same and must come back declined with nothing written. `how` plants one
+// wrong answer to the excluded call.
+class TextModelBackend : public reference::ReferenceBackend {
+ public:
+  enum class Answer { kDeclines, kRunsIt, kWritesThenDeclines, kRejects, kDeclineSticks };
+  explicit TextModelBackend(Answer how = Answer::kDeclines) : how_(how) {}
+  std::string name() const override { return "text-model"; }
+  std::optional<std::string> excludes(const StepInput& input, const StepCaches&) const override {
+    return lacks(input) ? std::optional<std::string>("ring positions") : std::nullopt;
+  }
+  std::optional<std::string> excludes(const StepGeometry& g) const override {
+    return g.mrope || g.ring_positions ? std::optional<std::string>("ring positions") : std::nullopt;
+  }
+  std::optional<std::string> excludes(const MetadataInput&) const override { return std::nullopt; }
+  Status step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) override {
+    if (lacks(input)) {
+      ++excluded_calls_;
+      if (how_ == Answer::kRunsIt) return ReferenceBackend::step_update(input, caches, output, error);
+      if (how_ == Answer::kRejects) {
+        *error = Error{"positions", -1, "out-of-range", "a ring with positions"};
+        return Status::kInvalidInput;
+      }
+      if (how_ == Answer::kWritesThenDeclines) caches->ring.bytes.data()[0] ^= 1;
+      if (how_ == Answer::kDeclineSticks) sticky_ = true;
+      *error = Error{"backend", -1, kMissingCapability, "no ring positions"};
+      return Status::kNotImplemented;
+    }
+    const Status status = ReferenceBackend::step_update(input, caches, output, error);
+    if (sticky_ && status == Status::kOk) output->step_status = StepStatus::kPositionOutOfRange;
+    sticky_ = false;
+    return status;
+  }
+  int excluded_calls() const { return excluded_calls_; }
+
+ private:
+  static bool lacks(const StepInput& input) { return input.config.ring_positions || input.position_axes == 3; }
+  Answer how_;
+  int excluded_calls_ = 0;
+  bool sticky_ = false;
+};
+
+TEST(ScenarioRunner, ACallTheDeclaredLimitsExcludeIsSentAndADeclineIsCounted) {
+  TextModelBackend backend;
+  engine::InputSpaceCoverage coverage;
+  engine::RunOptions options;
+  options.input_space = &coverage;
+  const auto failure = engine::run_scenario(testing::hand_scenario(), backend, options);
+  EXPECT_FALSE(failure.has_value()) << engine::to_string(*failure);
+  EXPECT_EQ(backend.excluded_calls(), 1) << "the step-status call before step 8 (the hand scenario has 19 steps)";
+  EXPECT_EQ(coverage.at(engine::InputClassId::kCallDeclinedBeforeStep).count, 1);
+  EXPECT_TRUE(coverage.reached(engine::InputClassId::kCallDeclinedBeforeStep));
+  // The reference declares nothing: the same scenario sends it no such call and counts none.
+  reference::ReferenceBackend reference;
+  engine::InputSpaceCoverage none;
+  options.input_space = &none;
+  EXPECT_FALSE(engine::run_scenario(testing::hand_scenario(), reference, options).has_value());
+  EXPECT_EQ(none.at(engine::InputClassId::kCallDeclinedBeforeStep).count, 0);
+  EXPECT_EQ(none.at(engine::InputClassId::kCallStepStatusBeforeStep).count, 1);
+}
+
+TEST(ScenarioRunner, EveryAnswerToAnExcludedCallButADeclineIsCaughtAtItsStep) {
+  using A = TextModelBackend::Answer;
+  const struct {
+    A how;
+    engine::CheckId check;
+  } cases[] = {{A::kRunsIt, engine::Check::kStepUpdateStatus},
+               {A::kRejects, engine::Check::kStepUpdateStatus},
+               {A::kWritesThenDeclines, engine::Check::kStepUpdateUntouched},
+               // The decline itself is right; what it left in the instance shows at the valid step after it.
+               {A::kDeclineSticks, engine::Check::kStepStatus}};
+  for (const auto& c : cases) {
+    TextModelBackend backend(c.how);
+    const auto failure = engine::run_scenario(testing::hand_scenario(), backend);
+    ASSERT_TRUE(failure.has_value()) << static_cast<int>(c.how);
+    EXPECT_EQ(failure->step, 8) << engine::to_string(*failure);
+    EXPECT_EQ(failure->check, c.check) << engine::to_string(*failure);
+    EXPECT_NE(failure->message.find("step-status call before step 8"), std::string::npos) << failure->message;
+  }
 }
 
 TEST(ScenarioRunner, ContradictoryScenarioIsReportedAsInvalid) {

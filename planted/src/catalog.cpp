@@ -153,6 +153,13 @@ const std::vector<PlantedInfo>& catalog() {
        "when a call's D is larger: a later call with the same or a smaller D reads the weights of the call that "
        "grew the buffer",
        "interleaved-call"},
+      // A capability decline: the runner sends a call the backend's declared limits exclude
+      // before steps 8, 24, 40, ... and expects it declined; this kernel declares limits (no MRoPE).
+      {Bug::kDeclineWordSticks, "bug:decline-word-sticks",
+       "a text-model kernel (it declares no MRoPE and no ring positions) whose capability check sets the instance's "
+       "error word and returns, the word cleared only after a successful step: the step after a declined call "
+       "reports position-out-of-range",
+       "declined-call"},
       // The prefix-cache classes: only a chunk that starts on blocks another request
       // wrote (a prefix hit) has no member of the group before it in its ring.
       {Bug::kReclosesGroupBeforeChunk, "bug:recloses-group-before-chunk",

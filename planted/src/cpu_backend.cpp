@@ -2,11 +2,14 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cpu_metadata.hpp"
 #include "cpu_step_update.hpp"
 #include "qsa/planted/catalog.hpp"
+#include "qsa/validate.hpp"
 
 namespace qsa::planted {
 namespace {
@@ -32,6 +35,7 @@ class PlantedBackend : public Backend {
       return Status::kInvalidInput;
     }
     if (bug_ == Bug::kNormWeightsStagedOnce) return staged_weights_step_update(input, caches, output, error);
+    if (bug_ == Bug::kDeclineWordSticks) return text_model_step_update(input, caches, output, error);
     const Status status = planted::step_update(bug_, input, caches, output, error, arithmetic_);
     if (bug_ == Bug::kErrorStateSticks && status == Status::kInvalidInput && error != nullptr) {
       sticky_ = true;
@@ -44,6 +48,15 @@ class PlantedBackend : public Backend {
     return status;
   }
 
+  std::optional<std::string> excludes(const StepGeometry& geometry) const override {
+    if (bug_ != Bug::kDeclineWordSticks) return std::nullopt;
+    return text_model_lacks(geometry.mrope, geometry.ring_positions);
+  }
+  std::optional<std::string> excludes(const StepInput& input, const StepCaches&) const override {
+    return bug_ == Bug::kDeclineWordSticks ? text_model_lacks(input) : std::nullopt;
+  }
+  std::optional<std::string> excludes(const MetadataInput&) const override { return std::nullopt; }
+
  private:
   Bug bug_;
   Arithmetic arithmetic_;
@@ -51,6 +64,34 @@ class PlantedBackend : public Backend {
   Error sticky_error_;
   StepStatus status_word_ = StepStatus::kOk;  // bug:step-status-sticks
   std::vector<Bf16> staged_w_k_, staged_w_q_;  // bug:norm-weights-staged-once: [the largest D so far]
+  bool error_word_ = false;  // bug:decline-word-sticks: set by a declined call, cleared after a good step
+
+  // bug:decline-word-sticks declares limits, as a plugin's capabilities would: no MRoPE, no ring
+  // positions (a text-model kernel). A campaign then draws only scenarios without them, and the
+  // runner's calls with them are sent to be declined (docs/planted-bugs.md, note 18).
+  static std::optional<std::string> text_model_lacks(bool mrope, bool ring_positions) {
+    if (mrope) return std::string("MRoPE (it declares a text-model kernel: 1-axis positions only)");
+    if (ring_positions) return std::string("ring positions (it declares a text-model kernel)");
+    return std::nullopt;
+  }
+  static std::optional<std::string> text_model_lacks(const StepInput& input) {
+    return text_model_lacks(input.position_axes == 3 || input.config.mrope_sections.has_value(),
+                            input.config.ring_positions);
+  }
+  Status text_model_step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) {
+    if (Status s = validate_step(input, *caches, error); s != Status::kOk) return s;
+    if (auto missing = text_model_lacks(input)) {
+      error_word_ = true;  // the capability check's error word, for the host to read back
+      if (error != nullptr) *error = Error{"backend", -1, kMissingCapability, name() + " lacks " + *missing};
+      return Status::kNotImplemented;
+    }
+    const Status status = planted::step_update(Bug::kNoBug, input, caches, output, error, arithmetic_);
+    if (status == Status::kOk && output != nullptr && error_word_) {
+      output->step_status = StepStatus::kPositionOutOfRange;  // the word read as this step's status
+      error_word_ = false;
+    }
+    return status;
+  }
 
   // bug:norm-weights-staged-once: a grow-only scratch whose contents are copied only when it grows.
   Status staged_weights_step_update(const StepInput& input, StepCaches* caches, StepOutput* output, Error* error) {

@@ -38,7 +38,9 @@ class Backend {
 
   /// What a kernel that declares its limits (a plugin's or worker's capabilities and constraints,
   /// docs/production-kernels.md) would decline in this input, or nullopt: campaigns generate
-  /// another input instead and list what was excluded. The built-in backends exclude nothing.
+  /// another input instead and list what was excluded; between valid steps a scenario runner also
+  /// sends a call this excludes, which must come back declined (is_declined). The built-in
+  /// backends exclude nothing (of the planted bugs, bug:decline-word-sticks declares no MRoPE).
   virtual std::optional<std::string> excludes(const MetadataInput& input) const;
   virtual std::optional<std::string> excludes(const StepInput& input, const StepCaches& caches) const;
   /// The same for every step of a scenario of this geometry, before any step is generated.

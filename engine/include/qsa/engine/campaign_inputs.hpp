@@ -19,4 +19,10 @@ engine::InputSpaceCoverage campaign_input_space(const std::vector<CampaignJob>& 
 /// One job's step inputs (the scenario state stepped without a backend).
 engine::InputSpaceCoverage job_input_space(const CampaignJob& job);
 
+/// Job `index` of `jobs` on the backend instance that ran job index - 1 before it (a campaign keeps
+/// one instance per job thread and runs its jobs in turn): counted in `coverage` when the two
+/// scenarios' geometries differ. Campaign order, as one thread runs the jobs, so the report does
+/// not depend on --jobs or --shard (each shard counts its own jobs against their predecessors).
+void count_instance_geometry(const std::vector<CampaignJob>& jobs, int64_t index, engine::InputSpaceCoverage* coverage);
+
 }  // namespace qsa::engine

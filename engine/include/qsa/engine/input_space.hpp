@@ -122,6 +122,8 @@ enum class InputClassId : int {
   kCallRejectedBeforeStep,
   kCallStepStatusBeforeStep,
   kCallOtherConfigurationBeforeStep,
+  kCallDeclinedBeforeStep,         // needs a backend with declared limits (InputClass::needs_declared_limits)
+  kInstanceServesAnotherGeometry,  // a scenario on an instance that ran one of another geometry before
   // SPEC 6: special float values in keys, queries and norm weights
   kKeyNan,
   kKeyPositiveInfinity,
@@ -179,6 +181,10 @@ struct InputClass {
   /// hi are judged per input; `hi` above is the largest it can be.
   bool hi_per_input = false;
   const char* note = "";  // why a practical bound, or what exactly is counted
+  /// Reached only on a backend that declares limits (a plugin's or worker's capabilities and
+  /// constraints): inputs alone never reach it, so `input-space --campaign` lists it apart and
+  /// never as a gap; `check --input-space` on such a backend counts it.
+  bool needs_declared_limits = false;
 };
 
 inline constexpr int kNumInputClasses = static_cast<int>(InputClassId::kCount);

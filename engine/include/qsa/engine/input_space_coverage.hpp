@@ -52,6 +52,13 @@ class InputSpaceCoverage {
   /// The call a runner makes on the backend instance before step `index` of a scenario of `config`
   /// (traces/interleaved_calls.hpp), a function of the two, so no backend is needed to count it.
   void add_call_before_step(const traces::ScenarioConfig& config, int64_t index);
+  /// A call before a valid step that the backend's declared limits exclude, sent to be declined
+  /// (the scenario runner counts it: it depends on the backend, InputClass::needs_declared_limits).
+  void add_declined_call();
+  /// A scenario of `now` run on a backend instance whose last scenario was `previous` (nullptr: a
+  /// fresh instance): counted when their step geometries differ (a campaign reuses one instance per
+  /// job thread; count_instance_geometry() in campaign_inputs.hpp says which jobs are paired).
+  void add_scenario_on_instance(const traces::ScenarioConfig* previous, const traces::ScenarioConfig& now);
 
   /// Counts add, extremes combine, edges join (shards of one campaign, jobs of one run).
   InputSpaceCoverage& operator+=(const InputSpaceCoverage& other);
@@ -70,7 +77,8 @@ class InputSpaceCoverage {
   /// it"), then per reached row with missed edges
   /// ("seq_len: edges hi-1 (2147483646), hi (2147483647) not reached"), in table order.
   std::vector<std::string> gaps() const;
-  /// The same gaps as stable keys, one per unreached row ("key_nan") and per missed edge
+  /// The same gaps as stable keys (a row that needs declared limits is never one), one per unreached row ("key_nan")
+  /// and per missed edge
   /// ("seq_len hi-1"): what a list of known gaps names (qsacheck input-space --known-gaps).
   std::vector<std::string> gap_keys() const;
   /// Whether `key` can be a gap of some campaign: a row id, or a row id and one of its legal edges.

@@ -63,7 +63,8 @@ struct RunOptions {
   /// exclude (Backend::excludes, a slot past a kernel's int32 say) is not run; the runner stops
   /// there and excluded() says why. Off (a replay): the backend declines such a step (not run).
   bool stop_at_exclusion = false;
-  /// The calls on the same instance before some steps (traces/interleaved_calls.hpp). Off only for
+  /// The calls on the same instance before some steps (traces/interleaved_calls.hpp), those the
+  /// backend's declared limits exclude included (sent, and they must be declined). Off only for
   /// a kernel built for a few geometries that declares none of them (the planted CUDA step
   /// variants: another configuration's call would be refused, not caught).
   bool calls_between_steps = true;
@@ -129,6 +130,15 @@ class ScenarioRunner {
   /// other-configuration ones, on caches of their own, before the step's metadata.
   std::optional<RunFailure> check_rejected_call(StepCaches* caches);
   std::optional<RunFailure> check_interleaved_call();
+  /// The valid call (step-status or other-configuration) on caches of its own, against the reference.
+  std::optional<RunFailure> check_interleaved_step(const std::string& what, traces::InterleavedStep call);
+  /// A call the backend's declared limits exclude (`why`): it must answer is_declined() and write
+  /// nothing (`untouched`); another answer fails `status_check`.
+  std::optional<RunFailure> judge_declined(const std::string& what, const std::string& why, Status status,
+                                           const Error& error, CheckId status_check, bool untouched) const;
+  static bool run_untouched(const MetadataInput& in, const MetadataRun& run);
+  /// Names a declined call in call_before_ and counts it (RunOptions::input_space).
+  void note_declined_call(const std::string& what, bool declined);
   /// The step itself, after any call before it: metadata, step update, oracle, digest.
   std::optional<RunFailure> check_valid_step(const traces::StepRecord& record);
   static constexpr uint64_t kRejectedCallStream = 0x72656a6563746564ull;  // "rejected"

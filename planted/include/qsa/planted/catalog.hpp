@@ -73,6 +73,7 @@ enum class Bug {
   kErrorStateSticks,          // a rejected call's error is kept (a status word never reset): the next call fails
   kStepStatusSticks,          // a step's position-out-of-range status word is never reset: every later step reports it
   kNormWeightsStagedOnce,     // the norm weights staged in a scratch sized by the first call's D, restaged only when D grows
+  kDeclineWordSticks,         // declares no MRoPE; a declined call's error word is kept: the next step reports it as its status
   // The prefix-cache classes (a chunk starting on blocks another request wrote).
   kReclosesGroupBeforeChunk,  // the group loop starts at (s - 1) / C: a chunk on a group boundary re-pools the last closed group from the ring
   // Numerical alternatives (qsa/numeric_alternatives.hpp): another rounding of one SPEC 6 step,

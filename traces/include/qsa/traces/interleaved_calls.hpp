@@ -16,7 +16,10 @@
 //     caches of its own: buffers of another shape between two steps of one instance.
 //
 // The calls are a function of the scenario's configuration and the step index, so the input-space
-// inventory counts them without a backend (`qsacheck input-space --campaign`).
+// inventory counts them without a backend (`qsacheck input-space --campaign`). On a backend that
+// declares limits (Backend::excludes: a plugin's or worker's capabilities), a step-status or
+// other-configuration call those limits exclude is sent all the same and must be declined
+// (engine/src/scenario_runner.cpp, check_interleaved_call; counted as call_declined_before_step).
 
 #include <cstdint>
 #include <memory>
