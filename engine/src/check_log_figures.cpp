@@ -7,14 +7,6 @@
 #include "qsa/traces/replay_figures.hpp"
 
 namespace qsa::engine {
-namespace {
-
-
-double percent(int64_t part, int64_t whole) {
-  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
-}  // namespace
 
 // What the campaign did with the log's requests: its scenario runs (every backend's) and their
 // coverage, so a merge, which sums the shards' coverage and joins their jobs, states the whole.
