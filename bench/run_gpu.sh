@@ -32,8 +32,9 @@
 #               their run facts (devices-*.json in $OUT).
 #   worker:     (not in the default list; QSA_PHASES=worker) the Triton example worker
 #               (../examples/workers/triton, Python 3.12 + torch + triton): it must fail exact mode
-#               and pass --float-tolerance row-ulp:1 on the default campaign at 100 steps per
-#               scenario, its planted bug must be caught at row-ulp:1; then the example CUDA plugin's
+#               and pass --float-tolerance row-ulp:2 on the default campaign at 100 steps per
+#               scenario (SPEC 6: upstream's arithmetic reaches two row-ulps on rows with large norm
+#               weights), its planted bug must be caught at row-ulp:1; then the example CUDA plugin's
 #               default campaign in-process and through qsacheck-worker-host (--isolate) for the
 #               steps per second through a worker against in-process.
 # Files go to $OUT (./gpu-logs when OUT is unset), 8 at most (the device tool brings back 8):
@@ -329,8 +330,10 @@ if phase worker; then
     './qsacheck check --backend "$1" --workload default --scenarios 1 --steps 100 --batches 200 --worker-timeout 100 \
      --out "$2"; test $? -eq 1' sh "$triton" "$OUT"
   start=$(date +%s.%N)
-  step "triton worker passes row-ulp:1 (default campaign, 100 steps per scenario)" qsacheck.log 420 ./qsacheck check \
-    --backend "$triton" --float-tolerance row-ulp:1 --steps 100 --worker-timeout 100 --out "$OUT"
+  # Two row-ulps: SPEC 6 (amended 2026-12-05) measures upstream's kernel at two on rare rows, where
+  # large norm weights and RoPE amplify a flipped bf16 tie.
+  step "triton worker passes row-ulp:2 (default campaign, 100 steps per scenario)" qsacheck.log 420 ./qsacheck check \
+    --backend "$triton" --float-tolerance row-ulp:2 --steps 100 --worker-timeout 100 --out "$OUT"
   end=$(date +%s.%N)
   steps=$(grep -E "^coverage: [0-9]+ steps" "$OUT/qsacheck.log" | tail -1 | awk '{print $2}')
   note "         triton worker: ${steps:-?} steps in $(awk -v n="${steps:-0}" -v a="$start" -v b="$end" \
